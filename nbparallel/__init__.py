@@ -1,0 +1,15 @@
+"""nbparallel: parallel and distributed naive Bayes.
+
+Naive Bayes learning is counting: partitions are counted independently into
+count tables, merged by a binary tree of Dask tasks, and the model is derived
+from the merged counts.
+"""
+
+from .counts import CountTable
+from .engine import run_pass
+from .io import load
+from .models import NaiveBayes
+from .reduce import TreeRecord
+
+__version__ = "0.1.0"
+__all__ = ["CountTable", "NaiveBayes", "TreeRecord", "load", "run_pass", "__version__"]

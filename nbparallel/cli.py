@@ -1,0 +1,211 @@
+"""The ``nbparallel`` command line, thin over the library."""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+
+def _split_every(text):
+    if text == "flat":
+        return False
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"--split-every must be an int >= 2 or 'flat', got {text!r}") from None
+    if value < 2:
+        raise argparse.ArgumentTypeError(f"--split-every must be an int >= 2 or 'flat', got {value}")
+    return value
+
+
+def _smoothing(text):
+    return text if text == "1/N" else float(text)
+
+
+def _add_cluster_options(p):
+    group = p.add_mutually_exclusive_group()
+    group.add_argument("--scheduler", metavar="ADDRESS", help="run on the Dask scheduler at this address")
+    group.add_argument("--cluster", metavar="CONFIG", help="run on the cluster a cluster_configs/*.yaml file describes")
+
+
+@contextlib.contextmanager
+def _execution(args):
+    """Activate the cluster the options name; the local threaded scheduler otherwise."""
+    if not (getattr(args, "scheduler", None) or getattr(args, "cluster", None)):
+        yield None
+        return
+    from .cluster import client_for
+
+    with client_for(scheduler=args.scheduler, cluster=args.cluster) as client:
+        with client.as_current():
+            yield client
+
+
+def _read_table(path):
+    p = Path(path)
+    if not p.exists():
+        raise ValueError(f"data path {str(p)!r} does not exist")
+    from .data import read_files
+
+    return read_files(p)
+
+
+def _write_table(frame, path):
+    path = Path(path)
+    tmp = path.with_name(f".{path.name}.tmp")
+    if path.suffix.lower() in (".parquet", ".pq"):
+        frame.to_parquet(tmp, index=False)
+    else:
+        frame.to_csv(tmp, index=False)
+    tmp.replace(path)
+
+
+def cmd_fit(args):
+    from .models import NaiveBayes
+
+    model = NaiveBayes(
+        alpha=args.alpha, class_alpha=args.class_alpha, n_bins=args.bins,
+        categorical_features=args.categorical or "auto", n_partitions=args.partitions,
+        split_every=args.split_every, verbose=0 if args.quiet else 1,
+    )
+    start = time.perf_counter()
+    with _execution(args):
+        model.fit(args.data, args.target, sample_weight=args.weight)
+    elapsed = time.perf_counter() - start
+    model.save(args.output)
+    r = model.reduction_
+    print(f"fitted {len(model.classes_)} classes from {model.counts_.class_totals.sum():g} rows "
+          f"({model.n_missing_target_} with a missing target skipped) in {elapsed:.2f} s")
+    print(f"partitions {r.n_leaves}, reduction tree height {r.height}, merges {r.n_merges}")
+    print(f"model written to {args.output}")
+
+
+def cmd_predict(args):
+    from .io import load
+
+    model = load(args.model)
+    with _execution(args):
+        data = _read_table(args.data)
+        columns = list(model.feature_names_in_) if hasattr(model, "feature_names_in_") else None
+        X = data[columns] if columns is not None else data
+        out = pd.DataFrame({"prediction": model.predict(X)})
+        if args.proba:
+            proba = model.predict_proba(X)
+            for k, c in enumerate(model.classes_):
+                out[f"proba_{c}"] = proba[:, k]
+    _write_table(out, args.output)
+    print(f"{len(out)} predictions written to {args.output}")
+
+
+def cmd_evaluate(args):
+    from .io import load
+
+    model = load(args.model)
+    target = args.target or getattr(model, "target_column_", None)
+    if target is None:
+        raise ValueError("--target is required: the model does not record its target column")
+    with _execution(args):
+        data = _read_table(args.data)
+        if target not in data.columns:
+            raise ValueError(f"target column {target!r} does not exist; columns are {list(data.columns)}")
+        columns = list(model.feature_names_in_) if hasattr(model, "feature_names_in_") else None
+        frame = data[columns + [target]] if columns is not None else data
+        result = model.evaluate(frame, target)
+    print(f"rows                    {result['n_rows']}")
+    print(f"accuracy                {result['accuracy']:.4f}")
+    print(f"average log-likelihood  {result['average_log_likelihood']:.4f}")
+    print("confusion matrix (rows: true class, columns: predicted):")
+    print(pd.DataFrame(result["confusion_matrix"], index=model.classes_, columns=model.classes_).to_string())
+
+
+def cmd_demo(args):
+    from sklearn.datasets import load_breast_cancer, load_digits
+    from sklearn.model_selection import train_test_split
+
+    from .models import NaiveBayes
+
+    print(f"nbparallel demo: naive Bayes by counting, {args.partitions} partitions, "
+          f"tree fan-in {args.split_every or 'flat'}, local threaded scheduler\n")
+    for name, loader in (("breast cancer", load_breast_cancer), ("digits", load_digits)):
+        bunch = loader(as_frame=True)
+        X_train, X_test, y_train, y_test = train_test_split(
+            bunch.data, bunch.target, test_size=0.3, random_state=0, stratify=bunch.target)
+        start = time.perf_counter()
+        model = NaiveBayes(n_partitions=args.partitions, split_every=args.split_every, verbose=0).fit(X_train, y_train)
+        fit_seconds = time.perf_counter() - start
+        start = time.perf_counter()
+        accuracy = model.score(X_test, y_test)
+        score_seconds = time.perf_counter() - start
+        single = NaiveBayes(n_partitions=1).fit(X_train, y_train)
+        r = model.reduction_
+        print(f"{name}: {len(X_train)} training rows, {X_train.shape[1]} attributes, {len(model.classes_)} classes")
+        print(f"  test accuracy        {accuracy:.4f}")
+        print(f"  partitions           {r.n_leaves}")
+        print(f"  reduction tree       height {r.height} (ceil(log2 P) = {int(np.ceil(np.log2(r.n_leaves)))}), "
+              f"{r.n_merges} merges, level sizes {list(r.level_sizes)}")
+        print(f"  passes               " + ", ".join(f"{p['kind']} {p['seconds'] * 1000:.0f} ms" for p in model.passes_))
+        print(f"  fit / score time     {fit_seconds:.3f} s / {score_seconds:.3f} s")
+        print(f"  same counts as P=1   {model.counts_.equals(single.counts_)}\n")
+
+
+def build_parser():
+    """The argument parser of every subcommand."""
+    parser = argparse.ArgumentParser(prog="nbparallel", description="Parallel and distributed naive Bayes.")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    p = sub.add_parser("fit", help="train a naive Bayes model and save it as JSON")
+    p.add_argument("data", help="CSV or Parquet file or directory")
+    p.add_argument("--target", required=True, help="name of the target column")
+    p.add_argument("-o", "--output", required=True, help="model file to write (JSON)")
+    p.add_argument("--weight", help="name of a sample-weight column")
+    p.add_argument("--partitions", type=int, help="number of partitions (default: the files' own)")
+    p.add_argument("--bins", type=int, default=10, help="equal-width bins per numeric column (default 10)")
+    p.add_argument("--alpha", type=_smoothing, default="1/N", help="cell smoothing f (default 1/N; 1 = Laplace)")
+    p.add_argument("--class-alpha", type=_smoothing, default="1/N", help="class-prior smoothing lambda (default 1/N)")
+    p.add_argument("--split-every", type=_split_every, default=2, help="reduction fan-in, or 'flat' (default 2)")
+    p.add_argument("--categorical", nargs="+", metavar="COLUMN", help="numeric columns to treat as categorical")
+    p.add_argument("--quiet", action="store_true", help="no progress bars")
+    _add_cluster_options(p)
+    p.set_defaults(func=cmd_fit)
+
+    p = sub.add_parser("predict", help="predict with a saved model")
+    p.add_argument("model")
+    p.add_argument("data", help="CSV or Parquet file or directory")
+    p.add_argument("-o", "--output", required=True, help="CSV or Parquet file to write")
+    p.add_argument("--proba", action="store_true", help="also write class probabilities")
+    _add_cluster_options(p)
+    p.set_defaults(func=cmd_predict)
+
+    p = sub.add_parser("evaluate", help="accuracy, confusion matrix and average log-likelihood")
+    p.add_argument("model")
+    p.add_argument("data", help="CSV or Parquet file or directory")
+    p.add_argument("--target", help="target column (default: the one the model was fitted on)")
+    _add_cluster_options(p)
+    p.set_defaults(func=cmd_evaluate)
+
+    p = sub.add_parser("demo", help="the main job: fit and score on bundled real datasets, locally")
+    p.add_argument("--partitions", type=int, default=8, help="number of partitions (default 8)")
+    p.add_argument("--split-every", type=_split_every, default=2, help="reduction fan-in, or 'flat'")
+    p.set_defaults(func=cmd_demo)
+    return parser
+
+
+def main(argv=None):
+    """Entry point; returns the exit status."""
+    args = build_parser().parse_args(argv)
+    try:
+        args.func(args)
+    except (ValueError, TypeError, FileNotFoundError, ImportError) as exc:
+        print(f"nbparallel {args.command}: error: {exc}", file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,5 @@
+"""Estimators built from merged summaries."""
+
+from .naive_bayes import NaiveBayes
+
+__all__ = ["NaiveBayes"]

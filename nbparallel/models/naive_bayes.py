@@ -1,0 +1,432 @@
+"""The naive Bayes classifier of Elkan and of the SPSS algorithm document."""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+import pandas as pd
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.utils.validation import check_is_fitted
+
+from .. import engine, io
+from ..counting import count_dataset
+from ..counts import CountTable
+from ..data import CATEGORICAL, Schema, as_dataset, bin_for_prediction, scan_schema, sort_values
+from ..kernels import joint_log_likelihood
+from ..reduce import TreeRecord
+
+AUTO_SMOOTHING = "1/N"
+
+
+def _check_smoothing(value, name):
+    if isinstance(value, str):
+        if value != AUTO_SMOOTHING:
+            raise ValueError(f"{name} must be a positive number or '{AUTO_SMOOTHING}', got {value!r}")
+        return value
+    if isinstance(value, bool) or not isinstance(value, (int, float, np.number)) or not value > 0:
+        raise ValueError(f"{name} must be a positive number or '{AUTO_SMOOTHING}', got {value!r}")
+    return float(value)
+
+
+def merged_bins(counts, edges):
+    """SPSS empty-bin elimination: the non-empty bins and their new inner edges.
+
+    Each run of empty bins between two non-empty ones is removed and a single
+    boundary is set at the middle of the gap; training counts are unchanged.
+
+    >>> merged_bins(np.array([3., 0., 0., 2.]), np.array([1., 2., 3.]))
+    (array([0, 3]), array([2.]))
+    """
+    kept = np.flatnonzero(counts > 0)
+    # bin b covers (edges[b-1], edges[b]]; the gap between kept bins a < b is (edges[a], edges[b-1]]
+    new_edges = np.array([(edges[a] + edges[b - 1]) / 2 for a, b in zip(kept[:-1], kept[1:])])
+    return kept, new_edges
+
+
+@io.register
+class NaiveBayes(ClassifierMixin, BaseEstimator):
+    """Naive Bayes by counting, in parallel, with a binary-tree reduction.
+
+    Categorical attributes are counted per value and class; numeric attributes
+    are cut into ``n_bins`` equal-width bins (from a min/max pass, right-closed,
+    empty bins eliminated as in the SPSS algorithm) inside the counting pass.
+    Probabilities follow the SPSS document:
+    ``pi_k = (N_k + lambda) / (N + K lambda)`` and
+    ``p_mk = (N_mk + f) / (sum_l N_lk + M f)``.
+
+    Parameters
+    ----------
+    alpha : float > 0 or "1/N", default "1/N"
+        The cell smoothing f; "1/N" uses one over the number of training cases,
+        as the SPSS document recommends; 1.0 is Laplace smoothing.
+    class_alpha : float > 0 or "1/N", default "1/N"
+        The class-prior smoothing lambda.
+    n_bins : int >= 2, default 10
+        Equal-width bins per numeric attribute (Elkan's M = 10).
+    categorical_features : "auto", "all" or list, default "auto"
+        Which attributes are categorical: "auto" takes non-numeric columns,
+        "all" every column, or a list of column names or indices.
+    n_partitions : int or None, default None
+        Partitions of in-memory data (None: one per worker or core, none
+        smaller than 65536 rows); Dask collections and files keep their own
+        unless this is given. It never changes the model.
+    split_every : int >= 2 or False, default 2
+        Fan-in of the reduction tree; False merges all partitions at once.
+    verbose : int, default 0
+        1 shows a progress bar for each pass.
+
+    Attributes
+    ----------
+    classes_ : ndarray
+        The class labels, sorted.
+    counts_ : nbparallel.counts.CountTable
+        The merged raw counts (numeric attributes in their equal-width bins).
+    reduction_ : nbparallel.reduce.TreeRecord
+        The tree of the last counting pass.
+    passes_ : list of dict
+        Every pass run by the last fit: kind, tree record and wall seconds.
+    schema_ : nbparallel.data.Schema
+        Attributes (categorical first, then numeric), vocabularies, ranges.
+    n_missing_target_ : int
+        Training rows skipped because their target was missing.
+    class_log_prior_ : ndarray of shape (n_classes,)
+    feature_log_prob_ : list of ndarray
+        Per attribute (schema order), log P(value | class) of shape
+        (n_values, n_classes); an ignored attribute is all zeros.
+    target_column_ : str
+        The target column's name, when fitted from a DataFrame or file column.
+    ignored_attributes_ : list of str
+        Attributes with no observed value or a single observed category.
+    bin_edges_ : dict
+        Inner bin edges of each numeric attribute after empty-bin elimination.
+    """
+
+    def __init__(self, *, alpha=AUTO_SMOOTHING, class_alpha=AUTO_SMOOTHING, n_bins=10,
+                 categorical_features="auto", n_partitions=None, split_every=2, verbose=0):
+        self.alpha = alpha
+        self.class_alpha = class_alpha
+        self.n_bins = n_bins
+        self.categorical_features = categorical_features
+        self.n_partitions = n_partitions
+        self.split_every = split_every
+        self.verbose = verbose
+
+    # ------------------------------------------------------------ fitting
+
+    def _check_params(self):
+        _check_smoothing(self.alpha, "alpha")
+        _check_smoothing(self.class_alpha, "class_alpha")
+        if isinstance(self.n_bins, bool) or not isinstance(self.n_bins, (int, np.integer)) or self.n_bins < 2:
+            raise ValueError(f"n_bins must be an int >= 2, got {self.n_bins!r}")
+
+    def _dataset(self, X, y, sample_weight=None, require_target=True):
+        _reject_sparse(X)
+        return as_dataset(
+            X, y, sample_weight,
+            n_partitions=self.n_partitions,
+            categorical_features=self.categorical_features,
+            require_target=require_target,
+        )
+
+    def _run(self, kind, fn, *args, **kwargs):
+        """Run one pass, returning what ``fn`` returns (its tree record last), and record it."""
+        start = time.perf_counter()
+        out = fn(*args, split_every=self.split_every, verbose=bool(self.verbose), **kwargs)
+        self.passes_.append({"kind": kind, "tree": out[-1], "seconds": time.perf_counter() - start})
+        return out
+
+    def fit(self, X, y=None, sample_weight=None):
+        """Fit from the data: one schema pass, then one counting pass.
+
+        Parameters
+        ----------
+        X : array-like, DataFrame, Dask collection, or path to CSV/Parquet
+        y : array-like or str
+            Target values, or the target column's name when X is a DataFrame
+            or a path.
+        sample_weight : array-like or str, optional
+            Non-negative weights (or a weight column's name); weights multiply
+            into the counts.
+        """
+        self._check_params()
+        for attr in ("schema_", "counts_"):
+            self.__dict__.pop(attr, None)
+        return self._fit_counts(self._dataset(X, y, sample_weight), classes=None)
+
+    def partial_fit(self, X, y=None, sample_weight=None, classes=None):
+        """Add the counts of more data to the model.
+
+        The first call fixes the numeric bins' ranges (later values beyond them
+        fall into the end bins); later calls may bring new categories and
+        classes. Fitting on the whole data or on pieces gives the same counts.
+        """
+        self._check_params()
+        return self._fit_counts(self._dataset(X, y, sample_weight), classes=classes)
+
+    def _fit_counts(self, dataset, classes):
+        self.passes_ = []
+        schema, scan, _ = self._run("schema", scan_schema, dataset, n_bins=self.n_bins,
+                                    classes=None if classes is None else sort_values(set(classes)))
+        if hasattr(self, "schema_"):
+            schema = self._extend_schema(schema, dataset.columns)
+        elif classes is not None and not set(scan.classes) <= set(schema.classes):
+            raise ValueError(f"y holds classes {sorted(set(scan.classes) - set(schema.classes))} not in `classes`")
+        counts, record = self._run("count", count_dataset, dataset, schema)
+        if hasattr(self, "counts_"):
+            counts = counts.merge(self.counts_)
+        if len(schema.classes) < 2:
+            raise ValueError(f"y has 1 class {schema.classes}: at least two classes are needed")
+        if counts.class_counts.sum() <= 0:
+            raise ValueError("no training case has both a known target and a known attribute value (all weights zero?)")
+        self.schema_, self.counts_, self.reduction_ = schema, counts, record
+        self.n_partitions_ = record.n_leaves
+        self._set_feature_names(dataset)
+        self._derive()
+        return self
+
+    def _set_feature_names(self, dataset):
+        self.n_features_in_ = len(dataset.columns)
+        if dataset.target is not None:
+            self.target_column_ = dataset.target
+        if dataset.target is not None or not all(c == str(i) for i, c in enumerate(dataset.columns)):
+            self.feature_names_in_ = np.asarray(dataset.columns, dtype=object)
+
+    def _extend_schema(self, new, columns):
+        """Union of the fitted schema and a new piece's; remaps the old counts."""
+        old = self.schema_
+        if len(columns) != len(old.columns):
+            raise ValueError(f"X has {len(columns)} features, but {type(self).__name__} is expecting "
+                             f"{len(old.columns)} features as input")
+        if list(columns) != old.columns:
+            raise ValueError(f"partial_fit got columns {list(columns)}, but the model was fitted on {old.columns}")
+        attributes, row_maps, sizes = [], [], []
+        new_by_name = {at.name: at for at in new.attributes}
+        for at in old.attributes:
+            if at.kind == CATEGORICAL:
+                cats = sort_values(set(at.categories) | set(new_by_name[at.name].categories))
+                index = {c: i for i, c in enumerate(cats)}
+                row_maps.append([index[c] for c in at.categories])
+                at = type(at)(at.name, CATEGORICAL, categories=cats)
+            else:
+                row_maps.append(list(range(at.n_bins)))
+            attributes.append(at)
+            sizes.append(at.n_values)
+        classes = sort_values(set(old.classes) | set(new.classes))
+        schema = Schema(attributes, old.columns, classes)
+        if schema.to_dict() != old.to_dict():
+            class_map = [classes.index(c) for c in old.classes]
+            self.counts_ = self.counts_.reindex(row_maps, sizes, class_map, len(classes))
+        return schema
+
+    # ---------------------------------------------------- probabilities
+
+    def _derive(self):
+        """Smoothed log-probabilities from the counts (never merged)."""
+        counts, schema = self.counts_, self.schema_
+        self.classes_ = np.asarray(schema.classes)
+        self.n_missing_target_ = counts.n_missing_target
+        N_k = counts.class_counts
+        N = N_k.sum()
+        lam = 1.0 / N if self.class_alpha == AUTO_SMOOTHING else float(self.class_alpha)
+        f = 1.0 / N if self.alpha == AUTO_SMOOTHING else float(self.alpha)
+        present = N_k > 0  # empty classes are removed from the calculations
+        with np.errstate(divide="ignore"):
+            self.class_log_prior_ = np.where(
+                present, np.log(N_k + lam) - np.log(N + present.sum() * lam), -np.inf
+            )
+        self.feature_log_prob_, self.ignored_attributes_, self.bin_edges_ = [], [], {}
+        for a, at in enumerate(schema.attributes):
+            cells = counts.attribute(a)
+            seen = cells.sum(axis=1) > 0
+            if at.kind != CATEGORICAL:
+                kept, edges = merged_bins(cells.sum(axis=1), at.edges())
+                self.bin_edges_[at.name] = edges
+                cells, seen = cells[kept], np.ones(len(kept), dtype=bool)
+            M = int(seen.sum())
+            logp = np.zeros(cells.shape)
+            if M <= 1:
+                self.ignored_attributes_.append(at.name)
+            else:
+                denom = cells[seen].sum(axis=0) + M * f
+                logp[seen] = np.log(cells[seen] + f) - np.log(denom)
+            self.feature_log_prob_.append(logp)
+        self._log_table = np.vstack([np.vstack([np.zeros((1, len(N_k))), p]) for p in self.feature_log_prob_])
+        sizes = [len(p) + 1 for p in self.feature_log_prob_]
+        self._log_offsets = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
+        self._tie_order = np.argsort(-self.class_log_prior_, kind="stable")
+
+    @property
+    def log_odds_weights_(self):
+        """Elkan's eq. 2 weights w_jj' = log P(a_jj'|C=1) - log P(a_jj'|C=0), per attribute."""
+        self._check_binary()
+        return [p[:, 1] - p[:, 0] for p in self.feature_log_prob_]
+
+    @property
+    def log_odds_bias_(self):
+        """Elkan's eq. 2 bias b = log P(C=1) - log P(C=0)."""
+        self._check_binary()
+        return float(self.class_log_prior_[1] - self.class_log_prior_[0])
+
+    def _check_binary(self):
+        check_is_fitted(self, "counts_")
+        if len(self.classes_) != 2:
+            raise AttributeError(f"log-odds weights exist for two classes; this model has {len(self.classes_)}")
+
+    # --------------------------------------------------------- prediction
+
+    def _encode_for_prediction(self, X):
+        """All attributes as codes under the final bins; unseen categories are missing."""
+        schema = self.schema_
+        codes, values = schema.split(X)
+        numeric = [at.name for at in schema.attributes[schema.n_categorical :]]
+        binned = bin_for_prediction(values, [self.bin_edges_[n] for n in numeric])
+        return np.hstack([codes.astype(np.uint16), binned.astype(np.uint16)])
+
+    def _jll_rows(self, X):
+        return joint_log_likelihood(self._encode_for_prediction(X), self._log_table, self._log_offsets,
+                                    self.class_log_prior_)
+
+    def _prediction_dataset(self, X):
+        check_is_fitted(self, "counts_")
+        dataset = self._dataset(X, None, require_target=False)
+        if len(dataset.columns) != self.n_features_in_:
+            raise ValueError(f"X has {len(dataset.columns)} features, but {type(self).__name__} "
+                             f"is expecting {self.n_features_in_} features as input")
+        if hasattr(self, "feature_names_in_") and list(dataset.columns) != list(self.feature_names_in_):
+            if dataset.target is None and all(c == str(i) for i, c in enumerate(dataset.columns)):
+                return dataset
+            raise ValueError(f"X has columns {list(dataset.columns)}; the model was fitted on "
+                             f"{list(self.feature_names_in_)}")
+        return dataset
+
+    def _joint_log_likelihood(self, X):
+        dataset = self._prediction_dataset(X)
+        parts = engine.map_partitions(
+            dataset.partitions, dataset.map(_jll_of, self), name="nbparallel-jll", token=dataset.token,
+            verbose=bool(self.verbose),
+        )
+        return np.vstack(parts)
+
+    def predict_joint_log_proba(self, X):
+        """log P(x, c) for every row and class."""
+        return self._joint_log_likelihood(X)
+
+    def predict(self, X):
+        """The class with the largest posterior; ties go to the larger prior."""
+        return self._predict_from_jll(self._joint_log_likelihood(X))
+
+    def _predict_from_jll(self, jll):
+        order = self._tie_order
+        return self.classes_[order[np.argmax(jll[:, order], axis=1)]]
+
+    def predict_log_proba(self, X):
+        """Normalised log-posteriors, computed in log space."""
+        return _normalise(self._joint_log_likelihood(X))
+
+    def predict_proba(self, X):
+        """Posterior probabilities; rows sum to one."""
+        return np.exp(self.predict_log_proba(X))
+
+    def evaluate(self, X, y=None):
+        """Accuracy, confusion matrix and average log-likelihood in one pass.
+
+        Rows with a missing target are left out. The average log-likelihood is
+        the SPSS mean of log P(y_i | x_i).
+
+        Returns
+        -------
+        dict with ``accuracy``, ``confusion_matrix`` (rows: true class,
+        columns: predicted), ``average_log_likelihood`` and ``n_rows``.
+        """
+        check_is_fitted(self, "counts_")
+        dataset = self._dataset(X, y)
+        summary, _ = engine.run_pass(dataset.partitions, dataset.map(_evaluate_partition, self), _add_evaluations,
+                                     split_every=self.split_every, name="nbparallel-evaluate",
+                                     token=dataset.token, verbose=bool(self.verbose))
+        confusion, loglik, n = summary
+        return {
+            "accuracy": float(np.trace(confusion) / n) if n else float("nan"),
+            "confusion_matrix": confusion,
+            "average_log_likelihood": float(loglik / n) if n else float("nan"),
+            "n_rows": int(n),
+        }
+
+    def average_log_likelihood(self, X, y=None):
+        """The SPSS average (conditional) log-likelihood of the data."""
+        return self.evaluate(X, y)["average_log_likelihood"]
+
+    # ------------------------------------------------------------- files
+
+    def save(self, path):
+        """Write the model as versioned JSON, completely or not at all."""
+        check_is_fitted(self, "counts_")
+        io.save(self, path)
+
+    def _to_dict(self):
+        return {
+            "schema": self.schema_.to_dict(),
+            "counts": self.counts_.to_dict(),
+            "reduction": self.reduction_.to_dict(),
+            "n_features_in": self.n_features_in_,
+            "feature_names_in": None if not hasattr(self, "feature_names_in_") else list(self.feature_names_in_),
+            "target_column": getattr(self, "target_column_", None),
+        }
+
+    def _from_dict(self, d):
+        self._check_params()
+        self.schema_ = Schema.from_dict(d["schema"])
+        self.counts_ = CountTable.from_dict(d["counts"])
+        if not np.array_equal(self.counts_.offsets, self.schema_.offsets):
+            raise ValueError("the count table does not match the schema")
+        self.reduction_ = TreeRecord.from_dict(d["reduction"])
+        self.n_partitions_ = self.reduction_.n_leaves
+        self.n_features_in_ = int(d["n_features_in"])
+        if d["feature_names_in"] is not None:
+            self.feature_names_in_ = np.asarray(d["feature_names_in"], dtype=object)
+        if d["target_column"] is not None:
+            self.target_column_ = str(d["target_column"])
+        self.passes_ = []
+        self._derive()
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.allow_nan = True
+        tags.input_tags.categorical = True
+        tags.input_tags.string = True
+        return tags
+
+
+def _jll_of(model, X, y, w):
+    return model._jll_rows(X)
+
+
+def _evaluate_partition(model, X, y, w):
+    """Confusion counts and summed log P(y|x) of one partition."""
+    k = len(model.classes_)
+    truth = model.schema_.encode_classes(y)
+    known = truth >= 0
+    jll = model._jll_rows(X)[known]
+    truth = truth[known]
+    predicted = model._tie_order[np.argmax(jll[:, model._tie_order], axis=1)]
+    confusion = np.zeros((k, k), dtype=np.int64)
+    np.add.at(confusion, (truth, predicted), 1)
+    loglik = _normalise(jll)[np.arange(len(truth)), truth].sum()
+    return confusion, float(loglik), int(known.sum())
+
+
+def _add_evaluations(*parts):
+    confusion = sum(p[0] for p in parts)
+    return confusion, sum(p[1] for p in parts), sum(p[2] for p in parts)
+
+
+def _normalise(jll):
+    top = np.max(jll, axis=1, keepdims=True)
+    return jll - (top + np.log(np.sum(np.exp(jll - top), axis=1, keepdims=True)))
+
+
+def _reject_sparse(X):
+    if hasattr(X, "tocsr") or type(X).__module__.startswith("scipy.sparse"):
+        raise TypeError("sparse input is not supported: pass a dense array or a DataFrame")
+    if isinstance(X, pd.DataFrame) and any(isinstance(d, pd.SparseDtype) for d in X.dtypes):
+        raise TypeError("sparse DataFrame columns are not supported: densify them first")
