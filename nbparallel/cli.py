@@ -201,9 +201,12 @@ def main(argv=None):
     args = build_parser().parse_args(argv)
     try:
         args.func(args)
-    except (ValueError, TypeError, FileNotFoundError, ImportError) as exc:
+    except (ValueError, TypeError, FileNotFoundError, ImportError, ConnectionError) as exc:
         print(f"nbparallel {args.command}: error: {exc}", file=sys.stderr)
         return 2
+    except Exception as exc:  # failures of the cluster: NoWorkerError, KilledWorker, ...
+        print(f"nbparallel {args.command}: error: {type(exc).__name__}: {exc}", file=sys.stderr)
+        return 1
     return 0
 
 

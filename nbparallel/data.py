@@ -102,16 +102,16 @@ def check_weights(w, name="sample_weight"):
 
 
 def _kinds_for(names, dtypes, categorical_features):
-    """Resolve ``categorical_features`` ("auto", "all", names or indices) to kinds."""
+    """Resolve ``categorical_features`` to kinds.
+
+    "auto" takes the non-numeric columns, "all" every column, and a list of
+    names or indices adds those numeric columns to the non-numeric ones.
+    """
+    numeric = [pd.api.types.is_numeric_dtype(d) and not pd.api.types.is_bool_dtype(d) for d in dtypes]
     if isinstance(categorical_features, str) and categorical_features in ("auto", "all"):
         if categorical_features == "all":
             return [CATEGORICAL] * len(names)
-        return [
-            NUMERIC
-            if pd.api.types.is_numeric_dtype(d) and not pd.api.types.is_bool_dtype(d)
-            else CATEGORICAL
-            for d in dtypes
-        ]
+        return [NUMERIC if is_number else CATEGORICAL for is_number in numeric]
     if isinstance(categorical_features, str) or not hasattr(categorical_features, "__iter__"):
         raise TypeError(
             "categorical_features must be 'auto', 'all' or a list of column names or "
@@ -127,7 +127,7 @@ def _kinds_for(names, dtypes, categorical_features):
             chosen.add(c)
         else:
             raise ValueError(f"categorical_features names column {c!r}, which is not in the data {list(names)}")
-    return [CATEGORICAL if n in chosen else NUMERIC for n in names]
+    return [NUMERIC if is_number and n not in chosen else CATEGORICAL for n, is_number in zip(names, numeric)]
 
 
 def _is_path(X):
@@ -286,6 +286,7 @@ def _checked_tuple(x, y, w):
 
 
 def _memory_dataset(X, y, sample_weight, n_partitions, categorical_features, require_target):
+    target = None  # the target column's name, when y names one
     if isinstance(X, pd.DataFrame):
         frame = X.rename(columns={c: str(c) for c in X.columns})
         columns, target, weight = _column_roles(frame.columns, y, sample_weight, require_target)
@@ -339,7 +340,7 @@ def _memory_dataset(X, y, sample_weight, n_partitions, categorical_features, req
         )
         for s, e in zip(bounds[:-1], bounds[1:])
     ]
-    return Dataset(parts, columns, kinds, n_rows=n, token=str(id(X)))
+    return Dataset(parts, columns, kinds, target=target, n_rows=n, token=str(id(X)))
 
 
 # ------------------------------------------------------------------ schema
@@ -347,6 +348,20 @@ def _memory_dataset(X, y, sample_weight, n_partitions, categorical_features, req
 
 def _is_missing(values):
     return pd.isna(values)
+
+
+def _positions(vocabulary, values):
+    """Index of each value in the vocabulary; -1 for missing or unseen values."""
+    values = values.to_numpy() if isinstance(values, pd.Series) else np.asarray(values)
+    if values.dtype.kind in "iu" and vocabulary and all(type(v) is int for v in vocabulary):
+        lo, hi = min(vocabulary), max(vocabulary)
+        if hi - lo < 2**20:  # a lookup table: one gather per value
+            table = np.full(hi - lo + 2, -1, dtype=np.int32)  # the last slot catches out-of-range values
+            table[np.asarray(vocabulary) - lo] = np.arange(len(vocabulary))
+            offset = values.astype(np.int64) - lo
+            offset[(offset < 0) | (offset > hi - lo)] = hi - lo + 1
+            return table[offset]
+    return pd.Index(vocabulary, dtype=object).get_indexer(values.astype(object, copy=False))
 
 
 def _observed(values):
@@ -534,11 +549,15 @@ class Schema:
         return edges
 
     def encode_classes(self, y, w=None):
-        """Class codes 0..K-1, -1 for a missing target or a zero weight; unknown classes raise."""
-        codes = pd.Categorical(y, categories=self.classes).codes.astype(np.int32)
+        """Class codes 0..K-1, -1 for a missing target; unknown classes raise.
+
+        A row of weight zero is as if absent: an unknown class there is harmless.
+        """
+        codes = _positions(self.classes, y).astype(np.int32)
+        unknown = (codes < 0) & ~_is_missing(y)
         if w is not None:
-            codes[np.asarray(w) == 0] = -1
-        unknown = (codes < 0) & ~_is_missing(y) & (True if w is None else np.asarray(w) > 0)
+            codes[unknown & (np.asarray(w) == 0)] = 0  # adds weight zero
+            unknown &= np.asarray(w) > 0
         if np.any(unknown):
             raise ValueError(f"y holds classes not seen in training: {sort_values(set(np.asarray(y)[unknown].tolist()))[:5]}")
         return codes
@@ -554,7 +573,7 @@ class Schema:
         for a, at in enumerate(self.attributes[:n_cat]):
             i = position[at.name]
             col = X.iloc[:, i] if frame else X[:, i]
-            codes[:, a] = pd.Categorical(col, categories=at.categories).codes + 1
+            codes[:, a] = _positions(at.categories, col) + 1
         numeric = [position[at.name] for at in self.attributes[n_cat:]]
         if frame:
             values = X.iloc[:, numeric].to_numpy(dtype=np.float64, na_value=np.nan)

@@ -42,18 +42,24 @@ def available_workers():
 
 
 def _leaves(partitions, fn, name, token):
-    """One task per partition applying ``fn``; concrete data goes to the workers once."""
+    """One task per partition applying ``fn``, and the futures the caller must hold.
+
+    On a distributed client, concrete data is scattered to the workers once;
+    the returned futures keep it there until the pass is computed.
+    """
     client = active_client()
     concrete = [i for i, p in enumerate(partitions) if not isinstance(p, Delayed)]
     parts = list(partitions)
+    futures = []
     if client is not None and concrete:
-        futures = client.scatter([parts[i] for i in concrete])
+        futures = client.scatter([parts[i] for i in concrete], hash=False)
         for i, future in zip(concrete, futures):
             parts[i] = future
-    return [
+    leaves = [
         delayed(fn, pure=True)(part, dask_key_name=f"{name}-map-{token}-{i}")
         for i, part in enumerate(parts)
     ]
+    return leaves, futures
 
 
 def _compute(obj, verbose):
@@ -104,12 +110,17 @@ def run_pass(partitions, summarize, merge, *, split_every=2, name="pass", token=
         The shape of the reduction tree.
     """
     token = tokenize(summarize, merge, token or [id(p) for p in partitions])
-    leaves = _leaves(partitions, summarize, name, token)
+    leaves, scattered = _leaves(partitions, summarize, name, token)
     root, record = tree_reduce(leaves, merge, split_every, name=f"{name}-{token}")
-    return _compute(root, verbose), record
+    result = _compute(root, verbose)
+    del scattered  # the data may leave the workers now
+    return result, record
 
 
 def map_partitions(partitions, fn, *, name="map", token=None, verbose=False):
     """Apply ``fn`` to every partition and return the results in order."""
     token = tokenize(fn, token or [id(p) for p in partitions])
-    return list(_compute(_leaves(partitions, fn, name, token), verbose))
+    leaves, scattered = _leaves(partitions, fn, name, token)
+    results = list(_compute(leaves, verbose))
+    del scattered
+    return results

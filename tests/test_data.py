@@ -1,0 +1,114 @@
+"""Every input kind gives the same counts: numpy, pandas dtypes, Dask collections, CSV and Parquet."""
+
+import dask.array as da
+import dask.dataframe as dd
+import numpy as np
+import pandas as pd
+import pytest
+
+from nbparallel import NaiveBayes
+from nbparallel.data import as_dataset, scan_schema
+
+
+@pytest.fixture(scope="module")
+def frame():
+    rng = np.random.default_rng(7)
+    n = 3000
+    return pd.DataFrame({
+        "x": rng.normal(size=n),
+        "k": rng.integers(0, 4, n),
+        "s": rng.choice(["a", "b", "c"], n).astype(object),
+        "y": rng.choice(["no", "yes"], n).astype(object),
+    })
+
+
+@pytest.fixture(scope="module")
+def reference(frame):
+    return NaiveBayes(n_partitions=1).fit(frame, "y")
+
+
+def test_pandas_dtypes_are_equivalent(frame, reference):
+    typed = frame.astype({"s": "category"})
+    assert NaiveBayes(n_partitions=3).fit(typed, "y").counts_.equals(reference.counts_)
+    strings = frame.astype({"s": "string"})
+    assert NaiveBayes(n_partitions=3).fit(strings, "y").counts_.equals(reference.counts_)
+
+
+def test_dask_dataframe(frame, reference):
+    ddf = dd.from_pandas(frame, npartitions=5)
+    model = NaiveBayes().fit(ddf, "y")
+    assert model.n_partitions_ == 5
+    assert model.counts_.equals(reference.counts_)
+    assert NaiveBayes(n_partitions=3).fit(ddf, "y").counts_.equals(reference.counts_)
+
+
+def test_dask_array_matches_numpy():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(5000, 4))
+    y = (X[:, 0] > 0).astype(int)
+    base = NaiveBayes(n_partitions=1).fit(X, y)
+    model = NaiveBayes().fit(da.from_array(X, chunks=(700, 2)), da.from_array(y, chunks=900))
+    assert model.n_partitions_ == 8
+    assert model.counts_.equals(base.counts_)
+    np.testing.assert_array_equal(model.predict(da.from_array(X, chunks=(1000, 4))), base.predict(X))
+
+
+def test_csv_and_parquet_files_and_directories(tmp_path, frame, reference):
+    frame.to_csv(tmp_path / "one.csv", index=False)
+    (tmp_path / "csvs").mkdir()
+    (tmp_path / "pq").mkdir()
+    for i, start in enumerate(range(0, len(frame), 750)):
+        part = frame.iloc[start : start + 750]
+        part.to_csv(tmp_path / "csvs" / f"part{i}.csv", index=False)
+        part.to_parquet(tmp_path / "pq" / f"part{i}.parquet", index=False)
+    frame.to_parquet(tmp_path / "one.parquet", index=False)
+    for path, parts in [("one.csv", 1), ("csvs", 4), ("pq", 4), ("one.parquet", 1)]:
+        model = NaiveBayes().fit(str(tmp_path / path), "y")
+        assert model.counts_.equals(reference.counts_), path
+        assert model.n_partitions_ == parts
+        assert model.target_column_ == "y"
+
+
+def test_files_are_read_inside_tasks(tmp_path, frame):
+    """A file deleted after the dataset is built is only missed when a task reads it."""
+    frame.to_parquet(tmp_path / "data.parquet", index=False)
+    dataset = as_dataset(str(tmp_path / "data.parquet"), "y")
+    assert all(hasattr(p, "dask") for p in dataset.partitions)  # lazy: delayed reads, no rows on the client
+    (tmp_path / "data.parquet").unlink()
+    with pytest.raises(Exception):
+        scan_schema(dataset)
+
+
+def test_weight_column_and_missing_path(tmp_path, frame, reference):
+    weighted = frame.assign(w=1.0)
+    assert NaiveBayes().fit(weighted, "y", sample_weight="w").counts_.equals(reference.counts_)
+    with pytest.raises(ValueError, match="does not exist"):
+        NaiveBayes().fit(str(tmp_path / "nowhere.csv"), "y")
+    (tmp_path / "notes.txt").write_text("hello")
+    with pytest.raises(ValueError, match="neither CSV"):
+        NaiveBayes().fit(str(tmp_path / "notes.txt"), "y")
+    with pytest.raises(ValueError, match="sample_weight column 'nope'"):
+        NaiveBayes().fit(frame, "y", sample_weight="nope")
+
+
+def test_negative_weight_in_a_file_column_is_an_error(tmp_path, frame):
+    frame.assign(w=np.where(np.arange(len(frame)) == 5, -1.0, 1.0)).to_parquet(tmp_path / "w.parquet")
+    with pytest.raises(ValueError, match="w must hold finite, non-negative"):
+        NaiveBayes().fit(str(tmp_path / "w.parquet"), "y", sample_weight="w")
+
+
+def test_categorical_features_option(frame):
+    model = NaiveBayes(categorical_features=["k"]).fit(frame, "y")
+    kinds = {at.name: at.kind for at in model.schema_.attributes}
+    assert kinds == {"x": "numeric", "k": "categorical", "s": "categorical"}
+    assert model.schema_.attributes[0].name == "k"  # categorical attributes come first in the table
+    X = np.random.default_rng(0).integers(0, 3, (100, 2))
+    assert all(at.kind == "categorical" for at in NaiveBayes(categorical_features="all").fit(X, X[:, 0]).schema_.attributes)
+    with pytest.raises(TypeError, match="categorical_features"):
+        NaiveBayes(categorical_features=5).fit(X, X[:, 0])
+
+
+def test_strings_are_categorical_even_when_other_columns_are_listed():
+    X = np.array([[1.0, "a"], [2.0, "b"], [1.0, "b"]], dtype=object)
+    model = NaiveBayes(categorical_features=[0]).fit(X, [0, 1, 1])
+    assert [at.kind for at in model.schema_.attributes] == ["categorical", "categorical"]
