@@ -1,0 +1,350 @@
+"""Getting a Dask cluster from a YAML file in ``cluster_configs/``.
+
+A cluster config is a mapping with these keys::
+
+    kind: local | scheduler | ssh | slurm | pbs | kubernetes   # required
+    timeout: 10        # seconds to reach the scheduler (default 10)
+    no_workers_timeout: 60   # fail tasks after this long without any worker
+    options: {...}     # keyword arguments of the kind's cluster class
+    security:          # kind: scheduler with a tls:// address only
+      ca_file: ca.pem
+      cert: client.pem
+      key: client-key.pem
+
+Every key is checked, so a misspelt one is an error rather than a silently
+ignored setting. The optional back ends (dask-jobqueue, dask-kubernetes,
+asyncssh) are imported only when a config asks for them.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import difflib
+import importlib
+import os
+import sys
+
+import yaml
+
+DEFAULT_TIMEOUT = 10.0
+#: Seconds without any worker after which a fit fails, by kind; None waits for
+#: ever (batch and Kubernetes workers may be queued for a long time).
+DEFAULT_NO_WORKERS_TIMEOUT = {"local": 60.0, "scheduler": 60.0, "ssh": 60.0,
+                              "slurm": None, "pbs": None, "kubernetes": None}
+
+TOP_KEYS = ("kind", "no_workers_timeout", "options", "security", "timeout")
+SECURITY_KEYS = ("ca_file", "cert", "key")
+
+_JOBQUEUE_KEYS = (
+    "queue", "account", "cores", "memory", "processes", "walltime", "jobs",
+    "interface", "local_directory", "log_directory", "job_extra_directives",
+    "job_script_prologue", "worker_extra_args", "python", "job_name",
+)
+
+#: Accepted ``options`` keys of each kind.
+OPTION_KEYS = {
+    "local": ("n_workers", "threads_per_worker", "memory_limit", "processes",
+              "dashboard_address"),
+    "scheduler": ("address",),
+    "ssh": ("hosts", "connect_options", "worker_options", "scheduler_options",
+            "remote_python"),
+    "slurm": _JOBQUEUE_KEYS,
+    "pbs": _JOBQUEUE_KEYS + ("resource_spec",),
+    "kubernetes": ("name", "namespace", "image", "n_workers", "resources", "env",
+                   "worker_command", "scheduler_service_type", "shutdown_on_close",
+                   "idle_timeout"),
+}
+
+#: kind -> (module, class, how to install it), imported lazily.
+_BACKENDS = {
+    "local": ("distributed", "LocalCluster", None),
+    "ssh": ("distributed", "SSHCluster", "pip install nbparallel[ssh]"),
+    "slurm": ("dask_jobqueue", "SLURMCluster", "pip install nbparallel[jobqueue]"),
+    "pbs": ("dask_jobqueue", "PBSCluster", "pip install nbparallel[jobqueue]"),
+    "kubernetes": ("dask_kubernetes.operator", "KubeCluster",
+                   "pip install nbparallel[kubernetes]"),
+}
+_NEEDS = {"ssh": "asyncssh"}
+
+
+def _check_keys(path, where, given, accepted):
+    """Raise ValueError naming the file and the first key not in ``accepted``."""
+    for key in given:
+        if key not in accepted:
+            close = difflib.get_close_matches(str(key), accepted, n=1)
+            hint = f" (did you mean {close[0]!r}?)" if close else ""
+            raise ValueError(
+                f"{path}: unknown key {key!r} in {where}{hint}; "
+                f"accepted keys: {', '.join(accepted)}"
+            )
+
+
+def load_config(path):
+    """Read and validate a cluster config.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        YAML file, e.g. ``cluster_configs/local.yaml``.
+
+    Returns
+    -------
+    dict
+        ``kind``, ``timeout`` (float seconds), ``no_workers_timeout``
+        (seconds or None), ``options`` (dict),
+        ``security`` (dict of absolute paths, or None) and ``path``.
+        Relative security paths are resolved against the file's directory.
+
+    Raises
+    ------
+    FileNotFoundError
+        If ``path`` does not exist.
+    ValueError
+        If the file is not valid YAML or has a missing, unknown or invalid key;
+        the message names the file and the key and lists the accepted keys.
+    """
+    path = os.fspath(path)
+    if not os.path.isfile(path):
+        raise FileNotFoundError(f"cluster config {path!r} does not exist")
+    with open(path, encoding="utf-8") as f:
+        try:
+            raw = yaml.safe_load(f)
+        except yaml.YAMLError as exc:
+            raise ValueError(f"{path}: invalid YAML: {exc}") from exc
+    if not isinstance(raw, dict):
+        raise ValueError(f"{path}: expected a mapping with keys {', '.join(TOP_KEYS)}")
+    _check_keys(path, "the top level", raw, TOP_KEYS)
+
+    kind = raw.get("kind")
+    if kind not in OPTION_KEYS:
+        raise ValueError(
+            f"{path}: key 'kind' is {kind!r}; accepted kinds: {', '.join(OPTION_KEYS)}"
+        )
+    options = raw.get("options") or {}
+    if not isinstance(options, dict):
+        raise ValueError(f"{path}: key 'options' must be a mapping, got {options!r}")
+    _check_keys(path, f"options of kind {kind!r}", options, OPTION_KEYS[kind])
+
+    seconds = {"timeout": raw.get("timeout", DEFAULT_TIMEOUT),
+               "no_workers_timeout": raw.get("no_workers_timeout",
+                                             DEFAULT_NO_WORKERS_TIMEOUT[kind])}
+    for key, value in seconds.items():
+        if value is None and key == "no_workers_timeout":
+            continue
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
+            raise ValueError(f"{path}: key {key!r} must be a positive number of seconds, "
+                             f"got {value!r}")
+
+    if kind == "scheduler":
+        address = options.get("address")
+        if not isinstance(address, str) or not address.startswith(("tcp://", "tls://")):
+            raise ValueError(f"{path}: key 'options.address' must be a tcp:// or tls:// "
+                             f"address, got {address!r}")
+    security = raw.get("security")
+    if security is not None:
+        if kind != "scheduler" or not options["address"].startswith("tls://"):
+            raise ValueError(f"{path}: key 'security' needs kind 'scheduler' with a "
+                             f"tls:// address")
+        if not isinstance(security, dict):
+            raise ValueError(f"{path}: key 'security' must be a mapping with keys "
+                             f"{', '.join(SECURITY_KEYS)}")
+        _check_keys(path, "security", security, SECURITY_KEYS)
+        missing = [k for k in SECURITY_KEYS if not security.get(k)]
+        if missing:
+            raise ValueError(f"{path}: key 'security.{missing[0]}' is missing; "
+                             f"required keys: {', '.join(SECURITY_KEYS)}")
+        base = os.path.dirname(os.path.abspath(path))
+        security = {k: os.path.join(base, os.path.expanduser(str(v)))
+                    for k, v in security.items()}
+    return {"kind": kind, "timeout": float(seconds["timeout"]),
+            "no_workers_timeout": seconds["no_workers_timeout"], "options": dict(options),
+            "security": security, "path": path}
+
+
+def _security(files):
+    """A ``distributed.security.Security`` for mutual TLS from a security block."""
+    from distributed.security import Security
+
+    return Security(tls_ca_file=files["ca_file"], tls_client_cert=files["cert"],
+                    tls_client_key=files["key"], require_encryption=True)
+
+
+def _connect_address(address, timeout=DEFAULT_TIMEOUT, security=None, source=""):
+    """A Client connected to ``address`` (a string or a cluster object).
+
+    Raises ConnectionError naming the address after ``timeout`` seconds.
+    """
+    from distributed import Client
+
+    if isinstance(address, str) and address.startswith("tls://") and security is None:
+        from distributed.security import Security
+
+        security = Security()  # TLS settings from the Dask config
+    try:
+        return Client(address, timeout=timeout, security=security, set_as_default=False)
+    except (OSError, TypeError) as exc:
+        raise ConnectionError(
+            f"could not connect to the Dask scheduler at "
+            f"{getattr(address, 'scheduler_address', address)}{source} "
+            f"(timeout {timeout:g} s): {exc}"
+        ) from exc
+
+
+def _cluster_class(kind):
+    """Import the cluster class of ``kind``, with an install hint if it is missing."""
+    module, name, install = _BACKENDS[kind]
+    try:
+        if kind in _NEEDS:
+            importlib.import_module(_NEEDS[kind])
+        return getattr(importlib.import_module(module), name)
+    except ImportError as exc:
+        raise ImportError(f"cluster kind {kind!r} needs {exc.name}: {install}") from exc
+
+
+def _make_cluster(config):
+    """Start the cluster a non-scheduler config describes, scaled to its ``jobs``."""
+    options = dict(config["options"])
+    jobs = options.pop("jobs", None)
+    cluster = _cluster_class(config["kind"])(**options)
+    if jobs:
+        cluster.scale(jobs=jobs)
+    return cluster
+
+
+def connect(config_path):
+    """Build the cluster of a config (or reach its scheduler) and connect a Client.
+
+    Parameters
+    ----------
+    config_path : str or os.PathLike
+        Cluster config, see :func:`load_config`.
+
+    Returns
+    -------
+    distributed.Client
+        Not set as the default client. If the config started a cluster,
+        ``client.cluster`` is it; close both (:func:`client_for` does).
+
+    Raises
+    ------
+    ConnectionError
+        If the scheduler cannot be reached within the config's ``timeout``.
+    ImportError
+        If the kind's optional back end is not installed.
+    """
+    config = load_config(config_path)
+    source = f" (from {config['path']})"
+    if config["kind"] == "scheduler":
+        security = _security(config["security"]) if config["security"] else None
+        return _connect_address(config["options"]["address"], config["timeout"], security,
+                                source)
+    cluster = _make_cluster(config)
+    try:
+        return _connect_address(cluster, config["timeout"], source=source)
+    except BaseException:
+        cluster.close()
+        raise
+
+
+def render_job_script(config_path):
+    """The batch script a slurm or pbs config would submit, without submitting it.
+
+    Parameters
+    ----------
+    config_path : str or os.PathLike
+        Cluster config of kind ``slurm`` or ``pbs``.
+
+    Returns
+    -------
+    str
+        dask-jobqueue's ``job_script()``.
+    """
+    config = load_config(config_path)
+    if config["kind"] not in ("slurm", "pbs"):
+        raise ValueError(f"{config['path']}: job scripts exist for kinds slurm and pbs, "
+                         f"not {config['kind']!r}")
+    options = dict(config["options"])
+    options.pop("jobs", None)
+    with _cluster_class(config["kind"])(**options) as cluster:
+        return cluster.job_script()
+
+
+def _dashboard(client):
+    """The client's dashboard address, or None when the scheduler serves none."""
+    try:
+        return client.dashboard_link or None
+    except KeyError:
+        return None
+
+
+def _swap_no_workers_timeout(old, new, dask_scheduler=None):
+    """On the scheduler: set its no-workers timeout to ``new`` if it is ``old``."""
+    if dask_scheduler.no_workers_timeout != old:
+        return False
+    dask_scheduler.no_workers_timeout = new
+    return True
+
+
+@contextlib.contextmanager
+def _fail_without_workers(client, seconds):
+    """Make tasks fail after ``seconds`` without any worker, unless the scheduler's
+    own ``distributed.scheduler.no-workers-timeout`` is set; restore it on exit."""
+    changed = False
+    if seconds is not None:
+        try:
+            changed = client.run_on_scheduler(_swap_no_workers_timeout, None, seconds)
+        except Exception as exc:  # e.g. nbparallel missing on the scheduler
+            print(f"warning: a fit will wait for ever if every worker dies: {exc!r}",
+                  file=sys.stderr)
+    try:
+        yield
+    finally:
+        if changed:
+            with contextlib.suppress(OSError):
+                client.run_on_scheduler(_swap_no_workers_timeout, seconds, None)
+
+
+@contextlib.contextmanager
+def client_for(scheduler=None, cluster=None):
+    """Context manager giving the Client a fit should run on.
+
+    Parameters
+    ----------
+    scheduler : str, optional
+        Address of a running scheduler (``tcp://`` or ``tls://``, the latter
+        with the TLS settings of the Dask config).
+    cluster : str or os.PathLike, optional
+        Cluster config, see :func:`connect`.
+
+    Yields
+    ------
+    distributed.Client or None
+        None when neither is given: use Dask's local threaded scheduler.
+        The client (and any cluster it started) is closed on exit; its
+        dashboard address is printed to stderr when there is one. While it is
+        open, tasks fail after the config's ``no_workers_timeout`` (60 s for a
+        scheduler address) without any worker, so a fit ends with an error
+        instead of waiting for ever.
+    """
+    if scheduler is not None and cluster is not None:
+        raise ValueError("give a scheduler address or a cluster config, not both")
+    if scheduler is None and cluster is None:
+        yield None
+        return
+    if scheduler is not None:
+        client = _connect_address(scheduler)
+        no_workers_timeout = DEFAULT_NO_WORKERS_TIMEOUT["scheduler"]
+    else:
+        client = connect(cluster)
+        no_workers_timeout = load_config(cluster)["no_workers_timeout"]
+    owned = client.cluster if cluster is not None else None
+    try:
+        link = _dashboard(client)
+        if link:
+            print(f"Dask dashboard: {link}", file=sys.stderr)
+        with _fail_without_workers(client, no_workers_timeout):
+            yield client
+    finally:
+        client.close()
+        if owned is not None:
+            owned.close()
