@@ -1,0 +1,129 @@
+"""Benchmark nbparallel.kernels.count_partition against simple alternatives.
+
+Run ``python benchmarks/bench_kernel.py`` (full size) or ``--quick`` (smoke run).
+Timings are best-of-``--repeat`` after a warm-up call, in ns per (row x attribute)
+cell, all measured in one run on the same data.
+"""
+
+import argparse
+import time
+from concurrent.futures import ThreadPoolExecutor
+
+import numpy as np
+from numba import njit
+from sklearn.naive_bayes import CategoricalNB
+
+from nbparallel.kernels import count_partition
+
+TARGET_NS_PER_CELL = 0.3
+TARGET_BINCOUNT_RATIO = 8.0
+TARGET_SKLEARN_RATIO = 50.0
+
+
+@njit(nogil=True, cache=True)
+def plain_numba_count(codes, y, offsets, n_classes):
+    """The obvious numba loop, for comparison."""
+    table = np.zeros((offsets[-1], n_classes))
+    for i in range(codes.shape[0]):
+        for j in range(codes.shape[1]):
+            table[offsets[j] + codes[i, j], y[i]] += 1
+    return table
+
+
+def bincount_count(codes, y, offsets, n_classes):
+    """numpy.bincount over one combined (table row, class) index."""
+    index = (offsets[:-1] + codes.astype(np.int64)) * n_classes + y[:, None]
+    counts = np.bincount(index.ravel(), minlength=offsets[-1] * n_classes)
+    return counts.reshape(offsets[-1], n_classes).astype(np.float64)
+
+
+def best_seconds(fn, repeat):
+    fn()  # warm-up (compilation)
+    best = np.inf
+    for _ in range(repeat):
+        start = time.perf_counter()
+        fn()
+        best = min(best, time.perf_counter() - start)
+    return best
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rows", type=int, default=10_000_000)
+    parser.add_argument("--attrs", type=int, default=20)
+    parser.add_argument("--values", type=int, default=10)
+    parser.add_argument("--classes", type=int, default=2)
+    parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--quick", action="store_true", help="tiny sizes, smoke run")
+    args = parser.parse_args()
+    if args.quick:
+        args.rows, args.repeat = 20_000, 2
+    n, f, m, k = args.rows, args.attrs, args.values, args.classes
+    cells = n * f
+    sklearn_rows = min(n, 1_000_000)
+
+    rng = np.random.default_rng(0)
+    codes = rng.integers(1, m + 1, size=(n, f), dtype=np.uint8)
+    y = rng.integers(0, k, size=n).astype(np.int64)
+    weights = rng.uniform(0.5, 1.5, size=n)
+    offsets = np.arange(f + 1, dtype=np.int64) * (m + 1)
+    no_values = np.empty((n, 0))
+    no_edges = np.empty((0, 0))
+    values = rng.uniform(0.0, 1.0, size=(n, f))
+    edges = np.tile(np.arange(1, m) / m, (f, 1))
+
+    def kernel(c=codes, t=y, w=None):
+        return count_partition(c, no_values[: len(t)], t, w, offsets, no_edges, k)[0]
+
+    expected = bincount_count(codes, y, offsets, k)
+    if not np.array_equal(kernel(), expected):
+        raise AssertionError("count_partition table differs from the bincount table")
+    if not np.array_equal(plain_numba_count(codes, y, offsets, k), expected):
+        raise AssertionError("plain numba table differs from the bincount table")
+
+    half = n // 2
+    pool = ThreadPoolExecutor(2)
+
+    def two_threads():
+        parts = [pool.submit(kernel, codes[s], y[s]) for s in (slice(None, half), slice(half, None))]
+        return sum(p.result() for p in parts)
+
+    timings = {
+        "(a) count_partition, 1 thread, unweighted": best_seconds(kernel, args.repeat) / cells,
+        "(b) count_partition, 1 thread, weighted": best_seconds(
+            lambda: kernel(w=weights), args.repeat) / cells,
+        "(c) count_partition, numeric binning in-pass": best_seconds(
+            lambda: count_partition(codes[:, :0], values, y, None, offsets, edges, k),
+            args.repeat) / cells,
+        "(d) plain numba loop": best_seconds(
+            lambda: plain_numba_count(codes, y, offsets, k), args.repeat) / cells,
+        "(e) numpy.bincount (combined index)": best_seconds(
+            lambda: bincount_count(codes, y, offsets, k), args.repeat) / cells,
+        f"(f) sklearn CategoricalNB.fit on {sklearn_rows:,} rows": best_seconds(
+            lambda: CategoricalNB().fit(codes[:sklearn_rows], y[:sklearn_rows]),
+            max(1, args.repeat // 2)) / (sklearn_rows * f),
+        "(g) count_partition, 2 threads (halves)": best_seconds(two_threads, args.repeat) / cells,
+    }
+    pool.shutdown()
+
+    print(f"rows={n:,} attrs={f} values={m} classes={k} repeat={args.repeat}"
+          f"{' (quick)' if args.quick else ''}")
+    for name, seconds_per_cell in timings.items():
+        print(f"  {name:<52s} {seconds_per_cell * 1e9:8.3f} ns/cell")
+    kernel_ns = timings["(a) count_partition, 1 thread, unweighted"] * 1e9
+    bincount_ratio = timings["(e) numpy.bincount (combined index)"] * 1e9 / kernel_ns
+    sklearn_ratio = list(timings.values())[5] * 1e9 / kernel_ns
+    speedup = timings["(a) count_partition, 1 thread, unweighted"] / timings[
+        "(g) count_partition, 2 threads (halves)"]
+    verdict = lambda ok: "PASS" if ok else "FAIL"  # noqa: E731
+    print(f"kernel ns/cell       {kernel_ns:7.3f}  (target <= {TARGET_NS_PER_CELL})  "
+          f"{verdict(kernel_ns <= TARGET_NS_PER_CELL)}")
+    print(f"bincount / kernel    {bincount_ratio:7.1f}x (target >= {TARGET_BINCOUNT_RATIO:g}x)  "
+          f"{verdict(bincount_ratio >= TARGET_BINCOUNT_RATIO)}")
+    print(f"CategoricalNB/kernel {sklearn_ratio:7.1f}x (target >= {TARGET_SKLEARN_RATIO:g}x)  "
+          f"{verdict(sklearn_ratio >= TARGET_SKLEARN_RATIO)}")
+    print(f"2-thread speedup     {speedup:7.2f}x")
+
+
+if __name__ == "__main__":
+    main()
