@@ -22,7 +22,7 @@ import numpy as np
 import pandas as pd
 
 from . import engine
-from .kernels import bin_values
+from .kernels import bin_values, column_ranges
 
 CATEGORICAL = "categorical"
 NUMERIC = "numeric"
@@ -350,6 +350,38 @@ def _is_missing(values):
     return pd.isna(values)
 
 
+def _integer_range(vocabulary):
+    """``(lo, hi)`` when the vocabulary is every integer from lo to hi, else None."""
+    if vocabulary and type(vocabulary[0]) is int and type(vocabulary[-1]) is int:
+        lo, hi = vocabulary[0], vocabulary[-1]
+        if hi - lo + 1 == len(vocabulary) and all(type(v) is int for v in vocabulary):
+            return lo, hi
+    return None
+
+
+def _is_coded(X, categorical, position):
+    """True when every column of X already holds codes 1..M of its attribute."""
+    if [position[at.name] for at in categorical] != list(range(X.shape[1])):
+        return False
+    if any(_integer_range(at.categories) != (1, len(at.categories)) for at in categorical):
+        return False
+    if len(X) == 0:
+        return True
+    lo, hi = column_ranges(X)
+    return bool(np.all(lo >= 1) and np.all(hi <= [len(at.categories) for at in categorical]))
+
+
+def _codes(vocabulary, values):
+    """Codes 1..M of the values, 0 for missing or unseen ones."""
+    values = values.to_numpy() if isinstance(values, pd.Series) else np.asarray(values)
+    span = _integer_range(vocabulary) if values.dtype.kind in "iu" else None
+    if span is not None and len(values):
+        lo, hi = span
+        if values.min() >= lo and values.max() <= hi:  # a shift, vectorised
+            return values.astype(np.int64) - (lo - 1) if lo != 1 else values
+    return _positions(vocabulary, values) + 1
+
+
 def _positions(vocabulary, values):
     """Index of each value in the vocabulary; -1 for missing or unseen values."""
     values = values.to_numpy() if isinstance(values, pd.Series) else np.asarray(values)
@@ -364,9 +396,22 @@ def _positions(vocabulary, values):
     return pd.Index(vocabulary, dtype=object).get_indexer(values.astype(object, copy=False))
 
 
-def _observed(values):
-    """The distinct non-missing values of a column, as plain Python values."""
-    values = np.asarray(values)
+def _observed(values, exact=False):
+    """The distinct non-missing values of a column, as plain Python values.
+
+    Unless ``exact``, an integer column's vocabulary is every integer from its
+    smallest to its largest value (as scikit-learn's CategoricalNB takes
+    0..max), found by a vectorised min/max; values in that range that never
+    occur have zero counts and are removed from the calculations like any empty
+    category. A range wider than ``MAX_CATEGORIES`` falls back to the exact set.
+    """
+    values = values.to_numpy() if isinstance(values, pd.Series) else np.asarray(values)
+    if values.dtype.kind in "iu" and not exact:
+        if not len(values):
+            return set()
+        lo, hi = int(values.min()), int(values.max())
+        if hi - lo < MAX_CATEGORIES:
+            return set(range(lo, hi + 1))
     if values.dtype.kind in "biu":
         from .kernels import seen_values
 
@@ -391,29 +436,52 @@ def scan_partition(columns, kinds, X, y, w):
 
     Rows of weight zero are left out, as if absent.
     """
-    n = len(X)
     if w is not None and np.any(w == 0):
         keep = np.asarray(w) > 0
-        X = X[keep] if isinstance(X, pd.DataFrame) else X[keep]
+        X = X[keep]
         y = None if y is None else np.asarray(y)[keep]
+    frame = isinstance(X, pd.DataFrame)
+    values = [None] * len(columns)
+    numeric = [a for a, kind in enumerate(kinds) if kind == NUMERIC]
+    categorical = [a for a, kind in enumerate(kinds) if kind == CATEGORICAL]
+    if not frame and X.dtype.kind in "iu" and len(X) and categorical:
+        lo_int, hi_int = column_ranges(X if len(categorical) == X.shape[1] else X[:, categorical])
+        for a, low, high in zip(categorical, lo_int.tolist(), hi_int.tolist()):
+            values[a] = set(range(low, high + 1)) if high - low < MAX_CATEGORIES else _observed(X[:, a])
+    else:
+        for a in categorical:
+            values[a] = _observed(X.iloc[:, a] if frame else X[:, a])
     lo = np.full(len(columns), np.nan)
     hi = np.full(len(columns), np.nan)
-    values = [None] * len(columns)
-    for a, (name, kind) in enumerate(zip(columns, kinds)):
-        col = X.iloc[:, a] if isinstance(X, pd.DataFrame) else X[:, a]
-        if kind == CATEGORICAL:
-            values[a] = _observed(col)
-            continue
-        col = _as_float(col, name)
-        if n and not np.all(np.isnan(col)):
-            lo[a], hi[a] = np.nanmin(col), np.nanmax(col)
-            if np.isinf(lo[a]) or np.isinf(hi[a]):
-                raise ValueError(
-                    f"column {name!r} holds infinite values, which cannot be binned; "
-                    "replace them or mark the column categorical"
-                )
-    classes = _observed(y) if y is not None else set()
-    return ColumnScan(values, lo, hi, classes, n)
+    if numeric and len(X):
+        block = _numeric_block(X, numeric, [columns[a] for a in numeric])
+        lo[numeric], hi[numeric] = np.fmin.reduce(block, axis=0), np.fmax.reduce(block, axis=0)
+        infinite = np.isinf(lo) | np.isinf(hi)
+        if infinite.any():
+            name = columns[int(np.flatnonzero(infinite)[0])]
+            raise ValueError(
+                f"column {name!r} holds infinite values, which cannot be binned; "
+                "replace them or mark the column categorical"
+            )
+    classes = _observed(y, exact=True) if y is not None else set()
+    return ColumnScan(values, lo, hi, classes, len(X))
+
+
+def _numeric_block(X, positions, names):
+    """The numeric columns at ``positions`` as one float array (a view when possible)."""
+    if isinstance(X, pd.DataFrame):
+        try:
+            return X.iloc[:, positions].to_numpy(dtype=np.float64, na_value=np.nan)
+        except (TypeError, ValueError):
+            for i, name in zip(positions, names):
+                _as_float(X.iloc[:, i], name)
+            raise
+    if positions == list(range(X.shape[1])) and X.dtype in (np.float64, np.float32):
+        return X
+    for i, name in zip(positions, names):
+        if X.dtype.kind == "O":
+            _as_float(X[:, i], name)
+    return np.asarray(X[:, positions], dtype=np.float64)
 
 
 def _as_float(col, name):
@@ -563,24 +631,23 @@ class Schema:
         return codes
 
     def split(self, X):
-        """``(codes, values)``: categorical codes (0 = missing or unseen) and raw numeric values."""
-        n = len(X)
+        """``(codes, values)``: categorical codes (0 = missing or unseen) and raw numeric values.
+
+        Data already coded 1..M in a uint8 array is used as it is, without a copy.
+        """
         frame = isinstance(X, pd.DataFrame)
         position = {c: i for i, c in enumerate(self.columns)}
         n_cat = self.n_categorical
-        dtype = np.uint8 if all(at.n_values < 255 for at in self.attributes[:n_cat]) else np.uint16
-        codes = np.empty((n, n_cat), dtype=dtype, order="F")
-        for a, at in enumerate(self.attributes[:n_cat]):
-            i = position[at.name]
-            col = X.iloc[:, i] if frame else X[:, i]
-            codes[:, a] = _positions(at.categories, col) + 1
+        categorical = self.attributes[:n_cat]
+        dtype = np.uint8 if all(at.n_values < 255 for at in categorical) else np.uint16
         numeric = [position[at.name] for at in self.attributes[n_cat:]]
-        if frame:
-            values = X.iloc[:, numeric].to_numpy(dtype=np.float64, na_value=np.nan)
-        elif numeric == list(range(X.shape[1])) and X.dtype in (np.float64, np.float32):
-            values = X
-        else:
-            values = np.asarray(X[:, numeric], dtype=np.float64)
+        values = _numeric_block(X, numeric, [at.name for at in self.attributes[n_cat:]])
+        if not frame and n_cat == X.shape[1] and X.dtype == dtype and _is_coded(X, categorical, position):
+            return X, values
+        codes = np.empty((len(X), n_cat), dtype=dtype, order="F")
+        for a, at in enumerate(categorical):
+            i = position[at.name]
+            codes[:, a] = _codes(at.categories, X.iloc[:, i] if frame else X[:, i])
         return codes, values
 
     def to_dict(self):

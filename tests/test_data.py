@@ -112,3 +112,25 @@ def test_strings_are_categorical_even_when_other_columns_are_listed():
     X = np.array([[1.0, "a"], [2.0, "b"], [1.0, "b"]], dtype=object)
     model = NaiveBayes(categorical_features=[0]).fit(X, [0, 1, 1])
     assert [at.kind for at in model.schema_.attributes] == ["categorical", "categorical"]
+
+
+def test_integer_vocabulary_range_predicts_like_exact_categories():
+    rng = np.random.default_rng(11)
+    codes = rng.choice([2, 5, 9], (2000, 3))  # gaps: 3, 4, 6, 7, 8 never occur
+    y = (codes[:, 0] + rng.integers(0, 3, 2000)) % 2
+    as_ints = NaiveBayes(categorical_features="all", alpha=1.0).fit(codes, y)
+    as_strings = NaiveBayes(alpha=1.0).fit(codes.astype(str).astype(object), y)
+    assert as_ints.schema_.attributes[0].categories == list(range(2, 10))
+    np.testing.assert_allclose(as_ints.predict_proba(codes), as_strings.predict_proba(codes.astype(str).astype(object)),
+                               rtol=1e-12)
+    unseen = np.array([[3, 5, 100]])  # inside the range but never seen, and outside it: both missing
+    np.testing.assert_array_equal(as_ints.predict_proba(unseen), as_ints.predict_proba(np.array([[0, 5, -1]])))
+
+
+def test_data_coded_one_to_m_is_counted_without_a_copy():
+    X = np.random.default_rng(0).integers(1, 11, (500, 4)).astype(np.uint8)
+    model = NaiveBayes(categorical_features="all").fit(X, X[:, 0] % 2)
+    codes, _ = model.schema_.split(X)
+    assert codes is X
+    shifted = X - 1  # coded 0..9: shifted into place, the same counts
+    assert NaiveBayes(categorical_features="all").fit(shifted, X[:, 0] % 2).counts_.equals(model.counts_)

@@ -262,3 +262,19 @@ def test_bad_arguments_name_the_parameter():
         joint_log_likelihood(codes, np.zeros((2, 2)), offsets[:2], np.zeros(2))
     with pytest.raises(TypeError, match="column"):
         seen_values(np.zeros(3))
+
+
+@pytest.mark.parametrize("dtype", [np.uint8, np.int16, np.int64])
+def test_column_ranges_match_numpy(dtype):
+    from nbparallel.kernels import column_ranges
+
+    rng = np.random.default_rng(5)
+    X = rng.integers(-3 if np.dtype(dtype).kind == "i" else 0, 100, (1001, 7)).astype(dtype)
+    for layout in (X, np.asfortranarray(X), X[:, ::2]):
+        lo, hi = column_ranges(layout)
+        np.testing.assert_array_equal(lo, layout.min(axis=0))
+        np.testing.assert_array_equal(hi, layout.max(axis=0))
+    with pytest.raises(TypeError, match="integers"):
+        column_ranges(X.astype(float))
+    with pytest.raises(ValueError, match="one row"):
+        column_ranges(X[:0])
