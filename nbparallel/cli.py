@@ -69,6 +69,8 @@ def _write_table(frame, path):
 def cmd_fit(args):
     from .models import NaiveBayes
 
+    if args.boost:
+        return cmd_fit_boosted(args)
     model = NaiveBayes(
         alpha=args.alpha, class_alpha=args.class_alpha, n_bins=args.bins,
         categorical_features=args.categorical or "auto", n_partitions=args.partitions,
@@ -83,6 +85,53 @@ def cmd_fit(args):
     print(f"fitted {len(model.classes_)} classes from {model.counts_.class_totals.sum():g} rows "
           f"({model.n_missing_target_} with a missing target skipped) in {elapsed:.2f} s")
     print(f"partitions {r.n_leaves}, reduction tree height {r.height}, merges {r.n_merges}")
+    print(f"model written to {args.output}")
+
+
+def _print_passes(model):
+    kinds = dict.fromkeys(p["kind"] for p in model.passes_)
+    print("passes: " + ", ".join(
+        f"{sum(p['kind'] == k for p in model.passes_)} {k} "
+        f"({sum(p['seconds'] for p in model.passes_ if p['kind'] == k):.2f} s)" for k in kinds))
+
+
+def cmd_fit_boosted(args):
+    from .models import BoostedNaiveBayes
+
+    model = BoostedNaiveBayes(
+        n_rounds=args.boost, alpha=args.alpha, class_alpha=args.class_alpha, n_bins=args.bins,
+        categorical_features=args.categorical or "auto", n_partitions=args.partitions,
+        split_every=args.split_every, checkpoint=args.checkpoint, verbose=0 if args.quiet else 1,
+    )
+    start = time.perf_counter()
+    with _execution(args):
+        model.fit(args.data, args.target, sample_weight=args.weight)
+    elapsed = time.perf_counter() - start
+    model.save(args.output)
+    print(f"boosted {len(model.estimators_)} naive Bayes rounds over {len(model.classes_)} classes "
+          f"in {elapsed:.2f} s; weighted errors " + ", ".join(f"{e:.4f}" for e in model.estimator_errors_))
+    _print_passes(model)
+    print(f"model written to {args.output}")
+
+
+def cmd_cluster_fit(args):
+    from .models import AutoClass
+
+    model = AutoClass(
+        n_clusters=args.clusters, n_restarts=args.restarts, max_iter=args.max_iter, tol=args.tol,
+        random_state=args.seed, alpha=args.alpha, n_bins=args.bins,
+        categorical_features=args.categorical or "auto", n_partitions=args.partitions,
+        split_every=args.split_every, checkpoint=args.checkpoint, verbose=0 if args.quiet else 1,
+    )
+    start = time.perf_counter()
+    with _execution(args):
+        model.fit(args.data)
+    elapsed = time.perf_counter() - start
+    model.save(args.output)
+    print(f"{args.clusters} clusters, best of {args.restarts} restarts (restart {model.best_restart_}), "
+          f"{model.n_iter_} EM iterations{'' if model.converged_ else ' (not converged)'} in {elapsed:.2f} s")
+    print(f"log-posterior {model.history_[-1]:.4f}")
+    _print_passes(model)
     print(f"model written to {args.output}")
 
 
@@ -171,8 +220,28 @@ def build_parser():
     p.add_argument("--split-every", type=_split_every, default=2, help="reduction fan-in, or 'flat' (default 2)")
     p.add_argument("--categorical", nargs="+", metavar="COLUMN", help="numeric columns to treat as categorical")
     p.add_argument("--quiet", action="store_true", help="no progress bars")
+    p.add_argument("--boost", type=int, metavar="T", help="boost T naive Bayes rounds (AdaBoost.M1 / SAMME)")
+    p.add_argument("--checkpoint", metavar="FILE", help="with --boost: resume from / save state to this JSON file")
     _add_cluster_options(p)
     p.set_defaults(func=cmd_fit)
+
+    p = sub.add_parser("cluster-fit", help="cluster rows with AutoClass (naive Bayes EM) and save the model")
+    p.add_argument("data", help="CSV or Parquet file or directory")
+    p.add_argument("--clusters", type=int, required=True, help="number of clusters K")
+    p.add_argument("-o", "--output", required=True, help="model file to write (JSON)")
+    p.add_argument("--restarts", type=int, default=5, help="random restarts, run together (default 5)")
+    p.add_argument("--max-iter", type=int, default=100, help="most EM iterations (default 100)")
+    p.add_argument("--tol", type=float, default=1e-6, help="stop when the log-posterior gains <= tol per row")
+    p.add_argument("--seed", type=int, help="random seed of the starting parameters")
+    p.add_argument("--alpha", type=float, default=1.0, help="Dirichlet smoothing (default 1)")
+    p.add_argument("--partitions", type=int, help="number of partitions (default: the files' own)")
+    p.add_argument("--bins", type=int, default=10, help="equal-width bins per numeric column (default 10)")
+    p.add_argument("--split-every", type=_split_every, default=2, help="reduction fan-in, or 'flat' (default 2)")
+    p.add_argument("--categorical", nargs="+", metavar="COLUMN", help="numeric columns to treat as categorical")
+    p.add_argument("--checkpoint", metavar="FILE", help="resume from / save state to this JSON file")
+    p.add_argument("--quiet", action="store_true", help="no progress bars")
+    _add_cluster_options(p)
+    p.set_defaults(func=cmd_cluster_fit)
 
     p = sub.add_parser("predict", help="predict with a saved model")
     p.add_argument("model")

@@ -185,6 +185,18 @@ class NaiveBayes(ClassifierMixin, BaseEstimator):
         self._derive()
         return self
 
+    @classmethod
+    def from_counts(cls, counts, schema, *, n_features_in, feature_names_in=None, **params):
+        """A fitted model derived from a merged count table and its schema."""
+        model = cls(**params)
+        model._check_params()
+        model.schema_, model.counts_ = schema, counts
+        model.n_features_in_ = n_features_in
+        if feature_names_in is not None:
+            model.feature_names_in_ = feature_names_in
+        model._derive()
+        return model
+
     def _set_feature_names(self, dataset):
         self.n_features_in_ = len(dataset.columns)
         if dataset.target is not None:
@@ -277,15 +289,26 @@ class NaiveBayes(ClassifierMixin, BaseEstimator):
 
     def _encode_for_prediction(self, X):
         """All attributes as codes under the final bins; unseen categories are missing."""
+        return self._final_codes(*self.schema_.split(X))
+
+    def _final_codes(self, codes, values):
+        """Categorical codes and numeric values (a split partition) as codes under the final bins."""
         schema = self.schema_
-        codes, values = schema.split(X)
         numeric = [at.name for at in schema.attributes[schema.n_categorical :]]
         binned = bin_for_prediction(values, [self.bin_edges_[n] for n in numeric])
         return np.hstack([codes.astype(np.uint16), binned.astype(np.uint16)])
 
+    def _jll_of_codes(self, codes):
+        """log P(x, c) of rows given as codes under the final bins."""
+        return joint_log_likelihood(codes, self._log_table, self._log_offsets, self.class_log_prior_)
+
     def _jll_rows(self, X):
-        return joint_log_likelihood(self._encode_for_prediction(X), self._log_table, self._log_offsets,
-                                    self.class_log_prior_)
+        return self._jll_of_codes(self._encode_for_prediction(X))
+
+    def _class_indices(self, jll):
+        """Index of the class with the largest joint log-likelihood; ties go to the larger prior."""
+        order = self._tie_order
+        return order[np.argmax(jll[:, order], axis=1)]
 
     def _prediction_dataset(self, X):
         check_is_fitted(self, "counts_")
@@ -317,8 +340,7 @@ class NaiveBayes(ClassifierMixin, BaseEstimator):
         return self._predict_from_jll(self._joint_log_likelihood(X))
 
     def _predict_from_jll(self, jll):
-        order = self._tie_order
-        return self.classes_[order[np.argmax(jll[:, order], axis=1)]]
+        return self.classes_[self._class_indices(jll)]
 
     def predict_log_proba(self, X):
         """Normalised log-posteriors, computed in log space."""
@@ -408,7 +430,7 @@ def _evaluate_partition(model, X, y, w):
     known = truth >= 0
     jll = model._jll_rows(X)[known]
     truth = truth[known]
-    predicted = model._tie_order[np.argmax(jll[:, model._tie_order], axis=1)]
+    predicted = model._class_indices(jll)
     confusion = np.zeros((k, k), dtype=np.int64)
     np.add.at(confusion, (truth, predicted), 1)
     loglik = _normalise(jll)[np.arange(len(truth)), truth].sum()

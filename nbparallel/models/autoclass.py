@@ -1,0 +1,393 @@
+"""AutoClass (CS181 lecture 18, sec. 3): naive Bayes clustering by EM over expected counts.
+
+Each EM iteration is one pass. Every partition computes, under the current
+parameters of all R restarts at once, its rows' cluster responsibilities and
+adds them into a table of expected counts shaped like a count table with R x K
+columns (one per restart and cluster), plus each restart's log-likelihood.
+The merged table gives the next parameters (the M step) in the driver.
+Attributes are categorical or binned numeric; a missing value contributes
+nothing to its row's likelihood nor to the expected value counts.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from numba import njit
+from sklearn.base import BaseEstimator, ClusterMixin
+from sklearn.utils.validation import check_is_fitted
+
+from .. import engine, io
+from ..data import Schema, as_dataset, bin_for_prediction
+from ..kernels import joint_log_likelihood
+from ..passes import Checkpoint, PassScheduler, passes_from_json, passes_to_json
+
+
+@njit(nogil=True, cache=True)
+def add_expected_counts(codes, resp, offsets, table):
+    """Add every row's responsibilities into the table rows of its codes.
+
+    Parameters
+    ----------
+    codes : ndarray of uint16, shape (n_rows, n_attributes)
+        Codes of all attributes, 0 for missing (which lands in the attribute's
+        missing row).
+    resp : ndarray of float64, shape (n_rows, n_columns)
+        Weighted responsibilities of every restart x cluster.
+    offsets : ndarray of int64, shape (n_attributes + 1,)
+        Table row ranges of the attributes.
+    table : ndarray of float64, shape (offsets[-1], n_columns)
+        Accumulated in place.
+    """
+    n_rows, n_attributes = codes.shape
+    n_columns = resp.shape[1]
+    for i in range(n_rows):
+        for a in range(n_attributes):
+            row = offsets[a] + codes[i, a]
+            for j in range(n_columns):
+                table[row, j] += resp[i, j]
+
+
+@dataclass(frozen=True, eq=False)
+class ExpectedCounts:
+    """The summary of an EM pass: expected counts of every restart x cluster.
+
+    Attributes
+    ----------
+    table : ndarray, shape (table_rows, R * K)
+        Expected value-by-cluster counts, laid out as a count table.
+    totals : ndarray, shape (R * K,)
+        Expected cluster sizes.
+    log_likelihood : ndarray, shape (R,)
+        Each restart's weighted log-likelihood of the rows.
+    """
+
+    table: np.ndarray
+    totals: np.ndarray
+    log_likelihood: np.ndarray
+
+    def merge(self, other):
+        """Add two summaries."""
+        return ExpectedCounts(self.table + other.table, self.totals + other.totals,
+                              self.log_likelihood + other.log_likelihood)
+
+
+def merge_expected(*summaries):
+    """Merge summaries left to right."""
+    result = summaries[0]
+    for s in summaries[1:]:
+        result = result.merge(s)
+    return result
+
+
+def encode_rows(schema, X):
+    """All attribute codes of a partition under the schema's bins (0 = missing)."""
+    codes, values = schema.split(X)
+    binned = bin_for_prediction(values, [at.edges() for at in schema.attributes[schema.n_categorical:]])
+    return np.hstack([codes.astype(np.uint16), binned.astype(np.uint16)])
+
+
+def log_parameters(table, totals, offsets, n_clusters, alpha):
+    """The M step: smoothed log-parameters from expected counts (any number of restarts).
+
+    ``pi_k = (N_k + alpha) / (N + K alpha)`` and
+    ``theta_amk = (E_amk + alpha) / (sum_m E_amk + M_a alpha)``; missing rows get 0.
+
+    Returns
+    -------
+    log_table : ndarray, shape table.shape
+    log_prior : ndarray, shape totals.shape
+    """
+    by_restart = totals.reshape(-1, n_clusters)
+    log_prior = (np.log(by_restart + alpha)
+                 - np.log(by_restart.sum(axis=1, keepdims=True) + n_clusters * alpha)).ravel()
+    log_table = np.zeros_like(table)
+    for a in range(len(offsets) - 1):
+        cells = table[offsets[a] + 1: offsets[a + 1]]
+        log_table[offsets[a] + 1: offsets[a + 1]] = np.log(cells + alpha) - np.log(
+            cells.sum(axis=0) + len(cells) * alpha)
+    return log_table, log_prior
+
+
+def _normalise(jll, n_clusters):
+    """Log-responsibilities and row log-likelihoods of (n_rows, R * K) joint log-likelihoods."""
+    jll = jll.reshape(len(jll), -1, n_clusters)
+    top = jll.max(axis=2, keepdims=True)
+    log_norm = top + np.log(np.exp(jll - top).sum(axis=2, keepdims=True))
+    return (jll - log_norm).reshape(len(jll), -1), log_norm[:, :, 0]
+
+
+def e_step_partition(schema, log_table, log_prior, n_clusters, state, X, y, w):
+    """Expected counts of one partition; the state caches its codes and weights."""
+    if state is None:
+        codes = encode_rows(schema, X)
+        weights = np.ones(len(codes)) if w is None else np.asarray(w, dtype=np.float64)
+        state = codes, weights
+    codes, weights = state
+    log_resp, log_norm = _normalise(
+        joint_log_likelihood(codes, log_table, schema.offsets, log_prior), n_clusters)
+    resp = np.exp(log_resp) * weights[:, None]
+    table = np.zeros(log_table.shape)
+    add_expected_counts(codes, resp, schema.offsets, table)
+    return state, ExpectedCounts(table, resp.sum(axis=0), weights @ log_norm)
+
+
+def random_counts(schema, n_clusters, n_rows, seed):
+    """Random asymmetric expected counts: every cluster's value distributions drawn from Dirichlet(1)."""
+    rng = np.random.default_rng(seed)
+    offsets = schema.offsets
+    table = np.zeros((offsets[-1], n_clusters))
+    share = n_rows / n_clusters
+    for a in range(len(offsets) - 1):
+        n_values = offsets[a + 1] - offsets[a] - 1
+        table[offsets[a] + 1: offsets[a + 1]] = rng.dirichlet(np.ones(n_values), size=n_clusters).T * share
+    return table, np.full(n_clusters, share)
+
+
+@io.register
+class AutoClass(ClusterMixin, BaseEstimator):
+    """Unsupervised naive Bayes clustering (AutoClass) by EM, one pass per iteration.
+
+    All restarts run together: one pass per iteration computes the expected
+    counts of every restart and cluster. With ``alpha > 0`` the M step is the
+    Dirichlet-smoothed (MAP) estimate, so EM never decreases the log-posterior
+    ``log P(X | theta) + alpha * (sum log theta + sum log pi)``; that is the
+    quantity ``history_`` tracks and convergence tests. The restart with the
+    largest final log-posterior is kept.
+
+    Parameters
+    ----------
+    n_clusters : int >= 2, default 2
+    n_restarts : int >= 1, default 5
+        Random asymmetric starts, computed together.
+    max_iter : int >= 1, default 100
+        Most EM iterations (passes).
+    tol : float >= 0, default 1e-6
+        A restart stops (its parameters are frozen) when an iteration raises
+        its log-posterior by at most ``tol`` per row.
+    random_state : int or None, default None
+        Seed of the starting parameters; restart r's start does not depend on
+        ``n_restarts``.
+    alpha : float > 0, default 1.0
+        Dirichlet smoothing of the cluster priors and value probabilities.
+    n_bins, categorical_features, n_partitions, split_every, verbose
+        As for :class:`~nbparallel.NaiveBayes`.
+    persist, checkpoint
+        As for :class:`~nbparallel.BoostedNaiveBayes` (``max_iter`` may grow on resume).
+
+    Attributes
+    ----------
+    schema_ : nbparallel.data.Schema
+    counts_ : ndarray, shape (table_rows, n_clusters)
+        Expected counts the fitted parameters derive from.
+    cluster_totals_ : ndarray, shape (n_clusters,)
+    cluster_log_prior_ : ndarray, shape (n_clusters,)
+    feature_log_prob_ : list of ndarray
+        Per attribute, log P(value | cluster) of shape (n_values, n_clusters).
+    history_ : list of float
+        The kept restart's log-posterior before each of its M steps; never decreasing.
+    restart_histories_ : list of list of float
+        The same for every restart.
+    best_restart_ : int
+    converged_ : bool
+        Whether the kept restart met ``tol``.
+    n_iter_ : int
+        EM passes run (including those restored from a checkpoint).
+    passes_ : list of dict
+        The passes this fit ran.
+    """
+
+    def __init__(self, *, n_clusters=2, n_restarts=5, max_iter=100, tol=1e-6, random_state=None, alpha=1.0,
+                 n_bins=10, categorical_features="auto", n_partitions=None, split_every=2, persist="auto",
+                 checkpoint=None, verbose=0):
+        self.n_clusters = n_clusters
+        self.n_restarts = n_restarts
+        self.max_iter = max_iter
+        self.tol = tol
+        self.random_state = random_state
+        self.alpha = alpha
+        self.n_bins = n_bins
+        self.categorical_features = categorical_features
+        self.n_partitions = n_partitions
+        self.split_every = split_every
+        self.persist = persist
+        self.checkpoint = checkpoint
+        self.verbose = verbose
+
+    def _check_params(self):
+        for name, low in (("n_clusters", 2), ("n_restarts", 1), ("max_iter", 1), ("n_bins", 2)):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < low:
+                raise ValueError(f"{name} must be an int >= {low}, got {value!r}")
+        if isinstance(self.tol, bool) or not isinstance(self.tol, (int, float)) or not self.tol >= 0:
+            raise ValueError(f"tol must be a number >= 0, got {self.tol!r}")
+        if isinstance(self.alpha, bool) or not isinstance(self.alpha, (int, float)) or not self.alpha > 0:
+            raise ValueError(f"alpha must be a number > 0, got {self.alpha!r}")
+
+    def _dataset(self, X, sample_weight=None):
+        return as_dataset(X, None, sample_weight, n_partitions=self.n_partitions,
+                          categorical_features=self.categorical_features, require_target=False)
+
+    # ------------------------------------------------------------ fitting
+
+    def fit(self, X, y=None, sample_weight=None):
+        """Cluster the rows: a schema pass, then one EM pass per iteration.
+
+        Parameters
+        ----------
+        X : array-like, DataFrame, Dask collection, or path to CSV/Parquet
+        y : ignored
+        sample_weight : array-like or str, optional
+            Non-negative row weights; they multiply into the expected counts.
+        """
+        self._check_params()
+        dataset = self._dataset(X, sample_weight)
+        scheduler = PassScheduler(dataset, split_every=self.split_every, persist=self.persist,
+                                  verbose=bool(self.verbose))
+        schema, scan = scheduler.schema(n_bins=self.n_bins)
+        K, R = self.n_clusters, self.n_restarts
+        checkpoint = Checkpoint.for_fit(self, schema, scan.n_rows, ignore=("max_iter",))
+        state = checkpoint.load()
+        if state is None:
+            starts = [random_counts(schema, K, scan.n_rows, seed)
+                      for seed in np.random.SeedSequence(self.random_state).spawn(R)]
+            table = np.hstack([t for t, _ in starts])
+            totals = np.concatenate([n for _, n in starts])
+            histories, converged, n_iter, n_weight = [[] for _ in range(R)], np.zeros(R, bool), 0, None
+        else:
+            table, totals = np.asarray(state["table"]), np.asarray(state["totals"])
+            histories, converged = state["histories"], np.asarray(state["converged"], bool)
+            n_iter, n_weight = state["n_iter"], state["n_weight"]
+        self.resumed_iterations_ = n_iter
+        while n_iter < self.max_iter and not converged.all():
+            log_table, log_prior = log_parameters(table, totals, schema.offsets, K, self.alpha)
+            summary = scheduler.run_stateful("em", e_step_partition, merge_expected,
+                                             schema, log_table, log_prior, K)
+            n_iter += 1
+            n_weight = float(summary.totals[:K].sum())
+            log_posterior = summary.log_likelihood + self.alpha * (
+                log_table.reshape(len(table), R, K).sum(axis=(0, 2)) + log_prior.reshape(R, K).sum(axis=1))
+            for r in np.flatnonzero(~converged):
+                history = histories[r]
+                if history and log_posterior[r] - history[-1] <= self.tol * n_weight:
+                    converged[r] = True
+                else:
+                    columns = slice(r * K, (r + 1) * K)
+                    table[:, columns], totals[columns] = summary.table[:, columns], summary.totals[columns]
+                history.append(float(log_posterior[r]))
+            checkpoint.save({"table": table.tolist(), "totals": totals.tolist(), "histories": histories,
+                             "converged": converged.tolist(), "n_iter": n_iter, "n_weight": n_weight})
+        best = int(np.argmax([h[-1] for h in histories]))
+        columns = slice(best * K, (best + 1) * K)
+        self.schema_, self.counts_, self.cluster_totals_ = schema, table[:, columns].copy(), totals[columns].copy()
+        self.restart_histories_, self.history_, self.best_restart_ = histories, histories[best], best
+        self.converged_, self.n_iter_, self.passes_ = bool(converged[best]), n_iter, scheduler.passes
+        self._set_feature_names(dataset.columns)
+        self._derive()
+        return self
+
+    def _set_feature_names(self, columns):
+        self.n_features_in_ = len(columns)
+        self.__dict__.pop("feature_names_in_", None)
+        if not all(c == str(i) for i, c in enumerate(columns)):
+            self.feature_names_in_ = np.asarray(columns, dtype=object)
+
+    def _derive(self):
+        self._log_table, self.cluster_log_prior_ = log_parameters(
+            self.counts_, self.cluster_totals_, self.schema_.offsets, self.n_clusters, self.alpha)
+        offsets = self.schema_.offsets
+        self.feature_log_prob_ = [self._log_table[offsets[a] + 1: offsets[a + 1]] for a in range(len(offsets) - 1)]
+
+    # --------------------------------------------------------- prediction
+
+    def _log_responsibilities(self, X):
+        """Log-responsibilities (n_rows, K) and row log-likelihoods (n_rows,)."""
+        check_is_fitted(self, "counts_")
+        dataset = self._dataset(X)
+        if list(dataset.columns) != list(self.schema_.columns):
+            raise ValueError(f"X has columns {list(dataset.columns)}; the model was fitted on {self.schema_.columns}")
+        parts = engine.map_partitions(dataset.partitions, dataset.map(_log_responsibilities_of, self),
+                                      name="nbparallel-autoclass-predict", token=dataset.token,
+                                      verbose=bool(self.verbose))
+        return np.vstack([p[0] for p in parts]), np.concatenate([p[1] for p in parts])
+
+    def predict_proba(self, X):
+        """P(cluster | row) under the fitted model; rows sum to one."""
+        return np.exp(self._log_responsibilities(X)[0])
+
+    def predict(self, X):
+        """The most probable cluster of every row."""
+        return np.argmax(self._log_responsibilities(X)[0], axis=1)
+
+    def fit_predict(self, X, y=None, sample_weight=None):
+        """Fit, then predict the clusters of the same rows."""
+        return self.fit(X, sample_weight=sample_weight).predict(X)
+
+    def score_samples(self, X):
+        """log P(row) under the fitted model (missing values skipped)."""
+        return self._log_responsibilities(X)[1]
+
+    def score(self, X, y=None):
+        """Average log-likelihood per row."""
+        return float(np.mean(self.score_samples(X)))
+
+    def n_parameters(self):
+        """Free parameters: K - 1 priors and K (M_a - 1) per attribute."""
+        check_is_fitted(self, "counts_")
+        sizes = np.diff(self.schema_.offsets) - 1
+        return int(self.n_clusters - 1 + self.n_clusters * np.sum(np.maximum(sizes - 1, 0)))
+
+    def bic(self, X):
+        """Bayesian information criterion on X; lower is better."""
+        log_likelihood = self.score_samples(X)
+        return float(-2 * log_likelihood.sum() + self.n_parameters() * np.log(len(log_likelihood)))
+
+    # ------------------------------------------------------------- files
+
+    def save(self, path):
+        """Write the model as versioned JSON, completely or not at all."""
+        check_is_fitted(self, "counts_")
+        io.save(self, path)
+
+    def _to_dict(self):
+        return {
+            "schema": self.schema_.to_dict(),
+            "counts": self.counts_.tolist(),
+            "cluster_totals": self.cluster_totals_.tolist(),
+            "restart_histories": self.restart_histories_,
+            "best_restart": self.best_restart_,
+            "converged": self.converged_,
+            "n_iter": self.n_iter_,
+            "passes": passes_to_json(self.passes_),
+        }
+
+    def _from_dict(self, d):
+        self._check_params()
+        self.schema_ = Schema.from_dict(d["schema"])
+        self.counts_ = np.asarray(d["counts"], dtype=np.float64)
+        self.cluster_totals_ = np.asarray(d["cluster_totals"], dtype=np.float64)
+        if self.counts_.shape != (self.schema_.offsets[-1], self.n_clusters) or \
+                self.cluster_totals_.shape != (self.n_clusters,):
+            raise ValueError("the expected counts do not match the schema and n_clusters")
+        self.restart_histories_ = d["restart_histories"]
+        self.best_restart_ = int(d["best_restart"])
+        self.history_ = self.restart_histories_[self.best_restart_]
+        self.converged_, self.n_iter_ = bool(d["converged"]), int(d["n_iter"])
+        self._set_feature_names(self.schema_.columns)
+        self.passes_ = passes_from_json(d["passes"])
+        self._derive()
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.allow_nan = True
+        tags.input_tags.categorical = True
+        tags.input_tags.string = True
+        return tags
+
+
+def _log_responsibilities_of(model, X, y, w):
+    codes = encode_rows(model.schema_, X)
+    jll = joint_log_likelihood(codes, model._log_table, model.schema_.offsets, model.cluster_log_prior_)
+    log_resp, log_norm = _normalise(jll, model.n_clusters)
+    return log_resp, log_norm[:, 0]

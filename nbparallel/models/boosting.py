@@ -1,0 +1,390 @@
+"""Boosted naive Bayes (Elkan, sec. 4): AdaBoost.M1 for two classes, SAMME for more.
+
+Every round is one pass. The pass that scores learner t on a partition also
+counts the partition's rows under the current weights into one count table of
+2K classes, class code ``y + K * wrong``: the rows learner t gets right and the
+rows it gets wrong. After the reduce, the wrong table's weight share is the
+round's error e_t, its vote is ``alpha_t = log((1 - e_t) / e_t) + log(K - 1)``,
+and the next learner's counts are ``c_t (right + exp(alpha_t) wrong)`` with
+``c_t = W / (W_right + exp(alpha_t) W_wrong)``, which keeps the total weight at
+the data's own W (so smoothing keeps its scale). Each partition applies the
+same update to its rows' weights at the start of the next pass, so T rounds
+cost T + 1 passes after the schema pass.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.utils.validation import check_is_fitted
+
+from .. import engine, io
+from ..counting import CountSpec
+from ..counts import CountTable, merge_tables
+from ..data import Schema
+from ..kernels import count_partition
+from ..passes import Checkpoint, PassScheduler, passes_from_json, passes_to_json
+from .naive_bayes import AUTO_SMOOTHING, NaiveBayes
+
+
+def _predicted_codes(learner, codes, values):
+    """Class index each row of a split partition gets from ``learner``."""
+    return learner._class_indices(learner._jll_of_codes(learner._final_codes(codes, values)))
+
+
+def _wrong(learner, codes, values, classes):
+    return (_predicted_codes(learner, codes, values) != classes) & (classes >= 0)
+
+
+def boost_partition(spec, scored, current, state, X, y, w):
+    """One partition's part of a boosting pass.
+
+    Parameters
+    ----------
+    spec : nbparallel.counting.CountSpec
+    scored : tuple of (NaiveBayes, float, float)
+        The learners scored so far, each with the weight factors of the rows
+        it got right and wrong.
+    current : NaiveBayes or None
+        The learner this pass scores; None for the first pass, which only counts.
+    state : tuple or None
+        ``(codes, values, classes, weights, wrong)`` left by the previous
+        pass: the split rows, the weights the last learner was trained on and
+        the rows it got wrong. None rebuilds it by replaying ``scored``.
+
+    Returns
+    -------
+    state : tuple
+    counts : CountTable
+        K classes on the first pass; 2K (right, then wrong) afterwards.
+    """
+    if state is None:
+        codes, values = spec.schema.split(X)
+        classes = spec.schema.encode_classes(y, w)
+        weights = np.ones(len(classes)) if w is None else np.asarray(w, dtype=np.float64)
+        for learner, right, wrong_factor in scored:
+            weights = weights * np.where(_wrong(learner, codes, values, classes), wrong_factor, right)
+    else:
+        codes, values, classes, weights, wrong = state
+        if wrong is not None:
+            _, right, wrong_factor = scored[-1]
+            weights = weights * np.where(wrong, wrong_factor, right)
+    n_classes = len(spec.schema.classes)
+    if current is None:
+        wrong, labels, n_columns = None, classes, n_classes
+    else:
+        wrong = _wrong(current, codes, values, classes)
+        labels, n_columns = np.where(classes >= 0, classes + n_classes * wrong, -1), 2 * n_classes
+    table, totals, all_missing, n_missing = count_partition(
+        codes, values, labels.astype(np.int32), weights, spec.offsets, spec.edges, n_columns)
+    counts = CountTable(table, spec.offsets, totals, all_missing, int(n_missing))
+    return (codes, values, classes, weights, wrong), counts
+
+
+def _halves(counts, n_classes):
+    """The (right, wrong) weight of a 2K-class table."""
+    return counts.class_totals[:n_classes].sum(), counts.class_totals[n_classes:].sum()
+
+
+def _reweighted(counts, n_classes, right, wrong):
+    """``right * right_table + wrong * wrong_table``: the next learner's counts."""
+    def mix(a):
+        return a[..., :n_classes] * right + a[..., n_classes:] * wrong
+
+    return CountTable(mix(counts.table), counts.offsets, mix(counts.class_totals), mix(counts.all_missing),
+                      counts.n_missing_target)
+
+
+def round_outcome(counts, n_classes):
+    """Error, vote weight and weight factors of a round, from its 2K-class table.
+
+    Returns
+    -------
+    error : float
+    alpha : float
+        ``log((1 - error) / error) + log(K - 1)``; 1.0 for a perfect learner
+        (which stops boosting, as in scikit-learn's AdaBoost).
+    right, wrong : float or None
+        The factors of the right and wrong rows' weights (total kept); None
+        when boosting stops after this round.
+    """
+    w_right, w_wrong = _halves(counts, n_classes)
+    error = w_wrong / (w_right + w_wrong)
+    if error <= 0 or error >= 1 - 1 / n_classes:
+        return float(error), 1.0, None, None
+    alpha = np.log((1 - error) / error) + np.log(n_classes - 1)
+    right = (w_right + w_wrong) / (w_right + np.exp(alpha) * w_wrong)
+    return float(error), float(alpha), float(right), float(np.exp(alpha) * right)
+
+
+@io.register
+class BoostedNaiveBayes(ClassifierMixin, BaseEstimator):
+    """Boosted naive Bayes: AdaBoost.M1 (two classes) or SAMME (more), one pass per round.
+
+    Each weak learner is a :class:`~nbparallel.NaiveBayes` derived from
+    weighted counts (same smoothing and binning). Round t scores learner t and
+    counts learner t + 1's table in the same pass, so ``n_rounds`` rounds run
+    ``n_rounds + 1`` passes after the schema pass. Boosting stops early when a
+    learner's weighted error is 0 (it is kept with vote 1) or at least
+    ``1 - 1/K`` (it is dropped, unless it is the first). The result does not
+    depend on the partitioning nor on the reduction tree.
+
+    Parameters
+    ----------
+    n_rounds : int >= 1, default 10
+        Boosting rounds (weak learners).
+    alpha, class_alpha, n_bins, categorical_features, n_partitions, split_every, verbose
+        As for :class:`~nbparallel.NaiveBayes`.
+    persist : "auto", True or False, default "auto"
+        Keep the partitions and the rows' weights in memory between passes
+        (see :class:`nbparallel.passes.PassScheduler`); without it each pass
+        re-reads the data and recomputes the weights from the learners.
+    checkpoint : str, PathLike or None, default None
+        JSON file written after every pass; a fit on the same data and
+        parameters resumes from it (``n_rounds`` may be larger than before).
+
+    Attributes
+    ----------
+    classes_ : ndarray
+    estimators_ : list of NaiveBayes
+        The weak learners, in order.
+    estimator_weights_ : ndarray
+        Their votes alpha_t.
+    estimator_errors_ : ndarray
+        Their weighted training errors.
+    schema_ : nbparallel.data.Schema
+    passes_ : list of dict
+        The passes this fit ran: kind ("schema", "count", "boost"), tree record, seconds.
+    resumed_rounds_ : int
+        Rounds restored from the checkpoint.
+    """
+
+    def __init__(self, *, n_rounds=10, alpha=AUTO_SMOOTHING, class_alpha=AUTO_SMOOTHING, n_bins=10,
+                 categorical_features="auto", n_partitions=None, split_every=2, persist="auto",
+                 checkpoint=None, verbose=0):
+        self.n_rounds = n_rounds
+        self.alpha = alpha
+        self.class_alpha = class_alpha
+        self.n_bins = n_bins
+        self.categorical_features = categorical_features
+        self.n_partitions = n_partitions
+        self.split_every = split_every
+        self.persist = persist
+        self.checkpoint = checkpoint
+        self.verbose = verbose
+
+    def _base(self):
+        """A NaiveBayes with this model's naive Bayes parameters."""
+        return NaiveBayes(alpha=self.alpha, class_alpha=self.class_alpha, n_bins=self.n_bins,
+                          categorical_features=self.categorical_features, n_partitions=self.n_partitions,
+                          split_every=self.split_every, verbose=self.verbose)
+
+    def _learner(self, counts):
+        """The weak learner of a count table."""
+        return NaiveBayes.from_counts(
+            counts, self.schema_, n_features_in=self.n_features_in_,
+            feature_names_in=getattr(self, "feature_names_in_", None), **self._base().get_params())
+
+    # ------------------------------------------------------------ fitting
+
+    def fit(self, X, y=None, sample_weight=None):
+        """Boost naive Bayes learners on the data: a schema pass, then ``n_rounds + 1`` passes.
+
+        Parameters
+        ----------
+        X : array-like, DataFrame, Dask collection, or path to CSV/Parquet
+        y : array-like or str
+            Target values, or the target column's name.
+        sample_weight : array-like or str, optional
+            Initial non-negative row weights.
+        """
+        if isinstance(self.n_rounds, bool) or not isinstance(self.n_rounds, (int, np.integer)) \
+                or self.n_rounds < 1:
+            raise ValueError(f"n_rounds must be an int >= 1, got {self.n_rounds!r}")
+        base = self._base()
+        base._check_params()
+        dataset = base._dataset(X, y, sample_weight)
+        scheduler = PassScheduler(dataset, split_every=self.split_every, persist=self.persist,
+                                  verbose=bool(self.verbose))
+        self.schema_, scan = scheduler.schema(n_bins=self.n_bins)
+        if len(self.schema_.classes) < 2:
+            raise ValueError(f"y has 1 class {self.schema_.classes}: at least two classes are needed")
+        base._set_feature_names(dataset)
+        self.n_features_in_ = base.n_features_in_
+        for name in ("feature_names_in_", "target_column_"):
+            self.__dict__.pop(name, None)
+            if hasattr(base, name):
+                setattr(self, name, getattr(base, name))
+        self.classes_ = np.asarray(self.schema_.classes)
+
+        checkpoint = Checkpoint.for_fit(self, self.schema_, scan.n_rows, ignore=("n_rounds",))
+        rounds, pending, stopped = self._restore(checkpoint.load())
+        self.resumed_rounds_ = len(rounds)
+        spec = CountSpec.of(self.schema_)
+        n_classes = len(self.classes_)
+        scored = tuple((self._learner(r["counts"]), r["right"], r["wrong"]) for r in rounds)
+        if pending is None and not rounds:
+            pending = scheduler.run_stateful("count", boost_partition, merge_tables, spec, scored, None)
+            if pending.class_counts.sum() <= 0:
+                raise ValueError("no training case has both a known target and a known attribute value")
+            checkpoint.save(self._state(rounds, pending, stopped))
+        while len(rounds) < self.n_rounds and not stopped:
+            learner = self._learner(pending)
+            counts = scheduler.run_stateful("boost", boost_partition, merge_tables, spec, scored, learner)
+            error, alpha, right, wrong = round_outcome(counts, n_classes)
+            stopped = right is None
+            if stopped and error > 0 and rounds:  # no better than chance: dropped
+                break
+            rounds.append({"counts": pending, "error": error, "alpha": alpha, "right": right, "wrong": wrong})
+            scored += ((learner, right, wrong),)
+            pending = None if stopped else _reweighted(counts, n_classes, right, wrong)
+            checkpoint.save(self._state(rounds, pending, stopped))
+        self.passes_ = scheduler.passes
+        self._set_rounds(rounds)
+        return self
+
+    def _set_rounds(self, rounds):
+        self.estimators_ = [self._learner(r["counts"]) for r in rounds]
+        self.estimator_weights_ = np.array([r["alpha"] for r in rounds])
+        self.estimator_errors_ = np.array([r["error"] for r in rounds])
+
+    @staticmethod
+    def _state(rounds, pending, stopped):
+        return {
+            "rounds": [{**r, "counts": r["counts"].to_dict()} for r in rounds],
+            "pending": None if pending is None else pending.to_dict(),
+            "stopped": stopped,
+        }
+
+    @staticmethod
+    def _restore(state):
+        """``(rounds, pending counts, stopped)`` from a checkpoint state, or a fresh start."""
+        if state is None:
+            return [], None, False
+        rounds = [{**r, "counts": CountTable.from_dict(r["counts"])} for r in state["rounds"]]
+        pending = None if state["pending"] is None else CountTable.from_dict(state["pending"])
+        return rounds, pending, bool(state["stopped"])
+
+    # --------------------------------------------------------- prediction
+
+    def _learner_predictions(self, X):
+        """Class index predicted by every learner, shape (n_rows, n_learners)."""
+        check_is_fitted(self, "estimators_")
+        dataset = self.estimators_[0]._prediction_dataset(X)
+        parts = engine.map_partitions(dataset.partitions, dataset.map(_predictions_of, self.estimators_),
+                                      name="nbparallel-boost-predict", token=dataset.token,
+                                      verbose=bool(self.verbose))
+        return np.vstack(parts)
+
+    def _vote_shares(self, predictions):
+        votes = np.zeros((len(predictions), len(self.classes_)))
+        for t, alpha in enumerate(self.estimator_weights_):
+            votes[np.arange(len(predictions)), predictions[:, t]] += alpha
+        return votes / self.estimator_weights_.sum()
+
+    def predict_proba(self, X):
+        """Each class's share of the learners' weighted votes; rows sum to one."""
+        return self._vote_shares(self._learner_predictions(X))
+
+    def decision_function(self, X):
+        """Vote shares, shape (n_rows, n_classes); for two classes, class 1's share minus class 0's."""
+        shares = self.predict_proba(X)
+        return shares[:, 1] - shares[:, 0] if len(self.classes_) == 2 else shares
+
+    def predict(self, X):
+        """The class with the largest weighted vote."""
+        return self.classes_[np.argmax(self.predict_proba(X), axis=1)]
+
+    def evaluate(self, X, y=None):
+        """Accuracy, confusion matrix and average log vote share of the true class, in one pass.
+
+        Returns
+        -------
+        dict with ``accuracy``, ``confusion_matrix`` (rows: true class,
+        columns: predicted), ``average_log_likelihood`` (mean log of the true
+        class's vote share; -inf when some row gets no vote for it) and ``n_rows``.
+        """
+        check_is_fitted(self, "estimators_")
+        dataset = self._base()._dataset(X, y)
+        (confusion, loglik, n), _ = engine.run_pass(
+            dataset.partitions, dataset.map(_evaluate_partition, self), _add_evaluations,
+            split_every=self.split_every, name="nbparallel-boost-evaluate", token=dataset.token,
+            verbose=bool(self.verbose))
+        return {
+            "accuracy": float(np.trace(confusion) / n) if n else float("nan"),
+            "confusion_matrix": confusion,
+            "average_log_likelihood": float(loglik / n) if n else float("nan"),
+            "n_rows": int(n),
+        }
+
+    def staged_predict(self, X):
+        """Predictions of the ensemble of the first t learners, for t = 1, 2, ..."""
+        predictions = self._learner_predictions(X)
+        votes = np.zeros((len(predictions), len(self.classes_)))
+        for t, alpha in enumerate(self.estimator_weights_):
+            votes[np.arange(len(predictions)), predictions[:, t]] += alpha
+            yield self.classes_[np.argmax(votes, axis=1)]
+
+    # ------------------------------------------------------------- files
+
+    def save(self, path):
+        """Write the model as versioned JSON, completely or not at all."""
+        check_is_fitted(self, "estimators_")
+        io.save(self, path)
+
+    def _to_dict(self):
+        return {
+            "schema": self.schema_.to_dict(),
+            "rounds": [{"counts": m.counts_.to_dict(), "alpha": float(a), "error": float(e)}
+                       for m, a, e in zip(self.estimators_, self.estimator_weights_, self.estimator_errors_)],
+            "n_features_in": self.n_features_in_,
+            "feature_names_in": list(self.feature_names_in_) if hasattr(self, "feature_names_in_") else None,
+            "target_column": getattr(self, "target_column_", None),
+            "passes": passes_to_json(getattr(self, "passes_", [])),
+        }
+
+    def _from_dict(self, d):
+        self._base()._check_params()
+        self.schema_ = Schema.from_dict(d["schema"])
+        self.classes_ = np.asarray(self.schema_.classes)
+        self.n_features_in_ = int(d["n_features_in"])
+        if d["feature_names_in"] is not None:
+            self.feature_names_in_ = np.asarray(d["feature_names_in"], dtype=object)
+        if d["target_column"] is not None:
+            self.target_column_ = str(d["target_column"])
+        rounds = [{**r, "counts": CountTable.from_dict(r["counts"])} for r in d["rounds"]]
+        if not rounds:
+            raise ValueError("a boosted model needs at least one round")
+        for r in rounds:
+            if not np.array_equal(r["counts"].offsets, self.schema_.offsets):
+                raise ValueError("a round's count table does not match the schema")
+        self._set_rounds(rounds)
+        self.passes_ = passes_from_json(d["passes"])
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.allow_nan = True
+        tags.input_tags.categorical = True
+        tags.input_tags.string = True
+        return tags
+
+
+def _predictions_of(learners, X, y, w):
+    codes, values = learners[0].schema_.split(X)
+    return np.column_stack([_predicted_codes(m, codes, values) for m in learners])
+
+
+def _evaluate_partition(model, X, y, w):
+    truth = model.schema_.encode_classes(y)
+    known = truth >= 0
+    shares = model._vote_shares(_predictions_of(model.estimators_, X, y, w)[known])
+    truth = truth[known]
+    confusion = np.zeros((len(model.classes_),) * 2, dtype=np.int64)
+    np.add.at(confusion, (truth, np.argmax(shares, axis=1)), 1)
+    with np.errstate(divide="ignore"):
+        loglik = np.log(shares[np.arange(len(truth)), truth]).sum()
+    return confusion, float(loglik), int(known.sum())
+
+
+def _add_evaluations(*parts):
+    return sum(p[0] for p in parts), sum(p[1] for p in parts), sum(p[2] for p in parts)
