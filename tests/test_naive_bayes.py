@@ -7,6 +7,8 @@ import warnings
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from sklearn.datasets import load_breast_cancer, load_digits, load_wine
 from sklearn.model_selection import StratifiedKFold
 from sklearn.naive_bayes import CategoricalNB
@@ -358,3 +360,27 @@ def test_scikit_learn_estimator_checks():
     failed = [(r["check_name"], r["exception"]) for r in results if r["status"] == "failed"]
     assert len(results) > 40
     assert failed == []
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    n_rows=st.integers(2, 300),
+    n_partitions=st.integers(1, 40),
+    split_every=st.sampled_from([2, 3, 5, False]),
+    seed=st.integers(0, 2**16),
+)
+def test_model_is_independent_of_the_partitioning(n_rows, n_partitions, split_every, seed):
+    rng = np.random.default_rng(seed)
+    frame = pd.DataFrame({
+        "c": pd.Series(rng.choice(["u", "v", "w", None], n_rows), dtype=object),
+        "x": np.where(rng.random(n_rows) < 0.1, np.nan, rng.normal(size=n_rows)),
+        "k": rng.integers(0, 6, n_rows),
+    })
+    y = rng.choice(["a", "b"], n_rows)
+    y[0], y[-1] = "a", "b"
+    weights = rng.integers(1, 4, n_rows).astype(float)
+    one = NaiveBayes(n_partitions=1).fit(frame, y, sample_weight=weights)
+    many = NaiveBayes(n_partitions=n_partitions, split_every=split_every).fit(frame, y, sample_weight=weights)
+    assert many.counts_.equals(one.counts_)
+    assert many.reduction_.n_leaves == n_partitions
+    np.testing.assert_array_equal(many.predict_proba(frame), one.predict_proba(frame))
