@@ -28,6 +28,14 @@ def _smoothing(text):
     return text if text == "1/N" else float(text)
 
 
+def _add_data_options(p):
+    p.add_argument("--partitions", type=int, help="number of partitions (default: the files' own)")
+    p.add_argument("--bins", type=int, default=10, help="equal-width bins per numeric column (default 10)")
+    p.add_argument("--split-every", type=_split_every, default=2, help="reduction fan-in, or 'flat' (default 2)")
+    p.add_argument("--categorical", nargs="+", metavar="COLUMN", help="numeric columns to treat as categorical")
+    p.add_argument("--quiet", action="store_true", help="no progress bars")
+
+
 def _add_cluster_options(p):
     group = p.add_mutually_exclusive_group()
     group.add_argument("--scheduler", metavar="ADDRESS", help="run on the Dask scheduler at this address")
@@ -213,15 +221,11 @@ def build_parser():
     p.add_argument("--target", required=True, help="name of the target column")
     p.add_argument("-o", "--output", required=True, help="model file to write (JSON)")
     p.add_argument("--weight", help="name of a sample-weight column")
-    p.add_argument("--partitions", type=int, help="number of partitions (default: the files' own)")
-    p.add_argument("--bins", type=int, default=10, help="equal-width bins per numeric column (default 10)")
     p.add_argument("--alpha", type=_smoothing, default="1/N", help="cell smoothing f (default 1/N; 1 = Laplace)")
     p.add_argument("--class-alpha", type=_smoothing, default="1/N", help="class-prior smoothing lambda (default 1/N)")
-    p.add_argument("--split-every", type=_split_every, default=2, help="reduction fan-in, or 'flat' (default 2)")
-    p.add_argument("--categorical", nargs="+", metavar="COLUMN", help="numeric columns to treat as categorical")
-    p.add_argument("--quiet", action="store_true", help="no progress bars")
     p.add_argument("--boost", type=int, metavar="T", help="boost T naive Bayes rounds (AdaBoost.M1 / SAMME)")
     p.add_argument("--checkpoint", metavar="FILE", help="with --boost: resume from / save state to this JSON file")
+    _add_data_options(p)
     _add_cluster_options(p)
     p.set_defaults(func=cmd_fit)
 
@@ -234,12 +238,8 @@ def build_parser():
     p.add_argument("--tol", type=float, default=1e-6, help="stop when the log-posterior gains <= tol per row")
     p.add_argument("--seed", type=int, help="random seed of the starting parameters")
     p.add_argument("--alpha", type=float, default=1.0, help="Dirichlet smoothing (default 1)")
-    p.add_argument("--partitions", type=int, help="number of partitions (default: the files' own)")
-    p.add_argument("--bins", type=int, default=10, help="equal-width bins per numeric column (default 10)")
-    p.add_argument("--split-every", type=_split_every, default=2, help="reduction fan-in, or 'flat' (default 2)")
-    p.add_argument("--categorical", nargs="+", metavar="COLUMN", help="numeric columns to treat as categorical")
     p.add_argument("--checkpoint", metavar="FILE", help="resume from / save state to this JSON file")
-    p.add_argument("--quiet", action="store_true", help="no progress bars")
+    _add_data_options(p)
     _add_cluster_options(p)
     p.set_defaults(func=cmd_cluster_fit)
 

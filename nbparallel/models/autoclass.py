@@ -22,6 +22,7 @@ from .. import engine, io
 from ..data import Schema, as_dataset, bin_for_prediction
 from ..kernels import joint_log_likelihood
 from ..passes import Checkpoint, PassScheduler, passes_from_json, passes_to_json
+from .base import MixedInputMixin
 
 
 @njit(nogil=True, cache=True)
@@ -146,7 +147,7 @@ def random_counts(schema, n_clusters, n_rows, seed):
 
 
 @io.register
-class AutoClass(ClusterMixin, BaseEstimator):
+class AutoClass(MixedInputMixin, ClusterMixin, BaseEstimator):
     """Unsupervised naive Bayes clustering (AutoClass) by EM, one pass per iteration.
 
     All restarts run together: one pass per iteration computes the expected
@@ -377,13 +378,6 @@ class AutoClass(ClusterMixin, BaseEstimator):
         self._set_feature_names(self.schema_.columns)
         self.passes_ = passes_from_json(d["passes"])
         self._derive()
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.input_tags.allow_nan = True
-        tags.input_tags.categorical = True
-        tags.input_tags.string = True
-        return tags
 
 
 def _log_responsibilities_of(model, X, y, w):

@@ -24,6 +24,7 @@ from ..counts import CountTable, merge_tables
 from ..data import Schema
 from ..kernels import count_partition
 from ..passes import Checkpoint, PassScheduler, passes_from_json, passes_to_json
+from .base import MixedInputMixin
 from .naive_bayes import AUTO_SMOOTHING, NaiveBayes
 
 
@@ -118,7 +119,7 @@ def round_outcome(counts, n_classes):
 
 
 @io.register
-class BoostedNaiveBayes(ClassifierMixin, BaseEstimator):
+class BoostedNaiveBayes(MixedInputMixin, ClassifierMixin, BaseEstimator):
     """Boosted naive Bayes: AdaBoost.M1 (two classes) or SAMME (more), one pass per round.
 
     Each weak learner is a :class:`~nbparallel.NaiveBayes` derived from
@@ -360,13 +361,6 @@ class BoostedNaiveBayes(ClassifierMixin, BaseEstimator):
                 raise ValueError("a round's count table does not match the schema")
         self._set_rounds(rounds)
         self.passes_ = passes_from_json(d["passes"])
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.input_tags.allow_nan = True
-        tags.input_tags.categorical = True
-        tags.input_tags.string = True
-        return tags
 
 
 def _predictions_of(learners, X, y, w):

@@ -15,6 +15,7 @@ from ..counts import CountTable
 from ..data import CATEGORICAL, Schema, as_dataset, bin_for_prediction, scan_schema, sort_values
 from ..kernels import joint_log_likelihood
 from ..reduce import TreeRecord
+from .base import MixedInputMixin
 
 AUTO_SMOOTHING = "1/N"
 
@@ -45,7 +46,7 @@ def merged_bins(counts, edges):
 
 
 @io.register
-class NaiveBayes(ClassifierMixin, BaseEstimator):
+class NaiveBayes(MixedInputMixin, ClassifierMixin, BaseEstimator):
     """Naive Bayes by counting, in parallel, with a binary-tree reduction.
 
     Categorical attributes are counted per value and class; numeric attributes
@@ -410,13 +411,6 @@ class NaiveBayes(ClassifierMixin, BaseEstimator):
             self.target_column_ = str(d["target_column"])
         self.passes_ = []
         self._derive()
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.input_tags.allow_nan = True
-        tags.input_tags.categorical = True
-        tags.input_tags.string = True
-        return tags
 
 
 def _jll_of(model, X, y, w):
