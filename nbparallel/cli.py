@@ -154,7 +154,8 @@ def cmd_predict(args):
         out = pd.DataFrame({"prediction": model.predict(X)})
         if args.proba:
             proba = model.predict_proba(X)
-            for k, c in enumerate(model.classes_):
+            labels = getattr(model, "classes_", range(proba.shape[1]))  # clusters are numbered
+            for k, c in enumerate(labels):
                 out[f"proba_{c}"] = proba[:, k]
     _write_table(out, args.output)
     print(f"{len(out)} predictions written to {args.output}")

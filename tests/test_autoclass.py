@@ -119,3 +119,10 @@ def test_command_line_cluster_fit(tmp_path, planted):
                  "--quiet", "-o", str(tmp_path / "ac.json")]) == 0
     model = load(tmp_path / "ac.json")
     assert isinstance(model, AutoClass) and model.n_iter_ == 5 and len(model.restart_histories_) == 2
+    assert main(["predict", str(tmp_path / "ac.json"), str(tmp_path / "rows.csv"), "--proba",
+                 "-o", str(tmp_path / "clusters.csv")]) == 0
+    written = pd.read_csv(tmp_path / "clusters.csv")
+    assert list(written.columns) == ["prediction", "proba_0", "proba_1", "proba_2"]
+    rows = pd.read_csv(tmp_path / "rows.csv")
+    np.testing.assert_array_equal(written["prediction"], model.predict(rows))
+    np.testing.assert_allclose(written[["proba_0", "proba_1", "proba_2"]].sum(axis=1), 1.0)
