@@ -212,6 +212,24 @@ def cmd_demo(args):
         print(f"  same counts as P=1   {model.counts_.equals(single.counts_)}\n")
 
 
+def cmd_bench(args):
+    """Run ``benchmarks/run.py`` of a source checkout; the package never imports it."""
+    import subprocess
+
+    import nbparallel
+
+    candidates = [Path(nbparallel.__file__).resolve().parents[1] / "benchmarks" / "run.py",
+                  Path.cwd() / "benchmarks" / "run.py"]
+    runner = next((c for c in candidates if c.is_file()), None)
+    if runner is None:
+        raise FileNotFoundError("the benchmarks are not installed with the package; run `nbparallel bench` "
+                                "from a source checkout of nbparallel (looked for "
+                                + " and ".join(str(c) for c in candidates) + ")")
+    status = subprocess.run([sys.executable, str(runner), *args.bench_args]).returncode
+    if status:
+        raise SystemExit(status)
+
+
 def build_parser():
     """The argument parser of every subcommand."""
     parser = argparse.ArgumentParser(prog="nbparallel", description="Parallel and distributed naive Bayes.")
@@ -263,6 +281,13 @@ def build_parser():
     p.add_argument("--partitions", type=int, default=8, help="number of partitions (default 8)")
     p.add_argument("--split-every", type=_split_every, default=2, help="reduction fan-in, or 'flat'")
     p.set_defaults(func=cmd_demo)
+
+    p = sub.add_parser("bench", help="run a benchmark experiment (source checkout only)",
+                       description="Run benchmarks/run.py: EXPERIMENT (strong, weak, reduction, model, peers, "
+                                   "boosting) [--quick] [--scheduler ADDRESS | --cluster CONFIG] [--results-dir DIR]")
+    p.add_argument("bench_args", nargs=argparse.REMAINDER, metavar="EXPERIMENT [OPTIONS]",
+                   help="passed on to benchmarks/run.py")
+    p.set_defaults(func=cmd_bench)
     return parser
 
 

@@ -1,0 +1,66 @@
+"""Smoke run of every benchmark experiment on tiny sizes (``--quick``)."""
+
+import importlib.util
+import json
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+RUN = Path(__file__).resolve().parents[1] / "benchmarks" / "run.py"
+
+COLUMNS = {
+    "strong": {"series", "workers", "rows", "partitions", "best_s", "speedup", "efficiency"},
+    "weak": {"series", "workers", "rows", "partitions", "best_s", "speedup", "efficiency"},
+    "reduction": {"size", "cells", "partitions", "strategy", "height", "ceil_log2_P", "merges", "best_s"},
+    "model": {"kind", "strategy", "partitions", "measured_s", "predicted_s", "relative_error"},
+    "peers": {"trainer", "rows", "workers", "best_s", "ns_per_cell", "ratio_to_nbparallel"},
+    "boosting": {"model", "pass", "kind", "seconds", "height"},
+}
+
+
+@pytest.fixture(scope="module")
+def harness():
+    spec = importlib.util.spec_from_file_location("benchmarks_run", RUN)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.mark.parametrize("experiment", list(COLUMNS))
+def test_quick_run_writes_results(harness, experiment, tmp_path, capsys):
+    assert harness.main([experiment, "--quick", "--results-dir", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert f"## {experiment} (quick)" in out
+    rows = pd.read_csv(tmp_path / f"{experiment}-quick.csv")
+    assert COLUMNS[experiment] <= set(rows.columns)
+    assert len(rows) > 0
+    meta = json.loads((tmp_path / f"{experiment}-quick.json").read_text())
+    assert {"cores", "memory_gib", "python", "numpy", "numba", "dask"} <= set(meta["machine"])
+    assert (tmp_path / f"{experiment}-quick.png").stat().st_size > 0
+    if experiment == "model":
+        assert set(rows["kind"]) == {"measured", "simulated"}
+    if experiment == "reduction":
+        tree = rows[rows["strategy"] == "tree k=2"]
+        assert (tree["height"] == tree["ceil_log2_P"]).all()
+
+
+def test_every_experiment_is_covered(harness):
+    assert set(harness.EXPERIMENTS) == set(COLUMNS)
+
+
+def test_cli_bench_runs_the_harness(tmp_path):
+    from nbparallel.cli import main
+
+    assert main(["bench", "reduction", "--quick", "--results-dir", str(tmp_path)]) == 0
+    assert (tmp_path / "reduction-quick.csv").exists()
+
+
+def test_cli_bench_without_benchmarks_directory(tmp_path, monkeypatch, capsys):
+    import nbparallel
+    from nbparallel.cli import main
+
+    monkeypatch.setattr(nbparallel, "__file__", str(tmp_path / "site" / "nbparallel" / "__init__.py"))
+    monkeypatch.chdir(tmp_path)
+    assert main(["bench", "strong", "--quick"]) == 2
+    assert "source checkout" in capsys.readouterr().err
