@@ -359,16 +359,12 @@ def _integer_range(vocabulary):
     return None
 
 
-def _is_coded(X, categorical, position):
-    """True when every column of X already holds codes 1..M of its attribute."""
-    if [position[at.name] for at in categorical] != list(range(X.shape[1])):
-        return False
-    if any(_integer_range(at.categories) != (1, len(at.categories)) for at in categorical):
-        return False
-    if len(X) == 0:
+def _within(codes, sizes):
+    """True when every column j of ``codes`` holds only 1..sizes[j]."""
+    if len(codes) == 0:
         return True
-    lo, hi = column_ranges(X)
-    return bool(np.all(lo >= 1) and np.all(hi <= [len(at.categories) for at in categorical]))
+    lo, hi = column_ranges(codes)
+    return bool(np.all(lo >= 1) and np.all(hi <= sizes))
 
 
 def _codes(vocabulary, values):
@@ -454,8 +450,9 @@ def scan_partition(columns, kinds, X, y, w):
     lo = np.full(len(columns), np.nan)
     hi = np.full(len(columns), np.nan)
     if numeric and len(X):
-        block = _numeric_block(X, numeric, [columns[a] for a in numeric])
-        lo[numeric], hi[numeric] = np.fmin.reduce(block, axis=0), np.fmax.reduce(block, axis=0)
+        block_lo, block_hi = column_ranges(_numeric_block(X, numeric, [columns[a] for a in numeric]))
+        seen = block_lo <= block_hi  # else the column is all NaN here
+        lo[numeric], hi[numeric] = np.where(seen, block_lo, np.nan), np.where(seen, block_hi, np.nan)
         infinite = np.isinf(lo) | np.isinf(hi)
         if infinite.any():
             name = columns[int(np.flatnonzero(infinite)[0])]
@@ -621,7 +618,7 @@ class Schema:
 
         A row of weight zero is as if absent: an unknown class there is harmless.
         """
-        codes = _positions(self.classes, y).astype(np.int32)
+        codes = (_codes(self.classes, y) - 1).astype(np.int32)
         unknown = (codes < 0) & ~_is_missing(y)
         if w is not None:
             codes[unknown & (np.asarray(w) == 0)] = 0  # adds weight zero
@@ -642,13 +639,29 @@ class Schema:
         dtype = np.uint8 if all(at.n_values < 255 for at in categorical) else np.uint16
         numeric = [position[at.name] for at in self.attributes[n_cat:]]
         values = _numeric_block(X, numeric, [at.name for at in self.attributes[n_cat:]])
-        if not frame and n_cat == X.shape[1] and X.dtype == dtype and _is_coded(X, categorical, position):
-            return X, values
+        coded = self.coded_view(X)
+        if coded is not None and _within(coded, [len(at.categories) for at in categorical]):
+            return coded, values
         codes = np.empty((len(X), n_cat), dtype=dtype, order="F")
         for a, at in enumerate(categorical):
             i = position[at.name]
             codes[:, a] = _codes(at.categories, X.iloc[:, i] if frame else X[:, i])
         return codes, values
+
+    def coded_view(self, X):
+        """X itself when it is a uint8 array laid out as codes 1..M of every attribute, else None.
+
+        Only the layout is checked, not the values: the caller must check them
+        (see :func:`nbparallel.counting.count_rows`).
+        """
+        if isinstance(X, pd.DataFrame) or X.dtype != np.uint8 or self.n_categorical != X.shape[1]:
+            return None
+        if self.columns != [at.name for at in self.attributes]:
+            return None
+        if any(_integer_range(at.categories) != (1, len(at.categories)) or len(at.categories) >= 255
+               for at in self.attributes):
+            return None
+        return X
 
     def to_dict(self):
         """Plain values, for JSON."""

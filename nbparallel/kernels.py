@@ -469,23 +469,30 @@ def _column_ranges_kernel(X, lo, hi):
 
 
 def column_ranges(X):
-    """Per-column minimum and maximum of a 2-D integer array, in one row-major pass.
+    """Per-column minimum and maximum of a 2-D numeric array, in one row-major pass.
+
+    NaN values are skipped; a column with no other value gets ``lo = +inf``
+    and ``hi = -inf``.
 
     Parameters
     ----------
-    X : ndarray of integers, shape (n_rows, n_columns), n_rows >= 1
+    X : ndarray of integers or floats, shape (n_rows, n_columns)
 
     Returns
     -------
-    lo, hi : ndarray of int64, shape (n_columns,)
+    lo, hi : ndarray of int64 (integer X, at least one row) or float64
     """
     _require_array("X", X, 2)
-    if X.dtype.kind not in "iu":
-        raise TypeError(f"X must hold integers, got dtype {X.dtype}")
-    if X.shape[0] == 0:
-        raise ValueError("X must have at least one row")
-    lo = X[0].astype(np.int64)
-    hi = lo.copy()
+    if X.dtype.kind not in "iuf":
+        raise TypeError(f"X must hold integers or floats, got dtype {X.dtype}")
+    if X.dtype.kind == "f":
+        lo = np.full(X.shape[1], np.inf)
+        hi = np.full(X.shape[1], -np.inf)
+    elif X.shape[0] == 0:
+        raise ValueError("an integer X must have at least one row")
+    else:
+        lo = X[0].astype(np.int64)
+        hi = lo.copy()
     _column_ranges_kernel(X, lo, hi)
     return lo, hi
 

@@ -134,3 +134,14 @@ def test_data_coded_one_to_m_is_counted_without_a_copy():
     assert codes is X
     shifted = X - 1  # coded 0..9: shifted into place, the same counts
     assert NaiveBayes(categorical_features="all").fit(shifted, X[:, 0] % 2).counts_.equals(model.counts_)
+
+
+def test_codes_outside_the_schema_are_caught_without_a_scan():
+    from nbparallel.counting import CountSpec, count_rows
+
+    X = np.random.default_rng(1).integers(1, 5, (300, 3)).astype(np.uint8)
+    model = NaiveBayes(categorical_features="all").fit(X, X[:, 0] % 2)
+    changed = X.copy()
+    changed[17, 2] = 9  # the data changed after the schema pass
+    with pytest.raises(ValueError, match="column '2' holds codes outside 1..4"):
+        count_rows(CountSpec.of(model.schema_), changed, X[:, 0] % 2, None)

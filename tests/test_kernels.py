@@ -274,7 +274,18 @@ def test_column_ranges_match_numpy(dtype):
         lo, hi = column_ranges(layout)
         np.testing.assert_array_equal(lo, layout.min(axis=0))
         np.testing.assert_array_equal(hi, layout.max(axis=0))
-    with pytest.raises(TypeError, match="integers"):
-        column_ranges(X.astype(float))
+    with pytest.raises(TypeError, match="integers or floats"):
+        column_ranges(X.astype(str))
     with pytest.raises(ValueError, match="one row"):
         column_ranges(X[:0])
+
+
+def test_column_ranges_of_floats_skip_nan():
+    from nbparallel.kernels import column_ranges
+
+    X = np.array([[np.nan, 1.0, np.nan], [2.0, -np.inf, np.nan], [-1.5, 3.0, np.nan]])
+    lo, hi = column_ranges(X)
+    np.testing.assert_array_equal(lo, [-1.5, -np.inf, np.inf])
+    np.testing.assert_array_equal(hi, [2.0, 3.0, -np.inf])
+    lo, hi = column_ranges(np.empty((0, 2)))
+    assert np.all(lo == np.inf) and np.all(hi == -np.inf)
