@@ -159,15 +159,24 @@ def _all_missing_kernel(codes, values, y, weights, n_classes):
     return all_missing
 
 
+_LINEAR_SEARCH_EDGES = 16  # up to this many edges, counting beats bisection
+
+
 @njit(nogil=True, cache=True)
 def _bin_values_kernel(values, edges, n_bins, out):
     n_rows, f_num = values.shape
-    for j in range(f_num):
-        n_edges = n_bins[j] - 1
-        for i in range(n_rows):
+    for i in range(n_rows):  # row by row: the order C-ordered values lie in memory
+        for j in range(f_num):
             x = values[i, j]
             if np.isnan(x):
                 out[i, j] = 0
+                continue
+            n_edges = n_bins[j] - 1
+            if n_edges <= _LINEAR_SEARCH_EDGES:  # branch-free count of the edges below x
+                below = 0
+                for e in range(n_edges):
+                    below += edges[j, e] < x
+                out[i, j] = below + 1
                 continue
             lo = 0
             hi = n_edges

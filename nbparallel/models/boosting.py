@@ -28,13 +28,25 @@ from .base import MixedInputMixin
 from .naive_bayes import AUTO_SMOOTHING, NaiveBayes
 
 
-def _predicted_codes(learner, codes, values):
-    """Class index each row of a split partition gets from ``learner``."""
-    return learner._class_indices(learner._jll_of_codes(learner._final_codes(codes, values)))
+def _final_codes(learner, codes, values, cache):
+    """The partition's codes under ``learner``'s final bins, and the cache to keep.
+
+    Boosting multiplies weights by positive factors, so every learner has the
+    same non-empty bins and the same final edges: the codes are computed once
+    and reused while the edges stay the same.
+    """
+    key = tuple(edges.tobytes() for edges in learner.bin_edges_.values())
+    if cache is not None and cache[0] == key:
+        return cache[1], cache
+    final = learner._final_codes(codes, values)
+    return final, (key, final)
 
 
-def _wrong(learner, codes, values, classes):
-    return (_predicted_codes(learner, codes, values) != classes) & (classes >= 0)
+def _wrong(learner, codes, values, classes, cache=None):
+    """Rows ``learner`` classifies wrongly (never those with a missing target), and the codes cache."""
+    final, cache = _final_codes(learner, codes, values, cache)
+    predicted = learner._class_indices(learner._jll_of_codes(final))
+    return (predicted != classes) & (classes >= 0), cache
 
 
 def boost_partition(spec, scored, current, state, X, y, w):
@@ -49,9 +61,10 @@ def boost_partition(spec, scored, current, state, X, y, w):
     current : NaiveBayes or None
         The learner this pass scores; None for the first pass, which only counts.
     state : tuple or None
-        ``(codes, values, classes, weights, wrong)`` left by the previous
-        pass: the split rows, the weights the last learner was trained on and
-        the rows it got wrong. None rebuilds it by replaying ``scored``.
+        ``(codes, values, classes, weights, wrong, cache)`` left by the
+        previous pass: the split rows, the weights the last learner was
+        trained on, the rows it got wrong and the rows' codes under the final
+        bins. None rebuilds it by replaying ``scored``.
 
     Returns
     -------
@@ -63,10 +76,12 @@ def boost_partition(spec, scored, current, state, X, y, w):
         codes, values = spec.schema.split(X)
         classes = spec.schema.encode_classes(y, w)
         weights = np.ones(len(classes)) if w is None else np.asarray(w, dtype=np.float64)
+        cache = None
         for learner, right, wrong_factor in scored:
-            weights = weights * np.where(_wrong(learner, codes, values, classes), wrong_factor, right)
+            wrong, cache = _wrong(learner, codes, values, classes, cache)
+            weights = weights * np.where(wrong, wrong_factor, right)
     else:
-        codes, values, classes, weights, wrong = state
+        codes, values, classes, weights, wrong, cache = state
         if wrong is not None:
             _, right, wrong_factor = scored[-1]
             weights = weights * np.where(wrong, wrong_factor, right)
@@ -74,12 +89,12 @@ def boost_partition(spec, scored, current, state, X, y, w):
     if current is None:
         wrong, labels, n_columns = None, classes, n_classes
     else:
-        wrong = _wrong(current, codes, values, classes)
+        wrong, cache = _wrong(current, codes, values, classes, cache)
         labels, n_columns = np.where(classes >= 0, classes + n_classes * wrong, -1), 2 * n_classes
     table, totals, all_missing, n_missing = count_partition(
         codes, values, labels.astype(np.int32), weights, spec.offsets, spec.edges, n_columns)
     counts = CountTable(table, spec.offsets, totals, all_missing, int(n_missing))
-    return (codes, values, classes, weights, wrong), counts
+    return (codes, values, classes, weights, wrong, cache), counts
 
 
 def _halves(counts, n_classes):
@@ -364,8 +379,13 @@ class BoostedNaiveBayes(MixedInputMixin, ClassifierMixin, BaseEstimator):
 
 
 def _predictions_of(learners, X, y, w):
+    """Class index of every row under every learner (one column each)."""
     codes, values = learners[0].schema_.split(X)
-    return np.column_stack([_predicted_codes(m, codes, values) for m in learners])
+    columns, cache = [], None
+    for learner in learners:
+        final, cache = _final_codes(learner, codes, values, cache)
+        columns.append(learner._class_indices(learner._jll_of_codes(final)))
+    return np.column_stack(columns)
 
 
 def _evaluate_partition(model, X, y, w):
