@@ -384,3 +384,17 @@ def test_model_is_independent_of_the_partitioning(n_rows, n_partitions, split_ev
     assert many.counts_.equals(one.counts_)
     assert many.reduction_.n_leaves == n_partitions
     np.testing.assert_array_equal(many.predict_proba(frame), one.predict_proba(frame))
+
+
+def test_partial_fit_with_declared_classes():
+    X = np.array([["a"], ["b"], ["a"], ["b"]], dtype=object)
+    model = NaiveBayes().partial_fit(X, [0, 1, 0, 1], classes=[0, 1, 2])
+    assert list(model.classes_) == [0, 1, 2]
+    assert model.class_log_prior_[2] == -np.inf  # an empty class is removed from the calculations
+    proba = model.predict_proba(X)
+    np.testing.assert_array_equal(proba[:, 2], 0.0)
+    np.testing.assert_allclose(proba.sum(axis=1), 1.0)
+    model.partial_fit(np.array([["c"]], dtype=object), [2])
+    assert np.isfinite(model.class_log_prior_).all() and model.predict(np.array([["c"]], dtype=object))[0] == 2
+    with pytest.raises(ValueError, match=r"classes \[7\] not in `classes`"):
+        NaiveBayes().partial_fit(X, [0, 1, 0, 7], classes=[0, 1])
