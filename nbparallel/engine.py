@@ -41,6 +41,17 @@ def available_workers():
     return os.cpu_count() or 1
 
 
+def _is_lazy_or_remote(part):
+    """True for a delayed partition or one already held by the cluster (a Future)."""
+    if isinstance(part, Delayed):
+        return True
+    try:
+        from distributed import Future
+    except ImportError:  # pragma: no cover - distributed is a dependency
+        return False
+    return isinstance(part, Future)
+
+
 def _leaves(partitions, fn, name, token):
     """One task per partition applying ``fn``, and the futures the caller must hold.
 
@@ -48,7 +59,7 @@ def _leaves(partitions, fn, name, token):
     the returned futures keep it there until the pass is computed.
     """
     client = active_client()
-    concrete = [i for i, p in enumerate(partitions) if not isinstance(p, Delayed)]
+    concrete = [i for i, p in enumerate(partitions) if not _is_lazy_or_remote(p)]
     parts = list(partitions)
     futures = []
     if client is not None and concrete:
@@ -62,7 +73,7 @@ def _leaves(partitions, fn, name, token):
     return leaves, futures
 
 
-def _compute(obj, verbose):
+def compute(obj, verbose=False):
     """Compute a delayed object (or a list of them), with a progress bar if asked."""
     client = active_client()
     if not verbose:
@@ -112,7 +123,7 @@ def run_pass(partitions, summarize, merge, *, split_every=2, name="pass", token=
     token = tokenize(summarize, merge, token or [id(p) for p in partitions])
     leaves, scattered = _leaves(partitions, summarize, name, token)
     root, record = tree_reduce(leaves, merge, split_every, name=f"{name}-{token}")
-    result = _compute(root, verbose)
+    result = compute(root, verbose)
     del scattered  # the data may leave the workers now
     return result, record
 
@@ -121,6 +132,6 @@ def map_partitions(partitions, fn, *, name="map", token=None, verbose=False):
     """Apply ``fn`` to every partition and return the results in order."""
     token = tokenize(fn, token or [id(p) for p in partitions])
     leaves, scattered = _leaves(partitions, fn, name, token)
-    results = list(_compute(leaves, verbose))
+    results = list(compute(leaves, verbose))
     del scattered
     return results

@@ -111,7 +111,7 @@ class PassScheduler:
             lazy = [p for p in parts if isinstance(p, Delayed)]
             concrete = [p for p in parts if not isinstance(p, Delayed)]
             kept = iter(client.persist(lazy)) if lazy else iter(())
-            scattered = iter(client.scatter(concrete)) if concrete else iter(())
+            scattered = iter(client.scatter(concrete, hash=False)) if concrete else iter(())
             parts = [next(kept) if isinstance(p, Delayed) else next(scattered) for p in parts]
         elif any(isinstance(p, Delayed) for p in parts):
             parts = list(dask.persist(*parts))
@@ -148,21 +148,15 @@ class PassScheduler:
     def _token(self, kind, fn, args):
         return tokenize(kind, fn, args, self.dataset.token, len(self.passes))
 
-    def _reduce(self, kind, summaries, merge, token):
-        return tree_reduce(summaries, merge, self.split_every, name=f"nbparallel-{kind}-{token}")
-
     def run(self, kind, fn, merge, *args):
         """One pass: ``fn(*args, X, y, w)`` summarizes each partition, ``merge`` combines.
 
         Returns the merged summary.
         """
         start = time.perf_counter()
-        token = self._token(kind, fn, args)
-        mapper = self.dataset.map(fn, *args)
-        leaves = [delayed(mapper, pure=True)(part, dask_key_name=f"nbparallel-{kind}-map-{token}-{i}")
-                  for i, part in enumerate(self.dataset.partitions)]
-        root, record = self._reduce(kind, leaves, merge, token)
-        summary = self._compute(root, [])[0]
+        summary, record = engine.run_pass(
+            self.dataset.partitions, self.dataset.map(fn, *args), merge, split_every=self.split_every,
+            name=f"nbparallel-{kind}", token=self._token(kind, fn, args), verbose=self.verbose)
         self._record(kind, record, start)
         return summary
 
@@ -189,7 +183,7 @@ class PassScheduler:
                      for i, leaf in enumerate(leaves)]
         new_states = [delayed(getitem, pure=True)(leaf, 0, dask_key_name=f"nbparallel-{kind}-state-{token}-{i}")
                       for i, leaf in enumerate(leaves)]
-        root, record = self._reduce(kind, summaries, merge, token)
+        root, record = tree_reduce(summaries, merge, self.split_every, name=f"nbparallel-{kind}-{token}")
         summary, kept = self._compute(root, new_states if self.persisted else [])
         self._states = kept or None
         self._record(kind, record, start)
@@ -201,13 +195,7 @@ class PassScheduler:
         if client is not None and keep:
             root, *keep = client.persist([root, *keep])
             return root.compute(), keep
-        if self.verbose:
-            from dask.diagnostics import ProgressBar
-
-            with ProgressBar():
-                summary, *keep = dask.compute(root, *keep)
-        else:
-            summary, *keep = dask.compute(root, *keep)
+        summary, *keep = engine.compute([root, *keep], self.verbose)
         return summary, keep
 
 

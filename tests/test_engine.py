@@ -47,3 +47,22 @@ def test_errors_in_a_task_reach_the_caller(client):
 
     with client.as_current(), pytest.raises(ValueError, match="bad partition"):
         run_pass([1, 2], boom, max)
+
+
+@pytest.mark.parametrize("persist", [True, False])
+def test_iterative_estimators_give_the_same_model_on_a_client(client, persist):
+    from nbparallel import AutoClass, BoostedNaiveBayes
+
+    X, y = load_digits(return_X_y=True)
+    X, y = X[:600], y[:600]
+    boosted_local = BoostedNaiveBayes(n_rounds=3, n_partitions=4, persist=persist).fit(X, y)
+    clusters_local = AutoClass(n_clusters=3, n_restarts=2, max_iter=4, random_state=0, n_partitions=4,
+                               persist=persist).fit(X)
+    with client.as_current():
+        boosted = BoostedNaiveBayes(n_rounds=3, n_partitions=4, persist=persist).fit(X, y)
+        clusters = AutoClass(n_clusters=3, n_restarts=2, max_iter=4, random_state=0, n_partitions=4,
+                             persist=persist).fit(X)
+        assert boosted.predict(X).tolist() == boosted_local.predict(X).tolist()
+    np.testing.assert_allclose(boosted.estimator_weights_, boosted_local.estimator_weights_, rtol=1e-12)
+    np.testing.assert_allclose(clusters.history_, clusters_local.history_, rtol=1e-9)
+    assert [p["kind"] for p in boosted.passes_] == [p["kind"] for p in boosted_local.passes_]
