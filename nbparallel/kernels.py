@@ -91,6 +91,59 @@ def _count_codes_kernel(codes, y, weights, offsets, n_classes, counts):
             counts[base + row_offset[j] + codes[i, j]] += increment
 
 
+_PAIR_TABLE_LIMIT = 4096  # largest table a pair of attributes may share (rows)
+
+
+@njit(nogil=True, cache=True)
+def _count_code_pairs_kernel(codes, y, weights, pair_offsets, widths, n_classes, counts):
+    """Count attributes two at a time, into one table per pair: half the stores.
+
+    Attributes ``2p`` and ``2p + 1`` share the rows ``pair_offsets[p] +
+    code_a * widths[p] + code_b``; an odd last attribute has rows of its own.
+    ``counts`` is laid out as (n_classes + 1, pair_offsets[-1]), the last block a
+    sink for rows with a missing target.
+    """
+    n_rows, f_cat = codes.shape
+    n_pairs = f_cat // 2
+    n_table_rows = np.uint64(pair_offsets[-1])
+    row_offset = pair_offsets.astype(np.uint64)
+    width = widths.astype(np.uint64)
+    for i in range(n_rows):
+        if weights is None:
+            increment = 1
+        else:
+            increment = weights[i]
+        k = np.int64(y[i])
+        k = k if k >= 0 else n_classes
+        base = np.uint64(k) * n_table_rows
+        for p in range(n_pairs):
+            cell = row_offset[p] + np.uint64(codes[i, 2 * p]) * width[p] + codes[i, 2 * p + 1]
+            counts[base + cell] += increment
+        if f_cat % 2:
+            counts[base + row_offset[n_pairs] + codes[i, f_cat - 1]] += increment
+
+
+def _count_codes(codes, y, weights, offsets, n_classes, counts):
+    """Add the categorical counts into ``counts`` (n_classes + 1, rows), pairing attributes when small."""
+    f_cat = codes.shape[1]
+    sizes = np.diff(offsets[: f_cat + 1])
+    pair_sizes = sizes[0 : f_cat - 1 : 2] * sizes[1:f_cat:2]
+    if f_cat < 2 or pair_sizes.max() > _PAIR_TABLE_LIMIT:
+        _count_codes_kernel(codes, y, weights, offsets, n_classes, counts.ravel())
+        return
+    blocks = np.concatenate([pair_sizes, sizes[f_cat - 1 :] if f_cat % 2 else []]).astype(np.int64)
+    pair_offsets = np.concatenate([[0], np.cumsum(blocks)]).astype(np.int64)
+    paired = np.zeros((n_classes + 1, pair_offsets[-1]), counts.dtype)
+    _count_code_pairs_kernel(codes, y, weights, pair_offsets, sizes[1:f_cat:2], n_classes, paired.ravel())
+    for p in range(f_cat // 2):  # each attribute's counts are the pair table's margins
+        a, b = 2 * p, 2 * p + 1
+        block = paired[:, pair_offsets[p] : pair_offsets[p + 1]].reshape(-1, sizes[a], sizes[b])
+        counts[:, offsets[a] : offsets[a + 1]] += block.sum(axis=2)
+        counts[:, offsets[b] : offsets[b + 1]] += block.sum(axis=1)
+    if f_cat % 2:
+        counts[:, offsets[f_cat - 1] : offsets[f_cat]] += paired[:, pair_offsets[-2] :]
+
+
 @njit(nogil=True, cache=True)
 def _count_values_kernel(
     values, y, weights, offsets, padded, first_edge, inv_width, n_classes, counts
@@ -351,7 +404,7 @@ def count_partition(codes, values, y, weights, offsets, edges, n_classes):
     counts = np.zeros((n_classes + 1, n_table_rows), counter_dtype)
     flat_counts = counts.ravel()
     if f_cat:
-        _count_codes_kernel(codes, y, weights, offsets, n_classes, flat_counts)
+        _count_codes(codes, y, weights, offsets, n_classes, counts)
     if f_num:
         padded, first_edge, inv_width, guess_within_one = _binning_setup(edges, n_bins)
         if guess_within_one:

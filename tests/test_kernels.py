@@ -289,3 +289,26 @@ def test_column_ranges_of_floats_skip_nan():
     np.testing.assert_array_equal(hi, [2.0, 3.0, -np.inf])
     lo, hi = column_ranges(np.empty((0, 2)))
     assert np.all(lo == np.inf) and np.all(hi == -np.inf)
+
+
+@pytest.mark.parametrize("f_cat", [2, 3, 6, 7])
+@pytest.mark.parametrize("weighted", [False, True])
+@pytest.mark.parametrize("dtype", [np.uint8, np.uint16])
+def test_paired_counting_equals_one_attribute_at_a_time(f_cat, weighted, dtype):
+    from nbparallel.kernels import _count_codes, _count_codes_kernel
+
+    rng = np.random.default_rng(f_cat)
+    sizes = rng.integers(2, 40, f_cat) if dtype == np.uint8 else rng.integers(2, 300, f_cat)
+    offsets = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
+    n, K = 2000, 3
+    codes = np.column_stack([rng.integers(0, s, n) for s in sizes]).astype(dtype)
+    y = rng.integers(-1, K, n).astype(np.int32)
+    weights = rng.random(n) * 3 if weighted else None
+    dtype_counts = np.float64 if weighted else np.int32
+    single = np.zeros((K + 1, offsets[-1]), dtype_counts)
+    _count_codes_kernel(codes, y, weights, offsets, K, single.ravel())
+    paired = np.zeros_like(single)
+    _count_codes(np.asfortranarray(codes), y, weights, offsets, K, paired)  # pairs, or the fallback when large
+    np.testing.assert_allclose(paired, single, rtol=1e-12)
+    if not weighted:
+        np.testing.assert_array_equal(paired, single)
