@@ -312,3 +312,16 @@ def test_paired_counting_equals_one_attribute_at_a_time(f_cat, weighted, dtype):
     np.testing.assert_allclose(paired, single, rtol=1e-12)
     if not weighted:
         np.testing.assert_array_equal(paired, single)
+
+
+def test_best_classes_breaks_ties_by_the_given_order():
+    from nbparallel.kernels import best_classes
+
+    jll = np.array([[0.0, 0.0, -1.0], [-2.0, 1.0, 1.0], [-np.inf, -3.0, -np.inf], [5.0, 4.0, 5.0]])
+    np.testing.assert_array_equal(best_classes(jll, np.array([0, 1, 2])), [0, 1, 1, 0])
+    np.testing.assert_array_equal(best_classes(jll, np.array([2, 1, 0])), [1, 2, 1, 2])
+    rng = np.random.default_rng(0)
+    random = rng.normal(size=(500, 4))
+    np.testing.assert_array_equal(best_classes(random, np.arange(4)), random.argmax(axis=1))
+    with pytest.raises(ValueError, match="order"):
+        best_classes(random, np.arange(3))

@@ -13,7 +13,7 @@ from .. import engine, io
 from ..counting import count_dataset
 from ..counts import CountTable
 from ..data import CATEGORICAL, Schema, as_dataset, bin_for_prediction, scan_schema, sort_values
-from ..kernels import joint_log_likelihood
+from ..kernels import best_classes, joint_log_likelihood
 from ..reduce import TreeRecord
 from .base import MixedInputMixin
 
@@ -308,8 +308,7 @@ class NaiveBayes(MixedInputMixin, ClassifierMixin, BaseEstimator):
 
     def _class_indices(self, jll):
         """Index of the class with the largest joint log-likelihood; ties go to the larger prior."""
-        order = self._tie_order
-        return order[np.argmax(jll[:, order], axis=1)]
+        return best_classes(jll, self._tie_order)
 
     def _prediction_dataset(self, X):
         check_is_fitted(self, "counts_")
