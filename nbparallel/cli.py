@@ -207,7 +207,7 @@ def cmd_demo(args):
         print(f"  partitions           {r.n_leaves}")
         print(f"  reduction tree       height {r.height} (ceil(log2 P) = {int(np.ceil(np.log2(r.n_leaves)))}), "
               f"{r.n_merges} merges, level sizes {list(r.level_sizes)}")
-        print(f"  passes               " + ", ".join(f"{p['kind']} {p['seconds'] * 1000:.0f} ms" for p in model.passes_))
+        print("  passes               " + ", ".join(f"{p['kind']} {p['seconds'] * 1000:.0f} ms" for p in model.passes_))
         print(f"  fit / score time     {fit_seconds:.3f} s / {score_seconds:.3f} s")
         print(f"  same counts as P=1   {model.counts_.equals(single.counts_)}\n")
 

@@ -18,7 +18,6 @@ import json
 import time
 import warnings
 from dataclasses import replace
-from functools import partial
 from operator import getitem
 from pathlib import Path
 

@@ -1,6 +1,5 @@
 """The command line: fit, predict, evaluate and the demo, on real files."""
 
-import json
 import subprocess
 import sys
 

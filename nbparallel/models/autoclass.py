@@ -22,7 +22,7 @@ from .. import engine, io
 from ..data import Schema, as_dataset, bin_for_prediction
 from ..kernels import joint_log_likelihood
 from ..passes import Checkpoint, PassScheduler, passes_from_json, passes_to_json
-from .base import MixedInputMixin
+from .base import NBParallelMixin
 
 
 @njit(nogil=True, cache=True)
@@ -147,7 +147,7 @@ def random_counts(schema, n_clusters, n_rows, seed):
 
 
 @io.register
-class AutoClass(MixedInputMixin, ClusterMixin, BaseEstimator):
+class AutoClass(NBParallelMixin, ClusterMixin, BaseEstimator):
     """Unsupervised naive Bayes clustering (AutoClass) by EM, one pass per iteration.
 
     All restarts run together: one pass per iteration computes the expected
@@ -345,11 +345,6 @@ class AutoClass(MixedInputMixin, ClusterMixin, BaseEstimator):
         return float(-2 * log_likelihood.sum() + self.n_parameters() * np.log(len(log_likelihood)))
 
     # ------------------------------------------------------------- files
-
-    def save(self, path):
-        """Write the model as versioned JSON, completely or not at all."""
-        check_is_fitted(self, "counts_")
-        io.save(self, path)
 
     def _to_dict(self):
         return {

@@ -24,7 +24,7 @@ from ..counts import CountTable, merge_tables
 from ..data import Schema
 from ..kernels import count_partition
 from ..passes import Checkpoint, PassScheduler, passes_from_json, passes_to_json
-from .base import MixedInputMixin
+from .base import NBParallelMixin
 from .naive_bayes import AUTO_SMOOTHING, NaiveBayes
 
 
@@ -134,7 +134,7 @@ def round_outcome(counts, n_classes):
 
 
 @io.register
-class BoostedNaiveBayes(MixedInputMixin, ClassifierMixin, BaseEstimator):
+class BoostedNaiveBayes(NBParallelMixin, ClassifierMixin, BaseEstimator):
     """Boosted naive Bayes: AdaBoost.M1 (two classes) or SAMME (more), one pass per round.
 
     Each weak learner is a :class:`~nbparallel.NaiveBayes` derived from
@@ -174,6 +174,8 @@ class BoostedNaiveBayes(MixedInputMixin, ClassifierMixin, BaseEstimator):
     resumed_rounds_ : int
         Rounds restored from the checkpoint.
     """
+
+    _fitted_attribute = "estimators_"
 
     def __init__(self, *, n_rounds=10, alpha=AUTO_SMOOTHING, class_alpha=AUTO_SMOOTHING, n_bins=10,
                  categorical_features="auto", n_partitions=None, split_every=2, persist="auto",
@@ -342,11 +344,6 @@ class BoostedNaiveBayes(MixedInputMixin, ClassifierMixin, BaseEstimator):
             yield self.classes_[np.argmax(votes, axis=1)]
 
     # ------------------------------------------------------------- files
-
-    def save(self, path):
-        """Write the model as versioned JSON, completely or not at all."""
-        check_is_fitted(self, "estimators_")
-        io.save(self, path)
 
     def _to_dict(self):
         return {

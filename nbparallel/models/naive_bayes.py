@@ -15,7 +15,7 @@ from ..counts import CountTable
 from ..data import CATEGORICAL, Schema, as_dataset, bin_for_prediction, scan_schema, sort_values
 from ..kernels import best_classes, joint_log_likelihood
 from ..reduce import TreeRecord
-from .base import MixedInputMixin
+from .base import NBParallelMixin
 
 AUTO_SMOOTHING = "1/N"
 
@@ -46,7 +46,7 @@ def merged_bins(counts, edges):
 
 
 @io.register
-class NaiveBayes(MixedInputMixin, ClassifierMixin, BaseEstimator):
+class NaiveBayes(NBParallelMixin, ClassifierMixin, BaseEstimator):
     """Naive Bayes by counting, in parallel, with a binary-tree reduction.
 
     Categorical attributes are counted per value and class; numeric attributes
@@ -379,11 +379,6 @@ class NaiveBayes(MixedInputMixin, ClassifierMixin, BaseEstimator):
         return self.evaluate(X, y)["average_log_likelihood"]
 
     # ------------------------------------------------------------- files
-
-    def save(self, path):
-        """Write the model as versioned JSON, completely or not at all."""
-        check_is_fitted(self, "counts_")
-        io.save(self, path)
 
     def _to_dict(self):
         return {
