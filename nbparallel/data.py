@@ -39,8 +39,8 @@ class Dataset:
     Attributes
     ----------
     partitions : list
-        Concrete partitions or ``dask.delayed`` objects; :meth:`unpack` turns
-        one into ``(X, y, w)``.
+        Concrete partitions or ``dask.delayed`` objects; :meth:`map` wraps a
+        function of ``(X, y, w)`` to take one.
     columns : list of str
         Attribute names, in input order.
     kinds : list of str
@@ -60,16 +60,13 @@ class Dataset:
     n_rows: int | None = None
     token: str = ""
 
-    def unpack(self, part):
-        """``(X, y, w)`` of a partition; X a DataFrame or a 2-D array."""
-        return _unpack(part, self.columns, self.target, self.weight)
-
     def map(self, fn, *args):
         """A picklable ``part -> fn(*args, X, y, w)`` for :mod:`nbparallel.engine`."""
         return partial(_apply, fn, args, self.columns, self.target, self.weight)
 
 
 def _unpack(part, columns, target, weight):
+    """``(X, y, w)`` of a partition; X a DataFrame or a 2-D array."""
     if isinstance(part, tuple):
         return part
     X = part[columns]
