@@ -69,6 +69,18 @@ def _binning_setup(edges, n_bins):
     return padded, first_edge, inv_width, guess_within_one
 
 
+@njit(nogil=True, cache=True, inline="always")
+def _row_start(y, weights, i, n_classes, n_table_rows):
+    """Row i's increment (1 or its weight) and the start of its class block in a flat table.
+
+    A missing target (y < 0) goes to block ``n_classes``, the sink.
+    """
+    increment = 1 if weights is None else weights[i]
+    k = np.int64(y[i])
+    k = k if k >= 0 else n_classes
+    return increment, np.uint64(k) * n_table_rows
+
+
 @njit(nogil=True, cache=True)
 def _count_codes_kernel(codes, y, weights, offsets, n_classes, counts):
     """Add the categorical counts into ``counts`` laid out as (n_classes + 1, R).
@@ -80,13 +92,7 @@ def _count_codes_kernel(codes, y, weights, offsets, n_classes, counts):
     n_table_rows = np.uint64(offsets[-1])
     row_offset = offsets.astype(np.uint64)
     for i in range(n_rows):
-        if weights is None:
-            increment = 1
-        else:
-            increment = weights[i]
-        k = np.int64(y[i])
-        k = k if k >= 0 else n_classes
-        base = np.uint64(k) * n_table_rows
+        increment, base = _row_start(y, weights, i, n_classes, n_table_rows)
         for j in range(f_cat):
             counts[base + row_offset[j] + codes[i, j]] += increment
 
@@ -109,13 +115,7 @@ def _count_code_pairs_kernel(codes, y, weights, pair_offsets, widths, n_classes,
     row_offset = pair_offsets.astype(np.uint64)
     width = widths.astype(np.uint64)
     for i in range(n_rows):
-        if weights is None:
-            increment = 1
-        else:
-            increment = weights[i]
-        k = np.int64(y[i])
-        k = k if k >= 0 else n_classes
-        base = np.uint64(k) * n_table_rows
+        increment, base = _row_start(y, weights, i, n_classes, n_table_rows)
         for p in range(n_pairs):
             cell = row_offset[p] + np.uint64(codes[i, 2 * p]) * width[p] + codes[i, 2 * p + 1]
             counts[base + cell] += increment
@@ -163,13 +163,7 @@ def _count_values_kernel(
     padded_width = np.uint64(padded.shape[1])
     flat_padded = padded.ravel()
     for i in range(n_rows):
-        if weights is None:
-            increment = 1
-        else:
-            increment = weights[i]
-        k = np.int64(y[i])
-        k = k if k >= 0 else n_classes
-        base = np.uint64(k) * n_table_rows
+        increment, base = _row_start(y, weights, i, n_classes, n_table_rows)
         for j in range(f_num):
             x = values[i, j]
             guess = (x - first_edge[j]) * inv_width[j] + 1.0
