@@ -25,7 +25,7 @@ from ..data import Schema
 from ..kernels import count_partition
 from ..passes import Checkpoint, PassScheduler, passes_from_json, passes_to_json
 from .base import NBParallelMixin
-from .naive_bayes import AUTO_SMOOTHING, NaiveBayes
+from .naive_bayes import AUTO_SMOOTHING, NaiveBayes, check_classes, check_counts
 
 
 def _final_codes(learner, codes, values, cache):
@@ -225,8 +225,7 @@ class BoostedNaiveBayes(NBParallelMixin, ClassifierMixin, BaseEstimator):
         scheduler = PassScheduler(dataset, split_every=self.split_every, persist=self.persist,
                                   verbose=bool(self.verbose))
         self.schema_, scan = scheduler.schema(n_bins=self.n_bins)
-        if len(self.schema_.classes) < 2:
-            raise ValueError(f"y has 1 class {self.schema_.classes}: at least two classes are needed")
+        check_classes(self.schema_.classes)
         base._set_feature_names(dataset)
         self.n_features_in_ = base.n_features_in_
         for name in ("feature_names_in_", "target_column_"):
@@ -243,8 +242,7 @@ class BoostedNaiveBayes(NBParallelMixin, ClassifierMixin, BaseEstimator):
         scored = tuple((self._learner(r["counts"]), r["right"], r["wrong"]) for r in rounds)
         if pending is None and not rounds:
             pending = scheduler.run_stateful("count", boost_partition, merge_tables, spec, scored, None)
-            if pending.class_counts.sum() <= 0:
-                raise ValueError("no training case has both a known target and a known attribute value")
+            check_counts(pending)
             checkpoint.save(self._state(rounds, pending, stopped))
         while len(rounds) < self.n_rounds and not stopped:
             learner = self._learner(pending)

@@ -30,6 +30,18 @@ def _check_smoothing(value, name):
     return float(value)
 
 
+def check_classes(classes):
+    """Raise ValueError unless there are at least two classes to tell apart."""
+    if len(classes) < 2:
+        raise ValueError(f"y has 1 class {list(classes)}: at least two classes are needed")
+
+
+def check_counts(counts):
+    """Raise ValueError when no case has both a known target and a known attribute value."""
+    if counts.class_counts.sum() <= 0:
+        raise ValueError("no training case has both a known target and a known attribute value (all weights zero?)")
+
+
 def merged_bins(counts, edges):
     """SPSS empty-bin elimination: the non-empty bins and their new inner edges.
 
@@ -173,13 +185,11 @@ class NaiveBayes(NBParallelMixin, ClassifierMixin, BaseEstimator):
             schema = self._extend_schema(schema, dataset.columns)
         elif classes is not None and not set(scan.classes) <= set(schema.classes):
             raise ValueError(f"y holds classes {sorted(set(scan.classes) - set(schema.classes))} not in `classes`")
+        check_classes(schema.classes)
         counts, record = self._run("count", count_dataset, dataset, schema)
         if hasattr(self, "counts_"):
             counts = counts.merge(self.counts_)
-        if len(schema.classes) < 2:
-            raise ValueError(f"y has 1 class {schema.classes}: at least two classes are needed")
-        if counts.class_counts.sum() <= 0:
-            raise ValueError("no training case has both a known target and a known attribute value (all weights zero?)")
+        check_counts(counts)
         self.schema_, self.counts_, self.reduction_ = schema, counts, record
         self.n_partitions_ = record.n_leaves
         self._set_feature_names(dataset)
