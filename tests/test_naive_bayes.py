@@ -398,3 +398,21 @@ def test_partial_fit_with_declared_classes():
     assert np.isfinite(model.class_log_prior_).all() and model.predict(np.array([["c"]], dtype=object))[0] == 2
     with pytest.raises(ValueError, match=r"classes \[7\] not in `classes`"):
         NaiveBayes().partial_fit(X, [0, 1, 0, 7], classes=[0, 1])
+
+
+def test_failed_partial_fit_leaves_the_model_as_it_was(monkeypatch):
+    import nbparallel.models.naive_bayes as module
+
+    X = np.array([["a"], ["b"], ["a"], ["b"]], dtype=object)
+    model = NaiveBayes().partial_fit(X, [0, 1, 0, 1])
+    before_counts, before_schema = model.counts_, model.schema_.to_dict()
+
+    def interrupted(*args, **kwargs):  # e.g. the cluster is lost during the counting pass
+        raise RuntimeError("counting pass interrupted")
+
+    monkeypatch.setattr(module, "count_dataset", interrupted)
+    with pytest.raises(RuntimeError, match="interrupted"):
+        model.partial_fit(np.array([["c"], ["d"]], dtype=object), [0, 2])  # the schema would grow
+    assert model.counts_ is before_counts and model.schema_.to_dict() == before_schema
+    monkeypatch.undo()
+    np.testing.assert_array_equal(model.predict(X), [0, 1, 0, 1])

@@ -181,14 +181,15 @@ class NaiveBayes(NBParallelMixin, ClassifierMixin, BaseEstimator):
         self.passes_ = []
         schema, scan, _ = self._run("schema", scan_schema, dataset, n_bins=self.n_bins,
                                     classes=None if classes is None else sort_values(set(classes)))
+        previous = None  # the fitted counts, in the layout of the (possibly grown) schema
         if hasattr(self, "schema_"):
-            schema = self._extend_schema(schema, dataset.columns)
+            schema, previous = self._extend_schema(schema, dataset.columns)
         elif classes is not None and not set(scan.classes) <= set(schema.classes):
             raise ValueError(f"y holds classes {sorted(set(scan.classes) - set(schema.classes))} not in `classes`")
         check_classes(schema.classes)
         counts, record = self._run("count", count_dataset, dataset, schema)
-        if hasattr(self, "counts_"):
-            counts = counts.merge(self.counts_)
+        if previous is not None:
+            counts = counts.merge(previous)
         check_counts(counts)
         self.schema_, self.counts_, self.reduction_ = schema, counts, record
         self.n_partitions_ = record.n_leaves
@@ -216,7 +217,11 @@ class NaiveBayes(NBParallelMixin, ClassifierMixin, BaseEstimator):
             self.feature_names_in_ = np.asarray(dataset.columns, dtype=object)
 
     def _extend_schema(self, new, columns):
-        """Union of the fitted schema and a new piece's; remaps the old counts."""
+        """Union of the fitted schema and a new piece's, and the fitted counts remapped to it.
+
+        The model itself is left untouched, so a pass that fails afterwards
+        changes nothing.
+        """
         old = self.schema_
         if len(columns) != len(old.columns):
             raise ValueError(f"X has {len(columns)} features, but {type(self).__name__} is expecting "
@@ -237,10 +242,10 @@ class NaiveBayes(NBParallelMixin, ClassifierMixin, BaseEstimator):
             sizes.append(at.n_values)
         classes = sort_values(set(old.classes) | set(new.classes))
         schema = Schema(attributes, old.columns, classes)
-        if schema.to_dict() != old.to_dict():
-            class_map = [classes.index(c) for c in old.classes]
-            self.counts_ = self.counts_.reindex(row_maps, sizes, class_map, len(classes))
-        return schema
+        if schema.to_dict() == old.to_dict():
+            return schema, self.counts_
+        class_map = [classes.index(c) for c in old.classes]
+        return schema, self.counts_.reindex(row_maps, sizes, class_map, len(classes))
 
     # ---------------------------------------------------- probabilities
 
