@@ -698,11 +698,13 @@ def scan_schema(dataset, *, n_bins=10, classes=None, split_every=2, verbose=Fals
     return Schema.from_scan(scan, dataset.columns, dataset.kinds, n_bins, classes), scan, record
 
 
-def bin_for_prediction(values, edges_list):
-    """Codes (1 + bin, 0 = missing) of numeric values under arbitrary edges."""
+def all_codes(codes, values, edges_list):
+    """One uint16 code matrix of every attribute: the categorical codes, then the
+    numeric values binned under ``edges_list`` (1 + bin, 0 = missing), any edges."""
     n_bins = np.array([len(e) + 1 for e in edges_list], dtype=np.int64)
     width = max([len(e) for e in edges_list] + [0])
     edges = np.full((len(edges_list), width), np.inf)
     for j, e in enumerate(edges_list):
         edges[j, : len(e)] = e
-    return bin_values(np.asarray(values, dtype=np.float64), edges, n_bins)
+    binned = bin_values(np.asarray(values, dtype=np.float64), edges, n_bins)
+    return np.hstack([codes.astype(np.uint16), binned.astype(np.uint16)])

@@ -19,7 +19,7 @@ from sklearn.base import BaseEstimator, ClusterMixin
 from sklearn.utils.validation import check_is_fitted
 
 from .. import engine, io
-from ..data import Schema, as_dataset, bin_for_prediction
+from ..data import Schema, all_codes, as_dataset
 from ..kernels import joint_log_likelihood
 from ..passes import Checkpoint, PassScheduler, passes_from_json, passes_to_json
 from .base import NBParallelMixin
@@ -84,9 +84,7 @@ def merge_expected(*summaries):
 
 def encode_rows(schema, X):
     """All attribute codes of a partition under the schema's bins (0 = missing)."""
-    codes, values = schema.split(X)
-    binned = bin_for_prediction(values, [at.edges() for at in schema.attributes[schema.n_categorical:]])
-    return np.hstack([codes.astype(np.uint16), binned.astype(np.uint16)])
+    return all_codes(*schema.split(X), [at.edges() for at in schema.attributes[schema.n_categorical:]])
 
 
 def log_parameters(table, totals, offsets, n_clusters, alpha):

@@ -12,7 +12,7 @@ from sklearn.utils.validation import check_is_fitted
 from .. import engine, io
 from ..counting import count_dataset
 from ..counts import CountTable
-from ..data import CATEGORICAL, Schema, as_dataset, bin_for_prediction, scan_schema, sort_values
+from ..data import CATEGORICAL, Schema, all_codes, as_dataset, scan_schema, sort_values
 from ..kernels import best_classes, joint_log_likelihood
 from ..reduce import TreeRecord
 from .base import NBParallelMixin
@@ -311,8 +311,7 @@ class NaiveBayes(NBParallelMixin, ClassifierMixin, BaseEstimator):
         """Categorical codes and numeric values (a split partition) as codes under the final bins."""
         schema = self.schema_
         numeric = [at.name for at in schema.attributes[schema.n_categorical :]]
-        binned = bin_for_prediction(values, [self.bin_edges_[n] for n in numeric])
-        return np.hstack([codes.astype(np.uint16), binned.astype(np.uint16)])
+        return all_codes(codes, values, [self.bin_edges_[n] for n in numeric])
 
     def _jll_of_codes(self, codes):
         """log P(x, c) of rows given as codes under the final bins."""
