@@ -230,6 +230,14 @@ def cmd_bench(args):
         raise SystemExit(status)
 
 
+def cmd_langley(args):
+    """Reproduce a figure of Langley and Sage's analysis: theory against experiment."""
+    from .analysis.figures import main as langley_main
+
+    with _execution(args):
+        langley_main(args.figures, args.out, runs=args.runs, seed=args.seed, verbose=not args.quiet)
+
+
 def build_parser():
     """The argument parser of every subcommand."""
     parser = argparse.ArgumentParser(prog="nbparallel", description="Parallel and distributed naive Bayes.")
@@ -288,6 +296,16 @@ def build_parser():
     p.add_argument("bench_args", nargs=argparse.REMAINDER, metavar="EXPERIMENT [OPTIONS]",
                    help="passed on to benchmarks/run.py")
     p.set_defaults(func=cmd_bench)
+
+    p = sub.add_parser("langley", help="a figure of the Langley-Sage average-case analysis, theory vs experiment")
+    p.add_argument("figures", nargs="+", choices=["1a", "1b", "2a", "2b", "all"], metavar="FIGURE",
+                   help="1a, 1b, 2a, 2b or all")
+    p.add_argument("--runs", type=int, default=1000, help="training sets per curve (default 1000)")
+    p.add_argument("--out", default="benchmarks/results/langley", help="output directory for CSV and PNG")
+    p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    _add_cluster_options(p)
+    p.set_defaults(func=cmd_langley)
     return parser
 
 
