@@ -101,6 +101,8 @@ def check_weights(sample_weight, n_rows):
         raise ValueError(f"sample_weight must have shape ({n_rows},), got {w.shape}")
     if not np.all(np.isfinite(w)) or np.any(w < 0):
         raise ValueError("sample_weight must hold finite, non-negative numbers")
+    if not w.any():
+        raise ValueError("sample_weight is zero for every row: there is nothing to count")
     return w
 
 

@@ -82,9 +82,11 @@ class PartitionedClassifier(NBParallelMixin, ClassifierMixin, BaseEstimator):
     - **Parameters** are declared in ``_parameter_constraints`` (see
       :mod:`nbparallel.params`) and checked by :meth:`_check_params` at the start
       of ``fit`` and ``partial_fit``.
-    - **A fresh fit clears** every attribute that is not a constructor parameter
-      (:meth:`_clear_fitted`), so nothing of an earlier fit survives it: no
-      ``feature_names_in_`` of a DataFrame fit after a refit on an ndarray.
+    - **A fresh fit clears** every fitted attribute, that is every attribute
+      whose name ends in ``_`` (scikit-learn's convention; caches a model
+      derives must be named so too) (:meth:`_clear_fitted`), so nothing of an
+      earlier fit survives it: no ``feature_names_in_`` of a DataFrame fit
+      after a refit on an ndarray.
       ``partial_fit`` after the first call keeps the state and adds to it.
     - **Input features**: ``n_features_in_`` always; ``feature_names_in_``
       only when the input's columns all have string names
@@ -105,9 +107,8 @@ class PartitionedClassifier(NBParallelMixin, ClassifierMixin, BaseEstimator):
         check_params(self, self._parameter_constraints)
 
     def _clear_fitted(self):
-        """Forget everything an earlier fit set: all attributes but the parameters."""
-        params = self.get_params(deep=False)
-        for name in [n for n in vars(self) if n not in params]:
+        """Forget everything an earlier fit set: every attribute whose name ends in ``_``."""
+        for name in [n for n in vars(self) if n.endswith("_") and not n.startswith("__")]:
             delattr(self, name)
 
     def _set_input_features(self, X=None, *, n_features=None, feature_names=None):
@@ -198,7 +199,8 @@ class PartitionedClassifier(NBParallelMixin, ClassifierMixin, BaseEstimator):
 
     def predict(self, X):
         """The class with the largest posterior."""
-        return self.classes_[self._best_classes(self.predict_joint_log_proba(X))]
+        jll = self.predict_joint_log_proba(X)
+        return self.classes_[self._best_classes(jll)]
 
     def score(self, X, y, sample_weight=None):
         """Mean accuracy of ``predict(X)`` against ``y`` (weighted if asked)."""

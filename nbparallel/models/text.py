@@ -336,6 +336,10 @@ class MultinomialNaiveBayes(_TextNaiveBayes):
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.input_tags.positive_only = True
+        # scikit-learn's own MultinomialNB gets the same blobs data shifted
+        # globally; the shift its checks apply to other estimators' data leaves
+        # a multinomial model near 0.8 accuracy (as MultinomialNB on it).
+        tags.classifier_tags.poor_score = True
         return tags
 
 
