@@ -254,3 +254,40 @@ def test_fit_on_a_real_dask_cluster_gives_the_local_model():
     assert remote.counts_.equals(local.counts_) and remote.reduction_.n_leaves == 5
     assert in_memory.counts_.equals(BernoulliNaiveBayes().fit(X, y).counts_)
     np.testing.assert_array_equal(proba, local.predict_proba(X))
+
+
+def test_cli_text_fit_and_predict_from_documents_and_npz(tmp_path, capsys):
+    from nbparallel.cli import main
+
+    docs, topics = documents(n=120)
+    for t in sorted(WORDS):
+        (tmp_path / "corpus" / t).mkdir(parents=True)
+    for i, (d, t) in enumerate(zip(docs, topics)):
+        (tmp_path / "corpus" / t / f"{i:03d}.txt").write_text(d)
+    (tmp_path / "docs.txt").write_text("\n".join(docs))
+    (tmp_path / "labels.txt").write_text("\n".join(topics))
+    hashed = HashingVectorizer(n_features=2**10, alternate_sign=False, norm=None).transform(docs)
+    sp.save_npz(tmp_path / "counts.npz", hashed)
+    expected = BernoulliNB(binarize=0.0).fit(hashed, topics)
+
+    assert main(["text-fit", str(tmp_path / "docs.txt"), "--labels", str(tmp_path / "labels.txt"),
+                 "--model", "bernoulli", "--hashing-bits", "10", "-o", str(tmp_path / "a.json")]) == 0
+    assert main(["text-fit", str(tmp_path / "counts.npz"), "--labels", str(tmp_path / "labels.txt"),
+                 "--model", "bernoulli", "--partitions", "3", "-o", str(tmp_path / "b.json")]) == 0
+    a, b = load(tmp_path / "a.json"), load(tmp_path / "b.json")
+    assert a.counts_.equals(b.counts_) and b.reduction_.n_leaves == 3
+    np.testing.assert_allclose(a.feature_log_prob_, expected.feature_log_prob_, atol=1e-9)
+
+    assert main(["text-fit", str(tmp_path / "corpus"), "--hashing-bits", "10", "-o", str(tmp_path / "c.json")]) == 0
+    assert main(["text-predict", str(tmp_path / "c.json"), str(tmp_path / "docs.txt"), "--proba",
+                 "-o", str(tmp_path / "pred.csv")]) == 0
+    pred = pd.read_csv(tmp_path / "pred.csv")
+    ref = MultinomialNB().fit(hashed, topics)
+    np.testing.assert_array_equal(pred["prediction"], ref.predict(hashed))
+    np.testing.assert_allclose(pred[[f"proba_{c}" for c in ref.classes_]], ref.predict_proba(hashed), atol=1e-9)
+
+    (tmp_path / "short.txt").write_text("\n".join(topics[:5]))
+    assert main(["text-fit", str(tmp_path / "docs.txt"), "--labels", str(tmp_path / "short.txt"),
+                 "-o", str(tmp_path / "d.json")]) == 2
+    assert "--labels has 5 lines, but" in capsys.readouterr().err
+    assert not (tmp_path / "d.json").exists()
