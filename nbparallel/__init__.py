@@ -8,8 +8,8 @@ from the merged counts.
 from .counts import CountTable
 from .engine import run_pass
 from .io import load
-from .models import AutoClass, BoostedNaiveBayes, NaiveBayes
+from .models import AutoClass, BernoulliNaiveBayes, BoostedNaiveBayes, MultinomialNaiveBayes, NaiveBayes
 from .reduce import TreeRecord
 
 __version__ = "0.1.0"
-__all__ = ["AutoClass", "BoostedNaiveBayes", "CountTable", "NaiveBayes", "TreeRecord", "load", "run_pass", "__version__"]
+__all__ = ["AutoClass", "BernoulliNaiveBayes", "BoostedNaiveBayes", "MultinomialNaiveBayes", "CountTable", "NaiveBayes", "TreeRecord", "load", "run_pass", "__version__"]

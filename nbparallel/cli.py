@@ -182,6 +182,78 @@ def cmd_evaluate(args):
     print(pd.DataFrame(result["confusion_matrix"], index=model.classes_, columns=model.classes_).to_string())
 
 
+def _read_documents(path, labels_path, n_features):
+    """A count matrix and its labels (None without labels) from documents or a ``.npz`` matrix.
+
+    ``path`` is a text file (one document per line), a directory of class
+    directories of text files (labels from the directory names), or a
+    ``scipy.sparse.save_npz`` file (rows are documents). Text is hashed by
+    ``HashingVectorizer(n_features, alternate_sign=False, norm=None)``.
+    """
+    import scipy.sparse as sp
+    from sklearn.feature_extraction.text import HashingVectorizer
+
+    path = Path(path)
+    if not path.exists():
+        raise ValueError(f"data path {str(path)!r} does not exist")
+    labels = None
+    if path.suffix == ".npz":
+        X = sp.load_npz(path)
+    else:
+        if path.is_dir():
+            files = sorted(f for f in path.glob("*/*") if f.is_file())
+            if not files:
+                raise ValueError(f"directory {str(path)!r} holds no CLASS/DOCUMENT files")
+            docs = [f.read_text(encoding="utf-8", errors="replace") for f in files]
+            labels = np.array([f.parent.name for f in files])
+        else:
+            docs = path.read_text(encoding="utf-8").splitlines()
+        X = HashingVectorizer(n_features=n_features, alternate_sign=False, norm=None).transform(docs)
+    if labels_path is not None:
+        labels = np.array(Path(labels_path).read_text(encoding="utf-8").splitlines())
+        if len(labels) != X.shape[0]:
+            raise ValueError(f"--labels has {len(labels)} lines, but {str(path)!r} has {X.shape[0]} documents")
+    return X, labels
+
+
+def cmd_text_fit(args):
+    from .models import BernoulliNaiveBayes, MultinomialNaiveBayes
+
+    X, y = _read_documents(args.data, args.labels, 2**args.hashing_bits)
+    if y is None:
+        raise ValueError("--labels is required unless DATA is a directory of class directories")
+    params = dict(alpha=args.alpha, n_partitions=args.partitions, split_every=args.split_every)
+    model = (MultinomialNaiveBayes(**params) if args.model == "multinomial"
+             else BernoulliNaiveBayes(binarize=args.binarize, **params))
+    start = time.perf_counter()
+    with _execution(args):
+        model.fit(X, y)
+    elapsed = time.perf_counter() - start
+    model.save(args.output)
+    r = model.reduction_
+    print(f"fitted {args.model} naive Bayes: {len(model.classes_)} classes, {X.shape[0]} documents, "
+          f"{X.shape[1]} features in {elapsed:.2f} s")
+    print(f"partitions {r.n_leaves}, reduction tree height {r.height}, merges {r.n_merges}")
+    print(f"model written to {args.output}")
+
+
+def cmd_text_predict(args):
+    from .io import load
+
+    model = load(args.model)
+    if not hasattr(model, "feature_count_"):
+        raise ValueError(f"{args.model} is not a text model (MultinomialNaiveBayes or BernoulliNaiveBayes)")
+    X, _ = _read_documents(args.data, None, model.n_features_in_)
+    with _execution(args):
+        out = pd.DataFrame({"prediction": model.predict(X)})
+        if args.proba:
+            proba = model.predict_proba(X)
+            for k, c in enumerate(model.classes_):
+                out[f"proba_{c}"] = proba[:, k]
+    _write_table(out, args.output)
+    print(f"{len(out)} predictions written to {args.output}")
+
+
 def cmd_demo(args):
     from sklearn.datasets import load_breast_cancer, load_digits
     from sklearn.model_selection import train_test_split
@@ -284,6 +356,31 @@ def build_parser():
     p.add_argument("--target", help="target column (default: the one the model was fitted on)")
     _add_cluster_options(p)
     p.set_defaults(func=cmd_evaluate)
+
+    text_data = ("a text file (one document per line), a directory of CLASS/DOCUMENT text files, "
+                 "or a scipy.sparse .npz count matrix (rows are documents)")
+    p = sub.add_parser("text-fit", help="train a multinomial or Bernoulli text model and save it as JSON",
+                       description="Documents are hashed by HashingVectorizer(n_features=2**BITS, "
+                                   "alternate_sign=False, norm=None); text-predict hashes the same way.")
+    p.add_argument("data", help=text_data)
+    p.add_argument("--labels", help="file of class labels, one line per document (default: directory names)")
+    p.add_argument("--model", choices=["multinomial", "bernoulli"], default="multinomial")
+    p.add_argument("--hashing-bits", type=int, default=18, help="hash words into 2**BITS features (default 18)")
+    p.add_argument("--alpha", type=float, default=1.0, help="additive smoothing (default 1)")
+    p.add_argument("--binarize", type=float, default=0.0, help="bernoulli: counts above this are present")
+    p.add_argument("--partitions", type=int, help="number of partitions (default: two per worker)")
+    p.add_argument("--split-every", type=_split_every, default=2, help="reduction fan-in, or 'flat' (default 2)")
+    p.add_argument("-o", "--output", required=True, help="model file to write (JSON)")
+    _add_cluster_options(p)
+    p.set_defaults(func=cmd_text_fit)
+
+    p = sub.add_parser("text-predict", help="predict the classes of documents with a saved text model")
+    p.add_argument("model")
+    p.add_argument("data", help=text_data)
+    p.add_argument("-o", "--output", required=True, help="CSV or Parquet file to write")
+    p.add_argument("--proba", action="store_true", help="also write class probabilities")
+    _add_cluster_options(p)
+    p.set_defaults(func=cmd_text_predict)
 
     p = sub.add_parser("demo", help="the main job: fit and score on bundled real datasets, locally")
     p.add_argument("--partitions", type=int, default=8, help="number of partitions (default 8)")

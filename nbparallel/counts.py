@@ -4,7 +4,9 @@ A :class:`CountTable` holds raw (weighted) counts only. Merging two tables adds
 them, so ``merge`` is associative and commutative, the empty table is its
 identity, and integer counts (exact in float64 up to 2**53) merge exactly.
 Smoothing, logarithms and probabilities are derived from the merged table
-afterwards, never merged.
+afterwards, never merged. A table follows the summary protocol of
+:mod:`nbparallel.summaries`: ``a + b`` merges, :meth:`CountTable.empty` is the
+identity, ``to_dict``/``from_dict`` its JSON form.
 """
 
 from __future__ import annotations
@@ -12,6 +14,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+
+from .summaries import merge_summaries
 
 
 @dataclass(frozen=True, eq=False)
@@ -95,6 +99,8 @@ class CountTable:
             n_missing_target=self.n_missing_target + other.n_missing_target,
         )
 
+    __add__ = merge
+
     def equals(self, other):
         """True when both tables hold exactly the same counts."""
         return (
@@ -169,7 +175,4 @@ def merge_tables(*tables):
     """Merge any number of tables, left to right in the order given."""
     if not tables:
         raise ValueError("merge_tables needs at least one table")
-    result = tables[0]
-    for table in tables[1:]:
-        result = result.merge(table)
-    return result
+    return merge_summaries(*tables)

@@ -43,7 +43,7 @@ def save(estimator, path):
             "format": FORMAT,
             "format_version": FORMAT_VERSION,
             "estimator": type(estimator).__name__,
-            "params": estimator.get_params(),
+            "params": {k: v.tolist() if hasattr(v, "tolist") else v for k, v in estimator.get_params().items()},
             "fitted": body,
         },
         path,

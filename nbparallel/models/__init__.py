@@ -3,5 +3,6 @@
 from .autoclass import AutoClass
 from .boosting import BoostedNaiveBayes
 from .naive_bayes import NaiveBayes
+from .text import BernoulliNaiveBayes, MultinomialNaiveBayes
 
-__all__ = ["AutoClass", "BoostedNaiveBayes", "NaiveBayes"]
+__all__ = ["AutoClass", "BernoulliNaiveBayes", "BoostedNaiveBayes", "MultinomialNaiveBayes", "NaiveBayes"]

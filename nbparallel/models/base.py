@@ -1,8 +1,35 @@
-"""What every nbparallel estimator shares."""
+"""What every nbparallel estimator shares.
 
+:class:`PartitionedClassifier` is the one base of the classifiers, in the spirit
+of scikit-learn's ``_BaseNB``: ``predict``, ``predict_proba``,
+``predict_log_proba``, ``predict_joint_log_proba``, ``score`` and ``evaluate``
+are written once, over partitions, on top of two things a model supplies:
+
+- ``_data(X, y=None, sample_weight=None)``: the input as partitions (an object
+  with ``partitions``, ``token`` and ``map(fn, *args)``, where ``map`` makes a
+  function of one partition that calls ``fn(*args, X, y, w)``);
+- ``_joint_log_likelihood_part(X)``: log P(x, c) of the rows of one partition,
+  shape (n_rows, n_classes), columns in the order of ``classes_``.
+
+The base also owns one rule for input features and for what a fresh ``fit``
+clears, and the declared parameter checks.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pandas as pd
+from scipy.special import logsumexp
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.metrics import accuracy_score
 from sklearn.utils.validation import check_is_fitted
 
-from .. import io
+from .. import engine, io
+from ..params import Interval, Options, check_params
+from ..partitions import feature_names_of
+from ..summaries import Evaluation, merge_summaries
 
 
 class NBParallelMixin:
@@ -26,3 +53,187 @@ class NBParallelMixin:
         tags.input_tags.categorical = True
         tags.input_tags.string = True
         return tags
+
+
+def _normalise(jll):
+    return jll - logsumexp(jll, axis=1, keepdims=True)
+
+
+def _jll_task(model, X, y, w):
+    return model._joint_log_likelihood_part(X)
+
+
+def _evaluation_task(model, X, y, w):
+    """Confusion counts and summed log P(y|x) of one partition's labelled rows."""
+    truth = model._encode_targets(y)
+    known = truth >= 0
+    jll = model._joint_log_likelihood_part(X)[known]
+    truth = truth[known]
+    confusion = np.zeros((len(model.classes_),) * 2, dtype=np.int64)
+    np.add.at(confusion, (truth, model._best_classes(jll)), 1)
+    return Evaluation(confusion, float(_normalise(jll)[np.arange(len(truth)), truth].sum()))
+
+
+class PartitionedClassifier(NBParallelMixin, ClassifierMixin, BaseEstimator):
+    """Base of the classifiers scored partition by partition.
+
+    Rules every subclass follows:
+
+    - **Parameters** are declared in ``_parameter_constraints`` (see
+      :mod:`nbparallel.params`) and checked by :meth:`_check_params` at the start
+      of ``fit`` and ``partial_fit``.
+    - **A fresh fit clears** every fitted attribute, that is every attribute
+      whose name ends in ``_`` (scikit-learn's convention; caches a model
+      derives must be named so too) (:meth:`_clear_fitted`), so nothing of an
+      earlier fit survives it: no ``feature_names_in_`` of a DataFrame fit
+      after a refit on an ndarray.
+      ``partial_fit`` after the first call keeps the state and adds to it.
+    - **Input features**: ``n_features_in_`` always; ``feature_names_in_``
+      only when the input's columns all have string names
+      (:meth:`_set_input_features`); prediction checks both
+      (:meth:`_check_input_features`).
+    """
+
+    _parameter_constraints = {
+        "n_partitions": [None, Interval(int, 1, None)],
+        "split_every": [Interval(int, 2, None), Options((False,))],
+        "verbose": [Interval(int, 0, None), "boolean"],
+    }
+
+    # ------------------------------------------------------------ fitting rules
+
+    def _check_params(self):
+        """Check every declared parameter; raise ValueError naming the first bad one."""
+        check_params(self, self._parameter_constraints)
+
+    def _clear_fitted(self):
+        """Forget everything an earlier fit set: every attribute whose name ends in ``_``."""
+        for name in [n for n in vars(self) if n.endswith("_") and not n.startswith("__")]:
+            delattr(self, name)
+
+    def _set_input_features(self, X=None, *, n_features=None, feature_names=None):
+        """Record ``n_features_in_`` and, for named string columns, ``feature_names_in_``.
+
+        Give ``X`` (anything with ``shape`` or ``columns``) or ``n_features``
+        and ``feature_names`` directly (inputs such as file paths).
+        """
+        if X is not None:
+            n_features, feature_names = _shape_and_names(X)
+        self.n_features_in_ = int(n_features)
+        if feature_names is not None:
+            self.feature_names_in_ = np.asarray(feature_names, dtype=object)
+        elif hasattr(self, "feature_names_in_"):
+            del self.feature_names_in_
+
+    def _check_input_features(self, X=None, *, n_features=None, feature_names=None):
+        """Raise ValueError when the input's features differ from the fitted ones."""
+        if X is not None:
+            n_features, feature_names = _shape_and_names(X)
+        name = type(self).__name__
+        fitted = getattr(self, "feature_names_in_", None)
+        if feature_names is not None and fitted is None:
+            warnings.warn(f"X has feature names, but {name} was fitted without feature names", UserWarning)
+        elif feature_names is None and fitted is not None:
+            warnings.warn(f"X does not have valid feature names, but {name} was fitted with feature names",
+                          UserWarning)
+        elif feature_names is not None and list(feature_names) != list(fitted):
+            raise ValueError("The feature names should match those that were passed during fit.\n"
+                             f"X has columns {list(feature_names)}; the model was fitted on {list(fitted)}")
+        if n_features != self.n_features_in_:
+            raise ValueError(f"X has {n_features} features, but {name} is expecting "
+                             f"{self.n_features_in_} features as input.")
+
+    def _record_pass(self, kind, record, seconds):
+        """Keep a pass's tree record in ``passes_`` (and the counting pass's in ``reduction_``)."""
+        self.passes_ = [*getattr(self, "passes_", []), {"kind": kind, "tree": record, "seconds": seconds}]
+
+    # ------------------------------------------------------------- what models supply
+
+    def _data(self, X, y=None, sample_weight=None):
+        """The input as partitions; see the module docstring."""
+        raise NotImplementedError
+
+    def _joint_log_likelihood_part(self, X):
+        """log P(x, c) of one partition's rows, shape (n_rows, n_classes)."""
+        raise NotImplementedError
+
+    def _encode_targets(self, y):
+        """Positions of the labels in ``classes_``; -1 for a missing label.
+
+        A label the model has never seen raises ValueError.
+        """
+        y = np.asarray(y)
+        missing = np.asarray(pd.isna(y), dtype=bool) if y.dtype == object or y.dtype.kind == "f" else np.zeros(
+            len(y), dtype=bool)
+        codes = np.full(len(y), -1, dtype=np.int64)
+        known = y[~missing]
+        pos = np.searchsorted(self.classes_, known)
+        found = (pos < len(self.classes_)) & (self.classes_[np.minimum(pos, len(self.classes_) - 1)] == known)
+        if not np.all(found):
+            raise ValueError(f"y holds labels {sorted(set(known[~found].tolist()))[:10]} the model was not "
+                             f"fitted on; classes are {self.classes_.tolist()}")
+        codes[~missing] = pos
+        return codes
+
+    def _best_classes(self, jll):
+        """Index of the most probable class of each row (first in ``classes_`` on ties)."""
+        return np.argmax(jll, axis=1)
+
+    # ------------------------------------------------------------- scoring, once
+
+    def predict_joint_log_proba(self, X):
+        """log P(x, c) for every row and class, shape (n_rows, n_classes)."""
+        check_is_fitted(self, self._fitted_attribute)
+        data = self._data(X)
+        parts = engine.map_partitions(data.partitions, data.map(_jll_task, self), name="nbparallel-jll",
+                                      token=data.token, verbose=bool(self.verbose))
+        return np.vstack(parts) if parts else np.empty((0, len(self.classes_)))
+
+    def predict_log_proba(self, X):
+        """Normalised log-posteriors log P(c | x), computed in log space."""
+        return _normalise(self.predict_joint_log_proba(X))
+
+    def predict_proba(self, X):
+        """Posterior probabilities P(c | x); rows sum to one."""
+        return np.exp(self.predict_log_proba(X))
+
+    def predict(self, X):
+        """The class with the largest posterior."""
+        jll = self.predict_joint_log_proba(X)
+        return self.classes_[self._best_classes(jll)]
+
+    def score(self, X, y, sample_weight=None):
+        """Mean accuracy of ``predict(X)`` against ``y`` (weighted if asked)."""
+        return accuracy_score(y, self.predict(X), sample_weight=sample_weight)
+
+    def evaluate(self, X, y=None):
+        """Accuracy, confusion matrix and average log-likelihood in one pass.
+
+        Rows with a missing target are left out. The average log-likelihood is
+        the mean of log P(y_i | x_i).
+
+        Returns
+        -------
+        dict with ``accuracy``, ``confusion_matrix`` (rows: true class,
+        columns: predicted), ``average_log_likelihood`` and ``n_rows``.
+        """
+        check_is_fitted(self, self._fitted_attribute)
+        data = self._data(X, y)
+        summary, _ = engine.run_pass(data.partitions, data.map(_evaluation_task, self), merge_summaries,
+                                     split_every=self.split_every, name="nbparallel-evaluate",
+                                     token=data.token, verbose=bool(self.verbose))
+        return summary.report()
+
+    def average_log_likelihood(self, X, y=None):
+        """The average conditional log-likelihood of the data, mean of log P(y_i | x_i)."""
+        return self.evaluate(X, y)["average_log_likelihood"]
+
+
+def _shape_and_names(X):
+    names = feature_names_of(X)
+    if names is not None:
+        return len(names), names
+    shape = getattr(X, "shape", None)
+    if shape is None or len(shape) != 2:
+        raise ValueError(f"X must be 2-dimensional (rows x features), got shape {shape}")
+    return int(shape[1]), None

@@ -1,0 +1,61 @@
+"""What a partition function receives: rows, and where they sit in the data.
+
+A partition is ``Part(X, y, w, info)``; ``info`` is its :class:`PartitionInfo`
+(partition index and global row offset), which functions that need row
+identity (folds, reproducible sampling) ask for with ``with_info=True``.
+:func:`feature_names_of` is the one rule for the names of the input's columns.
+"""
+
+from __future__ import annotations
+
+from functools import partial
+from typing import Any, NamedTuple
+
+import numpy as np
+
+
+class PartitionInfo(NamedTuple):
+    """Where a partition sits: its index and the global index of its first row."""
+
+    index: int
+    row_offset: int
+
+
+class Part(NamedTuple):
+    """One partition: features, targets (or None), weights (or None) and its info."""
+
+    X: Any
+    y: Any
+    w: Any
+    info: PartitionInfo
+
+
+def _call(fn, args, with_info, part):
+    if with_info:
+        return fn(*args, part.X, part.y, part.w, part.info)
+    return fn(*args, part.X, part.y, part.w)
+
+
+def over_parts(fn, *args, with_info=False):
+    """``fn(*args, X, y, w[, info])`` as a function of one :class:`Part` (picklable)."""
+    return partial(_call, fn, args, with_info)
+
+
+def feature_names_of(X):
+    """Column names of a data frame when all are strings, else None.
+
+    >>> import pandas as pd
+    >>> feature_names_of(pd.DataFrame({"a": [1], "b": [2]})).tolist(), feature_names_of(np.ones((1, 2)))
+    (['a', 'b'], None)
+    """
+    columns = getattr(X, "columns", None)
+    if columns is None or isinstance(X, np.ndarray) or len(columns) == 0:
+        return None
+    names = np.asarray(list(columns), dtype=object)
+    is_str = [isinstance(c, str) for c in names]
+    if all(is_str):
+        return names
+    if any(is_str):
+        raise TypeError("Feature names are only supported if all input features have string names, "
+                        f"but X has column names of types {sorted({type(c).__name__ for c in names})}")
+    return None
