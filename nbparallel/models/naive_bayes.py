@@ -9,12 +9,10 @@ import pandas as pd
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
 
-from .. import engine, io
+from .. import engine, io, validate
 from ..counting import count_dataset
-from ..counts import CountTable
 from ..data import CATEGORICAL, Schema, all_codes, as_dataset, scan_schema, sort_values
 from ..kernels import best_classes, joint_log_likelihood
-from ..reduce import TreeRecord
 from .base import NBParallelMixin
 
 AUTO_SMOOTHING = "1/N"
@@ -25,8 +23,8 @@ def _check_smoothing(value, name):
         if value != AUTO_SMOOTHING:
             raise ValueError(f"{name} must be a positive number or '{AUTO_SMOOTHING}', got {value!r}")
         return value
-    if isinstance(value, bool) or not isinstance(value, (int, float, np.number)) or not value > 0:
-        raise ValueError(f"{name} must be a positive number or '{AUTO_SMOOTHING}', got {value!r}")
+    if isinstance(value, bool) or not isinstance(value, (int, float, np.number)) or not 0 < value < np.inf:
+        raise ValueError(f"{name} must be a positive finite number or '{AUTO_SMOOTHING}', got {value!r}")
     return float(value)
 
 
@@ -130,8 +128,9 @@ class NaiveBayes(NBParallelMixin, ClassifierMixin, BaseEstimator):
     def _check_params(self):
         _check_smoothing(self.alpha, "alpha")
         _check_smoothing(self.class_alpha, "class_alpha")
-        if isinstance(self.n_bins, bool) or not isinstance(self.n_bins, (int, np.integer)) or self.n_bins < 2:
-            raise ValueError(f"n_bins must be an int >= 2, got {self.n_bins!r}")
+        if isinstance(self.n_bins, bool) or not isinstance(self.n_bins, (int, np.integer)) \
+                or not 2 <= self.n_bins <= validate.MAX_BINS:
+            raise ValueError(f"n_bins must be an int in [2, {validate.MAX_BINS}], got {self.n_bins!r}")
 
     def _dataset(self, X, y, sample_weight=None, require_target=True):
         _reject_sparse(X)
@@ -406,17 +405,19 @@ class NaiveBayes(NBParallelMixin, ClassifierMixin, BaseEstimator):
 
     def _from_dict(self, d):
         self._check_params()
-        self.schema_ = Schema.from_dict(d["schema"])
-        self.counts_ = CountTable.from_dict(d["counts"])
-        if not np.array_equal(self.counts_.offsets, self.schema_.offsets):
-            raise ValueError("the count table does not match the schema")
-        self.reduction_ = TreeRecord.from_dict(d["reduction"])
+        validate.keys(d, "fitted", ("schema", "counts", "reduction", "n_features_in", "feature_names_in",
+                                    "target_column"))
+        self.schema_ = validate.schema(d["schema"])
+        check_classes(self.schema_.classes)
+        self.counts_ = validate.count_table(d["counts"], self.schema_, len(self.schema_.classes))
+        check_counts(self.counts_)
+        self.reduction_ = validate.tree_record(d["reduction"])
         self.n_partitions_ = self.reduction_.n_leaves
-        self.n_features_in_ = int(d["n_features_in"])
-        if d["feature_names_in"] is not None:
-            self.feature_names_in_ = np.asarray(d["feature_names_in"], dtype=object)
-        if d["target_column"] is not None:
-            self.target_column_ = str(d["target_column"])
+        self.n_features_in_, names, target = validate.feature_names(d, self.schema_)
+        if names is not None:
+            self.feature_names_in_ = np.asarray(names, dtype=object)
+        if target is not None:
+            self.target_column_ = target
         self.passes_ = []
         self._derive()
 
