@@ -337,6 +337,11 @@ class AutoClass(NBParallelMixin, ClusterMixin, BaseEstimator):
         """The most probable cluster of every row."""
         return np.argmax(self._log_responsibilities(X)[0], axis=1)
 
+    def _predict_part(self, X, proba=False):
+        """Clusters, and their probabilities when ``proba``, of one in-memory partition's attribute columns."""
+        log_resp = _log_responsibilities_of(self, X, None, None)[0]
+        return np.argmax(log_resp, axis=1), (np.exp(log_resp) if proba else None)
+
     def fit_predict(self, X, y=None, sample_weight=None):
         """Fit, then predict the clusters of the same rows."""
         return self.fit(X, sample_weight=sample_weight).predict(X)

@@ -344,6 +344,11 @@ class BoostedNaiveBayes(NBParallelMixin, ClassifierMixin, BaseEstimator):
             "n_rows": int(n),
         }
 
+    def _predict_part(self, X, proba=False):
+        """Labels, and vote shares when ``proba``, of one in-memory partition's attribute columns."""
+        shares = self._vote_shares(_predictions_of(self.estimators_, X, None, None))
+        return self.classes_[np.argmax(shares, axis=1)], (shares if proba else None)
+
     def staged_predict(self, X):
         """Predictions of the ensemble of the first t learners, for t = 1, 2, ..."""
         predictions = self._learner_predictions(X)

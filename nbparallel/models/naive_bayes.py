@@ -409,6 +409,11 @@ class NaiveBayes(NBParallelMixin, ClassifierMixin, BaseEstimator):
         """Posterior probabilities; rows sum to one."""
         return np.exp(self.predict_log_proba(X))
 
+    def _predict_part(self, X, proba=False):
+        """Labels, and posteriors when ``proba``, of one in-memory partition's attribute columns."""
+        labels = self.classes_[_predict_of(self, X, None, None)]
+        return labels, (np.exp(_normalise(self._jll_rows(X))) if proba else None)
+
     def evaluate(self, X, y=None):
         """Accuracy, confusion matrix and average log-likelihood in one pass.
 
