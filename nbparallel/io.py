@@ -7,7 +7,9 @@ A model file is one JSON object::
 
 ``sha256`` is the digest of the canonical JSON text of the other keys (sorted
 keys, no spaces, ASCII). It detects a damaged file (a flipped bit, a truncated
-copy): it is no signature, anyone can recompute it. Files written before the
+copy) wherever the damage changes a value; a change that parses to the same
+values (the 17th digit of a float that rounds to the same double) changes
+nothing and passes. It is no signature: anyone can recompute it. Files written before the
 digest existed have no ``sha256`` key; they are still read, and validated as
 strictly as any other. Reading refuses anything that is not a regular file or
 is larger than :data:`MAX_FILE_BYTES`, and every value is checked against the

@@ -32,7 +32,7 @@ def check_memory(n_bytes, what, hint):
     >>> check_memory(1 << 80, "the tables", "use fewer bins")
     Traceback (most recent call last):
     ...
-    ValueError: the tables need about 1073741824.0 TiB of memory, more than the ... available; use fewer bins
+    ValueError: the tables need about ... TiB of memory, more than the ... available; use fewer bins
     """
     from .passes import available_memory
 
