@@ -24,8 +24,33 @@ def _split_every(text):
     return value
 
 
+class _Parser(argparse.ArgumentParser):
+    """An argument parser whose usage errors are one line and exit status 2."""
+
+    def error(self, message):
+        self.exit(2, f"{self.prog}: error: {message}\n")
+
+
 def _smoothing(text):
-    return text if text == "1/N" else float(text)
+    if text == "1/N":
+        return text
+    try:
+        value = float(text)
+    except ValueError:
+        value = float("nan")
+    if not 0 < value < float("inf"):
+        raise argparse.ArgumentTypeError(f"must be a positive finite number or '1/N', got {text!r}")
+    return value
+
+
+def _positive_int(text):
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be an int >= 1, got {text!r}")
+    return value
 
 
 def _add_data_options(p):
@@ -34,6 +59,7 @@ def _add_data_options(p):
     p.add_argument("--split-every", type=_split_every, default=2, help="reduction fan-in, or 'flat' (default 2)")
     p.add_argument("--categorical", nargs="+", metavar="COLUMN", help="numeric columns to treat as categorical")
     p.add_argument("--quiet", action="store_true", help="no progress bars")
+    p.add_argument("--drop", nargs="+", metavar="COLUMN", help="columns to leave out (ids, leaks)")
 
 
 def _add_cluster_options(p):
@@ -44,15 +70,61 @@ def _add_cluster_options(p):
 
 @contextlib.contextmanager
 def _execution(args):
-    """Activate the cluster the options name; the local threaded scheduler otherwise."""
-    if not (getattr(args, "scheduler", None) or getattr(args, "cluster", None)):
-        yield None
-        return
-    from .cluster import client_for
+    """Activate the cluster the options name (the local threaded scheduler otherwise);
+    progress bars, which Dask writes to stdout, go to stderr meanwhile."""
+    with contextlib.redirect_stdout(sys.stderr):
+        if not (getattr(args, "scheduler", None) or getattr(args, "cluster", None)):
+            yield None
+            return
+        from .cluster import client_for
 
-    with client_for(scheduler=args.scheduler, cluster=args.cluster) as client:
-        with client.as_current():
-            yield client
+        with client_for(scheduler=args.scheduler, cluster=args.cluster) as client:
+            with client.as_current():
+                yield client
+
+
+def _check_output(path):
+    """Raise ValueError before any work when the output's directory does not exist."""
+    parent = Path(path).parent
+    if not parent.is_dir():
+        raise ValueError(f"the output directory {str(parent)!r} of {str(path)!r} does not exist")
+
+
+def _training_data(args):
+    """The data path, or the files without the ``--drop`` columns."""
+    if not args.drop:
+        return args.data
+    data = _read_table(args.data)
+    missing = [c for c in args.drop if c not in data.columns]
+    if missing:
+        raise ValueError(f"--drop names columns {missing} that the data does not have; "
+                         f"columns are {list(data.columns)}")
+    return data.drop(columns=args.drop)
+
+
+def _loaded(args):
+    """The model file's estimator, its progress bars set by --quiet rather than by the file."""
+    from .io import load
+
+    model = load(args.model)
+    verbose = 0 if args.quiet else 1
+    model.set_params(verbose=verbose)
+    for learner in getattr(model, "estimators_", []):
+        learner.set_params(verbose=verbose)
+    return model
+
+
+def _feature_columns(model, data, keep=()):
+    """The model's attribute columns of ``data``: its recorded names, or all but the target and ``keep``."""
+    names = list(model.feature_names_in_) if hasattr(model, "feature_names_in_") else None
+    if names is None:
+        target = getattr(model, "target_column_", None)
+        return [c for c in data.columns if c != target and c not in keep]
+    missing = [c for c in names if c not in data.columns]
+    if missing:
+        raise ValueError(f"the data lacks columns {missing[:5]}{' ...' if len(missing) > 5 else ''} "
+                         f"that the model was fitted on")
+    return names
 
 
 def _read_table(path):
@@ -65,20 +137,47 @@ def _read_table(path):
 
 
 def _write_table(frame, path):
+    """Write a CSV or (by suffix) Parquet file completely or not at all."""
     path = Path(path)
     tmp = path.with_name(f".{path.name}.tmp")
-    if path.suffix.lower() in (".parquet", ".pq"):
-        frame.to_parquet(tmp, index=False)
-    else:
-        frame.to_csv(tmp, index=False)
-    tmp.replace(path)
+    try:
+        if path.suffix.lower() in (".parquet", ".pq"):
+            frame.to_parquet(tmp, index=False)
+        else:
+            frame.to_csv(tmp, index=False)
+        tmp.replace(path)
+    finally:
+        tmp.unlink(missing_ok=True)
+
+
+def _is_directory_output(path):
+    return path.endswith(("/", "\\")) or Path(path).is_dir()
+
+
+def _predictions(model, part, features, keep, proba, directory, index):
+    """One partition's predictions as a DataFrame, or written to ``directory`` (then its row count)."""
+    labels, probabilities = model._predict_part(part[features], proba)
+    out = pd.DataFrame({c: part[c].to_numpy() for c in keep})
+    out["prediction"] = labels
+    if proba:
+        names = getattr(model, "classes_", range(probabilities.shape[1]))  # clusters are numbered
+        for k, c in enumerate(names):
+            out[f"proba_{c}"] = probabilities[:, k]
+    if directory is None:
+        return out
+    suffix = ".csv" if directory.suffix.lower() == ".csv" else ".parquet"
+    _write_table(out, directory / f"part-{index:05d}{suffix}")
+    return len(out)
 
 
 def cmd_fit(args):
     from .models import NaiveBayes
 
-    if args.boost:
+    _check_output(args.output)
+    if args.boost is not None:
         return cmd_fit_boosted(args)
+    if args.checkpoint is not None:
+        raise ValueError("--checkpoint needs --boost T: only boosting resumes from a checkpoint")
     model = NaiveBayes(
         alpha=args.alpha, class_alpha=args.class_alpha, n_bins=args.bins,
         categorical_features=args.categorical or "auto", n_partitions=args.partitions,
@@ -86,12 +185,14 @@ def cmd_fit(args):
     )
     start = time.perf_counter()
     with _execution(args):
-        model.fit(args.data, args.target, sample_weight=args.weight)
+        model.fit(_training_data(args), args.target, sample_weight=args.weight)
     elapsed = time.perf_counter() - start
     model.save(args.output)
     r = model.reduction_
-    print(f"fitted {len(model.classes_)} classes from {model.counts_.class_totals.sum():g} rows "
-          f"({model.n_missing_target_} with a missing target skipped) in {elapsed:.2f} s")
+    amount = f"a total weight of {model.counts_.class_totals.sum():g}" if args.weight \
+        else f"{model.counts_.class_totals.sum():g} rows"
+    print(f"fitted {len(model.classes_)} classes from {amount} "
+          f"({model.n_missing_target_} rows with a missing target skipped) in {elapsed:.2f} s")
     print(f"partitions {r.n_leaves}, reduction tree height {r.height}, merges {r.n_merges}")
     print(f"model written to {args.output}")
 
@@ -113,7 +214,7 @@ def cmd_fit_boosted(args):
     )
     start = time.perf_counter()
     with _execution(args):
-        model.fit(args.data, args.target, sample_weight=args.weight)
+        model.fit(_training_data(args), args.target, sample_weight=args.weight)
     elapsed = time.perf_counter() - start
     model.save(args.output)
     print(f"boosted {len(model.estimators_)} naive Bayes rounds over {len(model.classes_)} classes "
@@ -131,9 +232,10 @@ def cmd_cluster_fit(args):
         categorical_features=args.categorical or "auto", n_partitions=args.partitions,
         split_every=args.split_every, checkpoint=args.checkpoint, verbose=0 if args.quiet else 1,
     )
+    _check_output(args.output)
     start = time.perf_counter()
     with _execution(args):
-        model.fit(args.data)
+        model.fit(_training_data(args))
     elapsed = time.perf_counter() - start
     model.save(args.output)
     print(f"{args.clusters} clusters, best of {args.restarts} restarts (restart {model.best_restart_}), "
@@ -144,27 +246,38 @@ def cmd_cluster_fit(args):
 
 
 def cmd_predict(args):
-    from .io import load
+    from . import engine
 
-    model = load(args.model)
+    model = _loaded(args)
+    directory = Path(args.output) if _is_directory_output(args.output) else None
+    _check_output(args.output.rstrip("/\\") if directory is not None else args.output)
     with _execution(args):
         data = _read_table(args.data)
-        columns = list(model.feature_names_in_) if hasattr(model, "feature_names_in_") else None
-        X = data[columns] if columns is not None else data
-        out = pd.DataFrame({"prediction": model.predict(X)})
-        if args.proba:
-            proba = model.predict_proba(X)
-            labels = getattr(model, "classes_", range(proba.shape[1]))  # clusters are numbered
-            for k, c in enumerate(labels):
-                out[f"proba_{c}"] = proba[:, k]
+        keep = args.keep or []
+        missing = [c for c in keep if c not in data.columns]
+        if missing:
+            raise ValueError(f"--keep names columns {missing} that the data does not have")
+        features = _feature_columns(model, data, keep)
+        if directory is not None:
+            directory.mkdir(exist_ok=True)
+        from dask import delayed
+
+        tasks = [delayed(_predictions, pure=True)(model, part, features, keep, args.proba, directory, i)
+                 for i, part in enumerate(data.to_delayed())]
+        parts = engine.compute(tasks, not args.quiet)
+    if directory is not None:
+        print(f"{sum(parts)} predictions written to {len(parts)} files in {directory}")
+        return
+    out = pd.concat(parts, ignore_index=True)
     _write_table(out, args.output)
     print(f"{len(out)} predictions written to {args.output}")
 
 
 def cmd_evaluate(args):
-    from .io import load
-
-    model = load(args.model)
+    model = _loaded(args)
+    if not hasattr(model, "evaluate"):
+        raise ValueError(f"{args.model} holds a {type(model).__name__} model, which has no classes to evaluate; "
+                         f"evaluate needs a NaiveBayes or BoostedNaiveBayes model")
     target = args.target or getattr(model, "target_column_", None)
     if target is None:
         raise ValueError("--target is required: the model does not record its target column")
@@ -172,9 +285,10 @@ def cmd_evaluate(args):
         data = _read_table(args.data)
         if target not in data.columns:
             raise ValueError(f"target column {target!r} does not exist; columns are {list(data.columns)}")
-        columns = list(model.feature_names_in_) if hasattr(model, "feature_names_in_") else None
-        frame = data[columns + [target]] if columns is not None else data
-        result = model.evaluate(frame, target)
+        columns = _feature_columns(model, data, [target])
+        if target in columns:
+            raise ValueError(f"target column {target!r} is one of the attributes the model was fitted on")
+        result = model.evaluate(data[columns + [target]], target)
     print(f"rows                    {result['n_rows']}")
     print(f"accuracy                {result['accuracy']:.4f}")
     print(f"average log-likelihood  {result['average_log_likelihood']:.4f}")
@@ -312,7 +426,7 @@ def cmd_langley(args):
 
 def build_parser():
     """The argument parser of every subcommand."""
-    parser = argparse.ArgumentParser(prog="nbparallel", description="Parallel and distributed naive Bayes.")
+    parser = _Parser(prog="nbparallel", description="Parallel and distributed naive Bayes.")
     sub = parser.add_subparsers(dest="command", required=True)
 
     p = sub.add_parser("fit", help="train a naive Bayes model and save it as JSON")
@@ -322,7 +436,8 @@ def build_parser():
     p.add_argument("--weight", help="name of a sample-weight column")
     p.add_argument("--alpha", type=_smoothing, default="1/N", help="cell smoothing f (default 1/N; 1 = Laplace)")
     p.add_argument("--class-alpha", type=_smoothing, default="1/N", help="class-prior smoothing lambda (default 1/N)")
-    p.add_argument("--boost", type=int, metavar="T", help="boost T naive Bayes rounds (AdaBoost.M1 / SAMME)")
+    p.add_argument("--boost", type=_positive_int, metavar="T",
+                   help="boost T >= 1 naive Bayes rounds (AdaBoost.M1 / SAMME)")
     p.add_argument("--checkpoint", metavar="FILE", help="with --boost: resume from / save state to this JSON file")
     _add_data_options(p)
     _add_cluster_options(p)
@@ -330,10 +445,10 @@ def build_parser():
 
     p = sub.add_parser("cluster-fit", help="cluster rows with AutoClass (naive Bayes EM) and save the model")
     p.add_argument("data", help="CSV or Parquet file or directory")
-    p.add_argument("--clusters", type=int, required=True, help="number of clusters K")
+    p.add_argument("--clusters", type=_positive_int, required=True, help="number of clusters K")
     p.add_argument("-o", "--output", required=True, help="model file to write (JSON)")
-    p.add_argument("--restarts", type=int, default=5, help="random restarts, run together (default 5)")
-    p.add_argument("--max-iter", type=int, default=100, help="most EM iterations (default 100)")
+    p.add_argument("--restarts", type=_positive_int, default=5, help="random restarts, run together (default 5)")
+    p.add_argument("--max-iter", type=_positive_int, default=100, help="most EM iterations (default 100)")
     p.add_argument("--tol", type=float, default=1e-6, help="stop when the log-posterior gains <= tol per row")
     p.add_argument("--seed", type=int, help="random seed of the starting parameters")
     p.add_argument("--alpha", type=float, default=1.0, help="Dirichlet smoothing (default 1)")
@@ -345,8 +460,12 @@ def build_parser():
     p = sub.add_parser("predict", help="predict with a saved model")
     p.add_argument("model")
     p.add_argument("data", help="CSV or Parquet file or directory")
-    p.add_argument("-o", "--output", required=True, help="CSV or Parquet file to write")
+    p.add_argument("-o", "--output", required=True,
+                   help="CSV or Parquet file to write, or a directory (ending in '/' or existing) to write one "
+                        "file per partition into: CSV when its name ends in .csv, Parquet otherwise")
     p.add_argument("--proba", action="store_true", help="also write class probabilities")
+    p.add_argument("--keep", nargs="+", metavar="COLUMN", help="columns to copy into the output (ids)")
+    p.add_argument("--quiet", action="store_true", help="no progress bars")
     _add_cluster_options(p)
     p.set_defaults(func=cmd_predict)
 
@@ -354,6 +473,7 @@ def build_parser():
     p.add_argument("model")
     p.add_argument("data", help="CSV or Parquet file or directory")
     p.add_argument("--target", help="target column (default: the one the model was fitted on)")
+    p.add_argument("--quiet", action="store_true", help="no progress bars")
     _add_cluster_options(p)
     p.set_defaults(func=cmd_evaluate)
 
@@ -411,13 +531,21 @@ def main(argv=None):
     args = build_parser().parse_args(argv)
     try:
         args.func(args)
-    except (ValueError, TypeError, FileNotFoundError, ImportError, ConnectionError) as exc:
-        print(f"nbparallel {args.command}: error: {exc}", file=sys.stderr)
+    except KeyboardInterrupt:
+        print(f"nbparallel {args.command}: interrupted", file=sys.stderr)
+        return 130
+    except (ValueError, TypeError, OSError, ImportError) as exc:
+        _report(args.command, str(exc))
         return 2
-    except Exception as exc:  # failures of the cluster: NoWorkerError, KilledWorker, ...
-        print(f"nbparallel {args.command}: error: {type(exc).__name__}: {exc}", file=sys.stderr)
-        return 1
+    except Exception as exc:  # failures of the cluster: KilledWorker, a timeout, ...
+        _report(args.command, f"{type(exc).__name__}: {exc}")
+        return 2
     return 0
+
+
+def _report(command, message):
+    """One line on stderr naming the problem."""
+    print(f"nbparallel {command}: error: " + " ".join(message.split()), file=sys.stderr)
 
 
 if __name__ == "__main__":

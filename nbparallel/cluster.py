@@ -22,7 +22,10 @@ import contextlib
 import difflib
 import importlib
 import os
+import shutil
 import sys
+import threading
+import time
 
 import yaml
 
@@ -65,6 +68,8 @@ _BACKENDS = {
                    "pip install nbparallel[kubernetes]"),
 }
 _NEEDS = {"ssh": "asyncssh"}
+#: The batch system's job submission command of the kinds that need one.
+_SUBMIT_COMMANDS = {"slurm": "sbatch", "pbs": "qsub"}
 
 
 def _check_keys(path, where, given, accepted):
@@ -176,6 +181,14 @@ def _connect_address(address, timeout=DEFAULT_TIMEOUT, security=None, source="")
     """
     from distributed import Client
 
+    if isinstance(address, str):
+        from distributed.comm import get_address_host_port
+
+        try:
+            get_address_host_port(address)
+        except ValueError as exc:
+            raise ValueError(f"{address!r}{source} is not a Dask scheduler address like "
+                             f"tcp://HOST:PORT ({exc})") from None
     if isinstance(address, str) and address.startswith("tls://") and security is None:
         from distributed.security import Security
 
@@ -203,9 +216,14 @@ def _cluster_class(kind):
 
 def _make_cluster(config):
     """Start the cluster a non-scheduler config describes, scaled to its ``jobs``."""
+    cluster_class = _cluster_class(config["kind"])
+    submit = _SUBMIT_COMMANDS.get(config["kind"])
+    if submit is not None and shutil.which(submit) is None:
+        raise FileNotFoundError(f"{config['path']}: kind {config['kind']!r} submits its workers with "
+                                f"{submit!r}, which is not on this host's PATH; run on the cluster's login node")
     options = dict(config["options"])
     jobs = options.pop("jobs", None)
-    cluster = _cluster_class(config["kind"])(**options)
+    cluster = cluster_class(**options)
     if jobs:
         cluster.scale(jobs=jobs)
     return cluster
@@ -277,31 +295,56 @@ def _dashboard(client):
         return None
 
 
-def _swap_no_workers_timeout(old, new, dask_scheduler=None):
-    """On the scheduler: set its no-workers timeout to ``new`` if it is ``old``."""
-    if dask_scheduler.no_workers_timeout != old:
-        return False
-    dask_scheduler.no_workers_timeout = new
-    return True
+class NoWorkersError(TimeoutError):
+    """The cluster had no worker for longer than the config's ``no_workers_timeout``."""
 
 
 @contextlib.contextmanager
-def _fail_without_workers(client, seconds):
-    """Make tasks fail after ``seconds`` without any worker, unless the scheduler's
-    own ``distributed.scheduler.no-workers-timeout`` is set; restore it on exit."""
-    changed = False
-    if seconds is not None:
-        try:
-            changed = client.run_on_scheduler(_swap_no_workers_timeout, None, seconds)
-        except Exception as exc:  # e.g. nbparallel missing on the scheduler
-            print(f"warning: a fit will wait for ever if every worker dies: {exc!r}",
-                  file=sys.stderr)
+def _fail_without_workers(client, seconds, poll=0.5):
+    """Stop the fit when the cluster has had no worker for ``seconds``.
+
+    A thread of this process watches the number of workers and closes the
+    client when the time is up, which ends the computation it waits for; the
+    scheduler's own settings are never changed, so a fit that is killed
+    leaves the shared scheduler as it found it.
+    """
+    if seconds is None:
+        yield
+        return
+    stop, fired = threading.Event(), threading.Event()
+
+    def watch():
+        since = None
+        while not stop.wait(poll):
+            try:
+                n_workers = len(client.nthreads())
+            except Exception:  # the scheduler is unreachable: the client's own timeouts handle it
+                continue
+            now = time.monotonic()
+            since = None if n_workers else (since or now)
+            if since is not None and now - since >= seconds:
+                fired.set()
+                client.close(timeout=5)
+                return
+
+    watcher = threading.Thread(target=watch, name="nbparallel-no-workers-watch", daemon=True)
+    watcher.start()
     try:
         yield
+    except Exception as exc:
+        if fired.is_set():
+            raise _no_workers_error(seconds) from exc
+        raise
     finally:
-        if changed:
-            with contextlib.suppress(OSError):
-                client.run_on_scheduler(_swap_no_workers_timeout, seconds, None)
+        stop.set()
+        watcher.join()
+    if fired.is_set():
+        raise _no_workers_error(seconds)
+
+
+def _no_workers_error(seconds):
+    return NoWorkersError(f"the cluster was without any running workers for {seconds:g} s "
+                          f"(no_workers_timeout); the fit was stopped")
 
 
 @contextlib.contextmanager
@@ -322,9 +365,9 @@ def client_for(scheduler=None, cluster=None):
         None when neither is given: use Dask's local threaded scheduler.
         The client (and any cluster it started) is closed on exit; its
         dashboard address is printed to stderr when there is one. While it is
-        open, tasks fail after the config's ``no_workers_timeout`` (60 s for a
-        scheduler address) without any worker, so a fit ends with an error
-        instead of waiting for ever.
+        open, a fit fails with :class:`NoWorkersError` after the config's
+        ``no_workers_timeout`` (60 s for a scheduler address) without any
+        worker instead of waiting for ever; the scheduler is not changed.
     """
     if scheduler is not None and cluster is not None:
         raise ValueError("give a scheduler address or a cluster config, not both")

@@ -222,7 +222,7 @@ class Checkpoint:
 
     def __init__(self, path, fingerprint):
         self.path = None if path is None else Path(path)
-        self.fingerprint = json.loads(json.dumps(fingerprint))
+        self.fingerprint = json.loads(json.dumps(fingerprint, default=io.json_param))
 
     @classmethod
     def for_fit(cls, estimator, schema, n_rows, ignore=()):
@@ -239,22 +239,42 @@ class Checkpoint:
                        "schema": schema.to_dict(), "n_rows": int(n_rows)}
         return cls(estimator.checkpoint, fingerprint)
 
-    def load(self):
-        """The saved state, or None when there is no file or it belongs to another fit."""
+    def load(self, restore=None):
+        """The saved state, or None when there is no file or it cannot be resumed from.
+
+        Parameters
+        ----------
+        restore : callable, optional
+            ``restore(state)`` checks the saved state and returns what the fit
+            resumes from (returned in its place); its ValueError, TypeError or
+            KeyError means the file is damaged.
+
+        A file that is not a checkpoint, belongs to other data or parameters,
+        or is damaged (wrong digest, values against the format) is not
+        resumed from: a warning names it and the fit starts afresh.
+        """
         if self.path is None or not self.path.exists():
             return None
         try:
-            data = json.loads(self.path.read_text(encoding="utf-8"))
-        except (UnicodeDecodeError, json.JSONDecodeError):
-            data = None
-        if not isinstance(data, dict) or data.get("format") != CHECKPOINT_FORMAT:
-            warnings.warn(f"{self.path} is not an nbparallel checkpoint; starting afresh", stacklevel=3)
+            data = io.read_json(self.path, "nbparallel checkpoint")
+            if not isinstance(data, dict) or data.get("format") != CHECKPOINT_FORMAT:
+                raise ValueError(f"{self.path} is not an nbparallel checkpoint")
+            io.check_digest(data, self.path, "nbparallel checkpoint")
+            if data.get("fingerprint") != self.fingerprint:
+                warnings.warn(f"checkpoint {self.path} belongs to other data or parameters; starting afresh",
+                              stacklevel=3)
+                return None
+            if "state" not in data:
+                raise ValueError(f"{self.path} is a damaged nbparallel checkpoint file: no 'state'")
+            if restore is None:
+                return data["state"]
+            try:
+                return restore(data["state"])
+            except (ValueError, TypeError, KeyError, IndexError, ArithmeticError) as exc:
+                raise ValueError(f"{self.path} is a damaged nbparallel checkpoint file: {exc}") from None
+        except ValueError as exc:
+            warnings.warn(f"{exc}; starting afresh", stacklevel=3)
             return None
-        if data.get("fingerprint") != self.fingerprint:
-            warnings.warn(f"checkpoint {self.path} belongs to other data or parameters; starting afresh",
-                          stacklevel=3)
-            return None
-        return data["state"]
 
     def save(self, state):
         """Write ``state`` (JSON values) atomically; nothing when disabled."""

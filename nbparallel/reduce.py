@@ -9,6 +9,7 @@ all summaries in one flat task.
 
 from __future__ import annotations
 
+import numbers
 from dataclasses import asdict, dataclass
 
 from dask import delayed
@@ -58,11 +59,11 @@ def fan_in(split_every, n_leaves):
         return 2
     if split_every is False:
         return max(n_leaves, 2)
-    if isinstance(split_every, bool) or not isinstance(split_every, int):
+    if isinstance(split_every, bool) or not isinstance(split_every, numbers.Integral):
         raise TypeError(f"split_every must be an int >= 2 or False, got {split_every!r}")
     if split_every < 2:
         raise ValueError(f"split_every must be >= 2 or False, got {split_every}")
-    return split_every
+    return int(split_every)
 
 
 def tree_reduce(leaves, merge, split_every=2, name="reduce"):

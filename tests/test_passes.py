@@ -63,6 +63,13 @@ def test_rejects_unknown_persist():
         PassScheduler(frame_dataset(1), persist="sometimes")
 
 
+def test_disabled_checkpoint_writes_and_reads_nothing(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    Checkpoint(None, {}).save({"ignored": True})
+    assert list(tmp_path.iterdir()) == []
+    assert Checkpoint(None, {}).load() is None
+
+
 def test_checkpoint_round_trip_and_fingerprint(tmp_path):
     path = tmp_path / "state.json"
     Checkpoint(path, {"data": 1}).save({"step": 3})
@@ -71,4 +78,3 @@ def test_checkpoint_round_trip_and_fingerprint(tmp_path):
         assert Checkpoint(path, {"data": 2}).load() is None
     assert Checkpoint(tmp_path / "absent.json", {}).load() is None
     assert json.loads(path.read_text())["format"] == "nbparallel-checkpoint"
-    Checkpoint(None, {}).save({"ignored": True})

@@ -18,10 +18,10 @@ from numba import njit
 from sklearn.base import BaseEstimator, ClusterMixin
 from sklearn.utils.validation import check_is_fitted
 
-from .. import engine, io
-from ..data import Schema, all_codes, as_dataset
+from .. import engine, io, limits, validate
+from ..data import all_codes, as_dataset
 from ..kernels import joint_log_likelihood
-from ..passes import Checkpoint, PassScheduler, passes_from_json, passes_to_json
+from ..passes import Checkpoint, PassScheduler, passes_to_json
 from .base import NBParallelMixin
 
 
@@ -165,9 +165,10 @@ class AutoClass(NBParallelMixin, ClusterMixin, BaseEstimator):
     tol : float >= 0, default 1e-6
         A restart stops (its parameters are frozen) when an iteration raises
         its log-posterior by at most ``tol`` per row.
-    random_state : int or None, default None
-        Seed of the starting parameters; restart r's start does not depend on
-        ``n_restarts``.
+    random_state : None, int >= 0, numpy.random.Generator or RandomState, default None
+        Seed of the starting parameters; with an int, restart r's start does
+        not depend on ``n_restarts``. A Generator or RandomState is drawn
+        from (as in scikit-learn) and is saved as null in model files.
     alpha : float > 0, default 1.0
         Dirichlet smoothing of the cluster priors and value probabilities.
     n_bins, categorical_features, n_partitions, split_every, verbose
@@ -219,10 +220,24 @@ class AutoClass(NBParallelMixin, ClusterMixin, BaseEstimator):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < low:
                 raise ValueError(f"{name} must be an int >= {low}, got {value!r}")
-        if isinstance(self.tol, bool) or not isinstance(self.tol, (int, float)) or not self.tol >= 0:
-            raise ValueError(f"tol must be a number >= 0, got {self.tol!r}")
-        if isinstance(self.alpha, bool) or not isinstance(self.alpha, (int, float)) or not self.alpha > 0:
-            raise ValueError(f"alpha must be a number > 0, got {self.alpha!r}")
+        if self.n_bins > validate.MAX_BINS:
+            raise ValueError(f"n_bins must be an int in [2, {validate.MAX_BINS}], got {self.n_bins!r}")
+        for name, low in (("tol", 0), ("alpha", 0)):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)) \
+                    or not low <= value < np.inf or (name == "alpha" and value == 0):
+                relation = ">= 0" if name == "tol" else "> 0"
+                raise ValueError(f"{name} must be a finite number {relation}, got {value!r}")
+        check_random_state(self.random_state)
+
+    def _seeds(self):
+        """One seed sequence per restart, from ``random_state``."""
+        state = check_random_state(self.random_state)
+        if isinstance(state, np.random.RandomState):
+            state = state.randint(0, 2**32, size=4, dtype=np.uint64)
+        elif isinstance(state, np.random.Generator):
+            state = state.integers(0, 2**32, size=4, dtype=np.uint64)
+        return np.random.SeedSequence(state).spawn(self.n_restarts)
 
     def _dataset(self, X, sample_weight=None):
         return as_dataset(X, None, sample_weight, n_partitions=self.n_partitions,
@@ -246,18 +261,21 @@ class AutoClass(NBParallelMixin, ClusterMixin, BaseEstimator):
                                   verbose=bool(self.verbose))
         schema, scan = scheduler.schema(n_bins=self.n_bins)
         K, R = self.n_clusters, self.n_restarts
+        rows_per_partition = -(-scan.n_rows // len(scheduler.dataset.partitions))
+        limits.check_memory(
+            limits.table_bytes(schema.offsets[-1], R * K, len(scheduler.dataset.partitions))
+            + 4 * limits.CELL_BYTES * R * K * rows_per_partition * min(len(scheduler.dataset.partitions),
+                                                                     engine.available_workers()),
+            f"the expected counts of n_clusters={K} x n_restarts={R}", "use fewer clusters or restarts")
         checkpoint = Checkpoint.for_fit(self, schema, scan.n_rows, ignore=("max_iter",))
-        state = checkpoint.load()
+        state = checkpoint.load(lambda saved: _restore(saved, schema.offsets[-1], R, K))
         if state is None:
-            starts = [random_counts(schema, K, scan.n_rows, seed)
-                      for seed in np.random.SeedSequence(self.random_state).spawn(R)]
+            starts = [random_counts(schema, K, scan.n_rows, seed) for seed in self._seeds()]
             table = np.hstack([t for t, _ in starts])
             totals = np.concatenate([n for _, n in starts])
             histories, converged, n_iter, n_weight = [[] for _ in range(R)], np.zeros(R, bool), 0, None
         else:
-            table, totals = np.asarray(state["table"]), np.asarray(state["totals"])
-            histories, converged = state["histories"], np.asarray(state["converged"], bool)
-            n_iter, n_weight = state["n_iter"], state["n_weight"]
+            table, totals, histories, converged, n_iter, n_weight = state
         self.resumed_iterations_ = n_iter
         while n_iter < self.max_iter and not converged.all():
             log_table, log_prior = log_parameters(table, totals, schema.offsets, K, self.alpha)
@@ -319,6 +337,11 @@ class AutoClass(NBParallelMixin, ClusterMixin, BaseEstimator):
         """The most probable cluster of every row."""
         return np.argmax(self._log_responsibilities(X)[0], axis=1)
 
+    def _predict_part(self, X, proba=False):
+        """Clusters, and their probabilities when ``proba``, of one in-memory partition's attribute columns."""
+        log_resp = _log_responsibilities_of(self, X, None, None)[0]
+        return np.argmax(log_resp, axis=1), (np.exp(log_resp) if proba else None)
+
     def fit_predict(self, X, y=None, sample_weight=None):
         """Fit, then predict the clusters of the same rows."""
         return self.fit(X, sample_weight=sample_weight).predict(X)
@@ -358,19 +381,65 @@ class AutoClass(NBParallelMixin, ClusterMixin, BaseEstimator):
 
     def _from_dict(self, d):
         self._check_params()
-        self.schema_ = Schema.from_dict(d["schema"])
-        self.counts_ = np.asarray(d["counts"], dtype=np.float64)
-        self.cluster_totals_ = np.asarray(d["cluster_totals"], dtype=np.float64)
-        if self.counts_.shape != (self.schema_.offsets[-1], self.n_clusters) or \
-                self.cluster_totals_.shape != (self.n_clusters,):
-            raise ValueError("the expected counts do not match the schema and n_clusters")
-        self.restart_histories_ = d["restart_histories"]
-        self.best_restart_ = int(d["best_restart"])
+        validate.keys(d, "fitted", ("schema", "counts", "cluster_totals", "restart_histories", "best_restart",
+                                    "converged", "n_iter", "passes"))
+        self.schema_ = validate.schema(d["schema"])
+        K = self.n_clusters
+        self.counts_ = validate.numbers(d["counts"], "counts", (self.schema_.offsets[-1], K), low=0)
+        self.cluster_totals_ = validate.numbers(d["cluster_totals"], "cluster_totals", (K,), low=0)
+        self.n_iter_ = validate.integer(d["n_iter"], "n_iter")
+        self.restart_histories_ = _histories(d["restart_histories"], self.n_restarts, self.n_iter_,
+                                             "restart_histories")
+        self.best_restart_ = validate.integer(d["best_restart"], "best_restart", 0, self.n_restarts - 1)
         self.history_ = self.restart_histories_[self.best_restart_]
-        self.converged_, self.n_iter_ = bool(d["converged"]), int(d["n_iter"])
+        if not self.history_ or not isinstance(d["converged"], bool):
+            raise ValueError("the kept restart has no history or 'converged' is not a boolean")
+        self.converged_ = d["converged"]
         self._set_feature_names(self.schema_.columns)
-        self.passes_ = passes_from_json(d["passes"])
+        self.passes_ = validate.passes(d["passes"])
         self._derive()
+
+
+def check_random_state(random_state):
+    """``random_state`` if it is None, an int >= 0, a numpy Generator or RandomState; else TypeError.
+
+    >>> check_random_state(3), check_random_state(None)
+    (3, None)
+    """
+    if random_state is None or isinstance(random_state, (np.random.Generator, np.random.RandomState)):
+        return random_state
+    if isinstance(random_state, (int, np.integer)) and not isinstance(random_state, bool):
+        if random_state < 0:
+            raise ValueError(f"random_state must be an int >= 0, got {random_state!r}")
+        return int(random_state)
+    raise TypeError(f"random_state must be None, an int >= 0, a numpy.random.Generator or "
+                    f"numpy.random.RandomState, got {type(random_state).__name__} {random_state!r}")
+
+
+def _histories(value, n_restarts, n_iter, where):
+    """Per-restart lists of finite log-posteriors, at most ``n_iter`` each."""
+    if not isinstance(value, list) or len(value) != n_restarts:
+        raise ValueError(f"{where} must be a list of {n_restarts} lists (one per restart)")
+    histories = []
+    for r, history in enumerate(value):
+        if not isinstance(history, list) or len(history) > n_iter:
+            raise ValueError(f"{where}[{r}] must be a list of at most {n_iter} numbers")
+        histories.append([validate.number(h, f"{where}[{r}]") for h in history])
+    return histories
+
+
+def _restore(state, n_table_rows, R, K):
+    """``(table, totals, histories, converged, n_iter, n_weight)`` from an AutoClass checkpoint state."""
+    validate.keys(state, "state", ("table", "totals", "histories", "converged", "n_iter", "n_weight"))
+    table = validate.numbers(state["table"], "state.table", (n_table_rows, R * K), low=0)
+    totals = validate.numbers(state["totals"], "state.totals", (R * K,), low=0)
+    n_iter = validate.integer(state["n_iter"], "state.n_iter")
+    histories = _histories(state["histories"], R, n_iter, "state.histories")
+    converged = state["converged"]
+    if not isinstance(converged, list) or len(converged) != R or not all(isinstance(c, bool) for c in converged):
+        raise ValueError(f"state.converged must be a list of {R} booleans")
+    n_weight = None if state["n_weight"] is None else validate.number(state["n_weight"], "state.n_weight", 0)
+    return table, totals, histories, np.asarray(converged, bool), n_iter, n_weight
 
 
 def _log_responsibilities_of(model, X, y, w):

@@ -18,12 +18,11 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
 
-from .. import engine, io
+from .. import engine, io, validate
 from ..counting import CountSpec
 from ..counts import CountTable, merge_tables
-from ..data import Schema
 from ..kernels import count_partition
-from ..passes import Checkpoint, PassScheduler, passes_from_json, passes_to_json
+from ..passes import Checkpoint, PassScheduler, passes_to_json
 from .base import NBParallelMixin
 from .naive_bayes import AUTO_SMOOTHING, NaiveBayes, check_classes, check_counts
 
@@ -191,6 +190,12 @@ class BoostedNaiveBayes(NBParallelMixin, ClassifierMixin, BaseEstimator):
         self.checkpoint = checkpoint
         self.verbose = verbose
 
+    def _check_params(self):
+        if isinstance(self.n_rounds, bool) or not isinstance(self.n_rounds, (int, np.integer)) \
+                or self.n_rounds < 1:
+            raise ValueError(f"n_rounds must be an int >= 1, got {self.n_rounds!r}")
+        self._base()._check_params()
+
     def _base(self):
         """A NaiveBayes with this model's naive Bayes parameters."""
         return NaiveBayes(alpha=self.alpha, class_alpha=self.class_alpha, n_bins=self.n_bins,
@@ -216,11 +221,8 @@ class BoostedNaiveBayes(NBParallelMixin, ClassifierMixin, BaseEstimator):
         sample_weight : array-like or str, optional
             Initial non-negative row weights.
         """
-        if isinstance(self.n_rounds, bool) or not isinstance(self.n_rounds, (int, np.integer)) \
-                or self.n_rounds < 1:
-            raise ValueError(f"n_rounds must be an int >= 1, got {self.n_rounds!r}")
+        self._check_params()
         base = self._base()
-        base._check_params()
         dataset = base._dataset(X, y, sample_weight)
         scheduler = PassScheduler(dataset, split_every=self.split_every, persist=self.persist,
                                   verbose=bool(self.verbose))
@@ -235,7 +237,7 @@ class BoostedNaiveBayes(NBParallelMixin, ClassifierMixin, BaseEstimator):
         self.classes_ = np.asarray(self.schema_.classes)
 
         checkpoint = Checkpoint.for_fit(self, self.schema_, scan.n_rows, ignore=("n_rounds",))
-        rounds, pending, stopped = self._restore(checkpoint.load())
+        rounds, pending, stopped = checkpoint.load(self._restore) or ([], None, False)
         self.resumed_rounds_ = len(rounds)
         spec = CountSpec.of(self.schema_)
         n_classes = len(self.classes_)
@@ -272,14 +274,23 @@ class BoostedNaiveBayes(NBParallelMixin, ClassifierMixin, BaseEstimator):
             "stopped": stopped,
         }
 
-    @staticmethod
-    def _restore(state):
-        """``(rounds, pending counts, stopped)`` from a checkpoint state, or a fresh start."""
-        if state is None:
-            return [], None, False
-        rounds = [{**r, "counts": CountTable.from_dict(r["counts"])} for r in state["rounds"]]
-        pending = None if state["pending"] is None else CountTable.from_dict(state["pending"])
-        return rounds, pending, bool(state["stopped"])
+    def _restore(self, state):
+        """``(rounds, pending counts, stopped)`` from a checkpoint state, checked against the schema."""
+        validate.keys(state, "state", ("rounds", "pending", "stopped"))
+        if not isinstance(state["rounds"], list) or not isinstance(state["stopped"], bool):
+            raise ValueError("state.rounds must be a list and state.stopped a boolean")
+        rounds = []
+        for i, r in enumerate(state["rounds"]):
+            r = self._read_round(r, f"state.rounds[{i}]", ("right", "wrong"))
+            for key in ("right", "wrong"):
+                if r[key] is not None:
+                    r[key] = validate.number(r[key], f"state.rounds[{i}].{key}", 0)
+            rounds.append(r)
+        pending = None if state["pending"] is None else validate.count_table(
+            state["pending"], self.schema_, len(self.schema_.classes), "state.pending")
+        if pending is None and not rounds:
+            raise ValueError("state has neither rounds nor pending counts")
+        return rounds, pending, state["stopped"]
 
     # --------------------------------------------------------- prediction
 
@@ -333,6 +344,11 @@ class BoostedNaiveBayes(NBParallelMixin, ClassifierMixin, BaseEstimator):
             "n_rows": int(n),
         }
 
+    def _predict_part(self, X, proba=False):
+        """Labels, and vote shares when ``proba``, of one in-memory partition's attribute columns."""
+        shares = self._vote_shares(_predictions_of(self.estimators_, X, None, None))
+        return self.classes_[np.argmax(shares, axis=1)], (shares if proba else None)
+
     def staged_predict(self, X):
         """Predictions of the ensemble of the first t learners, for t = 1, 2, ..."""
         predictions = self._learner_predictions(X)
@@ -355,22 +371,29 @@ class BoostedNaiveBayes(NBParallelMixin, ClassifierMixin, BaseEstimator):
         }
 
     def _from_dict(self, d):
-        self._base()._check_params()
-        self.schema_ = Schema.from_dict(d["schema"])
+        self._check_params()
+        validate.keys(d, "fitted", ("schema", "rounds", "n_features_in", "feature_names_in", "target_column",
+                                    "passes"))
+        self.schema_ = validate.schema(d["schema"])
+        check_classes(self.schema_.classes)
         self.classes_ = np.asarray(self.schema_.classes)
-        self.n_features_in_ = int(d["n_features_in"])
-        if d["feature_names_in"] is not None:
-            self.feature_names_in_ = np.asarray(d["feature_names_in"], dtype=object)
-        if d["target_column"] is not None:
-            self.target_column_ = str(d["target_column"])
-        rounds = [{**r, "counts": CountTable.from_dict(r["counts"])} for r in d["rounds"]]
-        if not rounds:
-            raise ValueError("a boosted model needs at least one round")
-        for r in rounds:
-            if not np.array_equal(r["counts"].offsets, self.schema_.offsets):
-                raise ValueError("a round's count table does not match the schema")
-        self._set_rounds(rounds)
-        self.passes_ = passes_from_json(d["passes"])
+        self.n_features_in_, names, target = validate.feature_names(d, self.schema_)
+        if names is not None:
+            self.feature_names_in_ = np.asarray(names, dtype=object)
+        if target is not None:
+            self.target_column_ = target
+        if not isinstance(d["rounds"], list) or not d["rounds"]:
+            raise ValueError("a boosted model needs a non-empty list of rounds")
+        self._set_rounds([self._read_round(r, f"rounds[{i}]") for i, r in enumerate(d["rounds"])])
+        self.passes_ = validate.passes(d["passes"])
+
+    def _read_round(self, r, where, extra=()):
+        """A round (``counts``, ``alpha``, ``error`` and the ``extra`` keys) checked against the schema."""
+        validate.keys(r, where, ("counts", "alpha", "error", *extra))
+        counts = validate.count_table(r["counts"], self.schema_, len(self.schema_.classes), f"{where}.counts")
+        check_counts(counts)
+        return {**r, "counts": counts, "alpha": validate.number(r["alpha"], f"{where}.alpha", 0),
+                "error": validate.number(r["error"], f"{where}.error", 0, 1)}
 
 
 def _predictions_of(learners, X, y, w):

@@ -3,18 +3,18 @@
 from __future__ import annotations
 
 import time
+import warnings
+from dataclasses import replace
 
 import numpy as np
 import pandas as pd
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
 
-from .. import engine, io
+from .. import engine, io, limits, validate
 from ..counting import count_dataset
-from ..counts import CountTable
 from ..data import CATEGORICAL, Schema, all_codes, as_dataset, scan_schema, sort_values
 from ..kernels import best_classes, joint_log_likelihood
-from ..reduce import TreeRecord
 from .base import NBParallelMixin
 
 AUTO_SMOOTHING = "1/N"
@@ -25,8 +25,8 @@ def _check_smoothing(value, name):
         if value != AUTO_SMOOTHING:
             raise ValueError(f"{name} must be a positive number or '{AUTO_SMOOTHING}', got {value!r}")
         return value
-    if isinstance(value, bool) or not isinstance(value, (int, float, np.number)) or not value > 0:
-        raise ValueError(f"{name} must be a positive number or '{AUTO_SMOOTHING}', got {value!r}")
+    if isinstance(value, bool) or not isinstance(value, (int, float, np.number)) or not 0 < value < np.inf:
+        raise ValueError(f"{name} must be a positive finite number or '{AUTO_SMOOTHING}', got {value!r}")
     return float(value)
 
 
@@ -88,6 +88,12 @@ class NaiveBayes(NBParallelMixin, ClassifierMixin, BaseEstimator):
         Fan-in of the reduction tree; False merges all partitions at once.
     verbose : int, default 0
         1 shows a progress bar for each pass.
+    numeric_ranges : dict or None, default None
+        ``{column: (lo, hi)}``: the range the equal-width bins of these
+        numeric columns cover, instead of the data's min and max. Give it to
+        ``partial_fit`` when the first batch does not span the data (for
+        example batches ordered by class); values outside fall into the end
+        bins, with a warning.
 
     Attributes
     ----------
@@ -116,7 +122,7 @@ class NaiveBayes(NBParallelMixin, ClassifierMixin, BaseEstimator):
     """
 
     def __init__(self, *, alpha=AUTO_SMOOTHING, class_alpha=AUTO_SMOOTHING, n_bins=10,
-                 categorical_features="auto", n_partitions=None, split_every=2, verbose=0):
+                 categorical_features="auto", n_partitions=None, split_every=2, verbose=0, numeric_ranges=None):
         self.alpha = alpha
         self.class_alpha = class_alpha
         self.n_bins = n_bins
@@ -124,14 +130,17 @@ class NaiveBayes(NBParallelMixin, ClassifierMixin, BaseEstimator):
         self.n_partitions = n_partitions
         self.split_every = split_every
         self.verbose = verbose
+        self.numeric_ranges = numeric_ranges
 
     # ------------------------------------------------------------ fitting
 
     def _check_params(self):
         _check_smoothing(self.alpha, "alpha")
         _check_smoothing(self.class_alpha, "class_alpha")
-        if isinstance(self.n_bins, bool) or not isinstance(self.n_bins, (int, np.integer)) or self.n_bins < 2:
-            raise ValueError(f"n_bins must be an int >= 2, got {self.n_bins!r}")
+        if isinstance(self.n_bins, bool) or not isinstance(self.n_bins, (int, np.integer)) \
+                or not 2 <= self.n_bins <= validate.MAX_BINS:
+            raise ValueError(f"n_bins must be an int in [2, {validate.MAX_BINS}], got {self.n_bins!r}")
+        _check_ranges(self.numeric_ranges)
 
     def _dataset(self, X, y, sample_weight=None, require_target=True):
         _reject_sparse(X)
@@ -170,9 +179,12 @@ class NaiveBayes(NBParallelMixin, ClassifierMixin, BaseEstimator):
     def partial_fit(self, X, y=None, sample_weight=None, classes=None):
         """Add the counts of more data to the model.
 
-        The first call fixes the numeric bins' ranges (later values beyond them
-        fall into the end bins); later calls may bring new categories and
-        classes. Fitting on the whole data or on pieces gives the same counts.
+        The first call fixes the numeric bins' ranges to its data's min and
+        max, or to ``numeric_ranges`` where given; a later batch's values
+        beyond them fall into the end bins and raise a warning, so give
+        ``numeric_ranges`` when the first batch does not span the data. Later
+        calls may bring new categories and classes. Fitting on the whole data
+        or on pieces gives the same counts when the ranges are the same.
         """
         self._check_params()
         return self._fit_counts(self._dataset(X, y, sample_weight), classes=classes)
@@ -183,10 +195,17 @@ class NaiveBayes(NBParallelMixin, ClassifierMixin, BaseEstimator):
                                     classes=None if classes is None else sort_values(set(classes)))
         previous = None  # the fitted counts, in the layout of the (possibly grown) schema
         if hasattr(self, "schema_"):
+            _warn_out_of_range(self.schema_, schema)
             schema, previous = self._extend_schema(schema, dataset.columns)
-        elif classes is not None and not set(scan.classes) <= set(schema.classes):
-            raise ValueError(f"y holds classes {sorted(set(scan.classes) - set(schema.classes))} not in `classes`")
+        else:
+            if classes is not None and not set(scan.classes) <= set(schema.classes):
+                raise ValueError(f"y holds classes {sorted(set(scan.classes) - set(schema.classes))} "
+                                 f"not in `classes`")
+            schema = self._fixed_ranges(schema)
         check_classes(schema.classes)
+        limits.check_memory(limits.table_bytes(schema.offsets[-1], len(schema.classes), len(dataset.partitions)),
+                            f"the count tables of {len(schema.classes)} classes x {schema.offsets[-1]} values",
+                            "use fewer bins (n_bins) or fewer categorical values")
         counts, record = self._run("count", count_dataset, dataset, schema)
         if previous is not None:
             counts = counts.merge(previous)
@@ -196,6 +215,25 @@ class NaiveBayes(NBParallelMixin, ClassifierMixin, BaseEstimator):
         self._set_feature_names(dataset)
         self._derive()
         return self
+
+    def _fixed_ranges(self, schema):
+        """The schema with ``numeric_ranges`` applied; warns where the data reach beyond them."""
+        ranges = dict(self.numeric_ranges or {})
+        numeric = {at.name for at in schema.attributes if at.kind != CATEGORICAL}
+        unknown = sorted(set(ranges) - numeric)
+        if unknown:
+            raise ValueError(f"numeric_ranges names {unknown}, which are not numeric columns; "
+                             f"numeric columns are {sorted(numeric)}")
+        fixed = []
+        for at in schema.attributes:
+            if at.name in ranges:
+                lo, hi = (float(v) for v in ranges[at.name])
+                fixed.append(replace(at, lo=lo, hi=hi))
+            else:
+                fixed.append(at)
+        fixed_schema = Schema(fixed, schema.columns, schema.classes)
+        _warn_out_of_range(fixed_schema, schema)
+        return fixed_schema
 
     @classmethod
     def from_counts(cls, counts, schema, *, n_features_in, feature_names_in=None, **params):
@@ -339,6 +377,10 @@ class NaiveBayes(NBParallelMixin, ClassifierMixin, BaseEstimator):
 
     def _joint_log_likelihood(self, X):
         dataset = self._prediction_dataset(X)
+        if hasattr(X, "shape") and isinstance(X.shape[0], int):
+            limits.check_memory(limits.CELL_BYTES * X.shape[0] * len(self.classes_) * 2,
+                                f"the probabilities of {X.shape[0]} rows x {len(self.classes_)} classes",
+                                "predict the classes only, or predict fewer rows at a time")
         parts = engine.map_partitions(
             dataset.partitions, dataset.map(_jll_of, self), name="nbparallel-jll", token=dataset.token,
             verbose=bool(self.verbose),
@@ -351,7 +393,10 @@ class NaiveBayes(NBParallelMixin, ClassifierMixin, BaseEstimator):
 
     def predict(self, X):
         """The class with the largest posterior; ties go to the larger prior."""
-        return self._predict_from_jll(self._joint_log_likelihood(X))
+        dataset = self._prediction_dataset(X)
+        parts = engine.map_partitions(dataset.partitions, dataset.map(_predict_of, self), name="nbparallel-predict",
+                                      token=dataset.token, verbose=bool(self.verbose))
+        return self.classes_[np.concatenate(parts)]
 
     def _predict_from_jll(self, jll):
         return self.classes_[self._class_indices(jll)]
@@ -363,6 +408,11 @@ class NaiveBayes(NBParallelMixin, ClassifierMixin, BaseEstimator):
     def predict_proba(self, X):
         """Posterior probabilities; rows sum to one."""
         return np.exp(self.predict_log_proba(X))
+
+    def _predict_part(self, X, proba=False):
+        """Labels, and posteriors when ``proba``, of one in-memory partition's attribute columns."""
+        labels = self.classes_[_predict_of(self, X, None, None)]
+        return labels, (np.exp(_normalise(self._jll_rows(X))) if proba else None)
 
     def evaluate(self, X, y=None):
         """Accuracy, confusion matrix and average log-likelihood in one pass.
@@ -406,23 +456,62 @@ class NaiveBayes(NBParallelMixin, ClassifierMixin, BaseEstimator):
 
     def _from_dict(self, d):
         self._check_params()
-        self.schema_ = Schema.from_dict(d["schema"])
-        self.counts_ = CountTable.from_dict(d["counts"])
-        if not np.array_equal(self.counts_.offsets, self.schema_.offsets):
-            raise ValueError("the count table does not match the schema")
-        self.reduction_ = TreeRecord.from_dict(d["reduction"])
+        validate.keys(d, "fitted", ("schema", "counts", "reduction", "n_features_in", "feature_names_in",
+                                    "target_column"))
+        self.schema_ = validate.schema(d["schema"])
+        check_classes(self.schema_.classes)
+        self.counts_ = validate.count_table(d["counts"], self.schema_, len(self.schema_.classes))
+        check_counts(self.counts_)
+        self.reduction_ = validate.tree_record(d["reduction"])
         self.n_partitions_ = self.reduction_.n_leaves
-        self.n_features_in_ = int(d["n_features_in"])
-        if d["feature_names_in"] is not None:
-            self.feature_names_in_ = np.asarray(d["feature_names_in"], dtype=object)
-        if d["target_column"] is not None:
-            self.target_column_ = str(d["target_column"])
+        self.n_features_in_, names, target = validate.feature_names(d, self.schema_)
+        if names is not None:
+            self.feature_names_in_ = np.asarray(names, dtype=object)
+        if target is not None:
+            self.target_column_ = target
         self.passes_ = []
         self._derive()
 
 
 def _jll_of(model, X, y, w):
     return model._jll_rows(X)
+
+
+def _predict_of(model, X, y, w):
+    """Class indices of a partition's rows, computed in row chunks of bounded (row x class) size."""
+    codes = model._encode_for_prediction(X)
+    step = max(1, limits.PREDICT_CHUNK_CELLS // len(model.classes_))
+    return np.concatenate([np.zeros(0, dtype=np.int64)] + [
+        model._class_indices(model._jll_of_codes(codes[start:start + step]))
+        for start in range(0, len(codes), step)])
+
+
+def _check_ranges(ranges):
+    """Raise unless ``ranges`` is None or ``{column name: (lo, hi)}`` with finite lo < hi."""
+    if ranges is None:
+        return
+    if not isinstance(ranges, dict):
+        raise TypeError(f"numeric_ranges must be a dict {{column: (lo, hi)}} or None, got {ranges!r}")
+    for name, bounds in ranges.items():
+        ok = isinstance(name, str) and isinstance(bounds, (tuple, list)) and len(bounds) == 2 and all(
+            isinstance(b, (int, float, np.integer, np.floating)) and not isinstance(b, bool) and np.isfinite(b)
+            for b in bounds)
+        if not ok or not bounds[0] < bounds[1]:
+            raise ValueError(f"numeric_ranges[{name!r}] must be (lo, hi) with finite lo < hi, got {bounds!r}")
+
+
+def _warn_out_of_range(fixed, seen):
+    """Warn for each numeric attribute whose values in ``seen`` (a batch's schema) leave ``fixed``'s range."""
+    seen_by_name = {at.name: at for at in seen.attributes if at.kind != CATEGORICAL}
+    for at in fixed.attributes:
+        batch = seen_by_name.get(at.name)
+        if at.kind == CATEGORICAL or batch is None or batch.lo is None or np.isnan(batch.lo) or np.isnan(at.lo):
+            continue
+        if batch.lo < at.lo or batch.hi > at.hi:
+            warnings.warn(
+                f"column {at.name!r} has values in [{batch.lo:g}, {batch.hi:g}], outside the fixed bin range "
+                f"[{at.lo:g}, {at.hi:g}]: they are counted in the end bins. Give numeric_ranges={{{at.name!r}: "
+                f"(lo, hi)}} to cover the whole data", UserWarning, stacklevel=4)
 
 
 def _evaluate_partition(model, X, y, w):

@@ -1,0 +1,52 @@
+"""partial_fit on class-ordered batches: ranges from the first batch versus numeric_ranges.
+
+Run: python benchmarks/bench_partial_fit_ranges.py
+Writes benchmarks/results/partial_fit_ranges.json.
+"""
+
+import json
+import warnings
+from pathlib import Path
+
+import numpy as np
+from sklearn.datasets import load_breast_cancer, load_iris, load_wine
+
+from nbparallel import NaiveBayes
+
+
+def accuracies(loader, n_batches=3):
+    X, y = loader(return_X_y=True, as_frame=True)
+    order = np.argsort(y.to_numpy(), kind="stable")
+    X, y = X.iloc[order].reset_index(drop=True), y.iloc[order].reset_index(drop=True)
+    batches = np.array_split(np.arange(len(y)), n_batches)
+    classes = sorted(set(y))
+    full = NaiveBayes().fit(X, y)
+    first = NaiveBayes()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        for rows in batches:
+            first.partial_fit(X.iloc[rows], y.iloc[rows], classes=classes)
+    ranged = NaiveBayes(numeric_ranges={c: (X[c].min(), X[c].max()) for c in X.columns})
+    for rows in batches:
+        ranged.partial_fit(X.iloc[rows], y.iloc[rows], classes=classes)
+    return {"fit": full.score(X, y), "partial_fit_first_batch_ranges": first.score(X, y),
+            "warnings": len(caught), "partial_fit_numeric_ranges": ranged.score(X, y),
+            "same_counts_as_fit": bool(ranged.counts_.equals(full.counts_))}
+
+
+def main():
+    results = {name: accuracies(loader) for name, loader in
+               (("iris", load_iris), ("wine", load_wine), ("breast_cancer", load_breast_cancer))}
+    for name, r in results.items():
+        print(f"{name:14s} fit {r['fit']:.4f}  partial_fit (first-batch ranges) "
+              f"{r['partial_fit_first_batch_ranges']:.4f} with {r['warnings']} warnings  "
+              f"partial_fit (numeric_ranges) {r['partial_fit_numeric_ranges']:.4f}  "
+              f"same counts as fit: {r['same_counts_as_fit']}  "
+              f"{'PASS' if r['same_counts_as_fit'] else 'FAIL'}")
+    out = Path(__file__).parent / "results" / "partial_fit_ranges.json"
+    out.write_text(json.dumps(results, indent=2))
+    print(f"written {out}")
+
+
+if __name__ == "__main__":
+    main()

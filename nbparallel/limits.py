@@ -1,0 +1,56 @@
+"""Upper bounds: estimate the memory a fit or prediction will hold and refuse what cannot fit.
+
+The estimates are deliberately simple (8 bytes per float64 cell, counted for
+the arrays that live at the same time) and are compared with the memory the
+workers have (:func:`nbparallel.passes.available_memory`), so an absurd
+parameter fails at once with a message naming it instead of being killed by
+the operating system after minutes.
+"""
+
+from __future__ import annotations
+
+from . import engine
+
+CELL_BYTES = 8
+PREDICT_CHUNK_CELLS = 1 << 22
+"""Most (row x class) cells a prediction holds at once per partition (32 MiB of float64)."""
+
+
+def check_memory(n_bytes, what, hint):
+    """Raise ValueError when ``n_bytes`` exceed the memory the workers have.
+
+    Parameters
+    ----------
+    n_bytes : int
+        Estimated bytes needed.
+    what : str
+        What needs them, e.g. "the count tables of n_bins=1000000".
+    hint : str
+        What the user can change.
+
+    >>> check_memory(10, "ten bytes", "nothing")
+    >>> check_memory(1 << 80, "the tables", "use fewer bins")
+    Traceback (most recent call last):
+    ...
+    ValueError: the tables need about ... TiB of memory, more than the ... available; use fewer bins
+    """
+    from .passes import available_memory
+
+    available = available_memory()
+    if available is not None and n_bytes > available:
+        raise ValueError(f"{what} need about {_size(n_bytes)} of memory, more than the "
+                         f"{_size(available)} available; {hint}")
+
+
+def table_bytes(n_table_rows, n_columns, n_partitions):
+    """Count tables alive at once: one per running task and one per pending merge, plus the result."""
+    in_flight = min(n_partitions, engine.available_workers()) + 2
+    return CELL_BYTES * n_table_rows * n_columns * in_flight
+
+
+def _size(n_bytes):
+    for unit in ("bytes", "KiB", "MiB", "GiB"):
+        if n_bytes < 1024:
+            return f"{n_bytes:.0f} {unit}" if unit == "bytes" else f"{n_bytes:.1f} {unit}"
+        n_bytes /= 1024
+    return f"{n_bytes:.1f} TiB"
