@@ -421,7 +421,8 @@ def cmd_langley(args):
     from .analysis.figures import main as langley_main
 
     with _execution(args):
-        langley_main(args.figures, args.out, runs=args.runs, seed=args.seed, verbose=not args.quiet)
+        lines = langley_main(args.figures, args.out, runs=args.runs, seed=args.seed, verbose=not args.quiet)
+    print("\n".join(lines))
 
 
 def build_parser():

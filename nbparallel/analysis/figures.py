@@ -112,12 +112,20 @@ def write_figure(name, out, runs=1000, seed=0, verbose=False):
 
 
 def main(figures, out, runs=1000, seed=0, verbose=False):
-    """The ``nbparallel langley`` command: run and write each named figure, print a summary."""
+    """The ``nbparallel langley`` command: run and write each named figure.
+
+    Returns
+    -------
+    list of str
+        The summary lines to print: where each figure went, and per curve
+        how many points have the theory inside the experiment's 95% interval.
+    """
     names = sorted(FIGURES) if figures == ["all"] or figures == "all" else list(figures)
+    lines = []
     for name in names:
         result = write_figure(name, out, runs, seed, verbose)
-        print(f"figure {name}: R = {runs}, seed {seed}, experiment {result['seconds']:.2f} s -> "
-              f"{result['png']}, {result['csv']}")
+        lines.append(f"figure {name}: R = {runs}, seed {seed}, experiment {result['seconds']:.2f} s -> "
+                     f"{result['png']}, {result['csv']}")
         for label, (inside, total) in result["inside"].items():
-            print(f"  {label:>8}: theory inside the 95% CI at {inside}/{total} points")
-    return 0
+            lines.append(f"  {label:>8}: theory inside the 95% CI at {inside}/{total} points")
+    return lines
