@@ -59,7 +59,7 @@ def _read_table(path):
     p = Path(path)
     if not p.exists():
         raise ValueError(f"data path {str(p)!r} does not exist")
-    from .data import read_files
+    from .files import read_files
 
     return read_files(p)
 
