@@ -34,6 +34,21 @@ def _add_data_options(p):
     p.add_argument("--split-every", type=_split_every, default=2, help="reduction fan-in, or 'flat' (default 2)")
     p.add_argument("--categorical", nargs="+", metavar="COLUMN", help="numeric columns to treat as categorical")
     p.add_argument("--quiet", action="store_true", help="no progress bars")
+    _add_na_values(p)
+
+
+def _add_na_values(p):
+    p.add_argument("--na-values", nargs="+", metavar="TEXT",
+                   help="strings that mean a missing value besides the usual ones (e.g. '?' in Weka files)")
+
+
+def _data_path(args):
+    """The data path, with its read options."""
+    if not getattr(args, "na_values", None):
+        return args.data
+    from .files import Files
+
+    return Files(args.data, na_values=args.na_values)
 
 
 def _add_cluster_options(p):
@@ -61,7 +76,7 @@ def _read_table(path):
         raise ValueError(f"data path {str(p)!r} does not exist")
     from .files import read_files
 
-    return read_files(p)
+    return read_files(path)  # a Files keeps its read options
 
 
 def _write_table(frame, path):
@@ -86,7 +101,7 @@ def cmd_fit(args):
     )
     start = time.perf_counter()
     with _execution(args):
-        model.fit(args.data, args.target, sample_weight=args.weight)
+        model.fit(_data_path(args), args.target, sample_weight=args.weight)
     elapsed = time.perf_counter() - start
     model.save(args.output)
     r = model.reduction_
@@ -113,7 +128,7 @@ def cmd_fit_boosted(args):
     )
     start = time.perf_counter()
     with _execution(args):
-        model.fit(args.data, args.target, sample_weight=args.weight)
+        model.fit(_data_path(args), args.target, sample_weight=args.weight)
     elapsed = time.perf_counter() - start
     model.save(args.output)
     print(f"boosted {len(model.estimators_)} naive Bayes rounds over {len(model.classes_)} classes "
@@ -133,7 +148,7 @@ def cmd_cluster_fit(args):
     )
     start = time.perf_counter()
     with _execution(args):
-        model.fit(args.data)
+        model.fit(_data_path(args))
     elapsed = time.perf_counter() - start
     model.save(args.output)
     print(f"{args.clusters} clusters, best of {args.restarts} restarts (restart {model.best_restart_}), "
@@ -148,7 +163,7 @@ def cmd_predict(args):
 
     model = load(args.model)
     with _execution(args):
-        data = _read_table(args.data)
+        data = _read_table(_data_path(args))
         columns = list(model.feature_names_in_) if hasattr(model, "feature_names_in_") else None
         X = data[columns] if columns is not None else data
         out = pd.DataFrame({"prediction": model.predict(X)})
@@ -169,7 +184,7 @@ def cmd_evaluate(args):
     if target is None:
         raise ValueError("--target is required: the model does not record its target column")
     with _execution(args):
-        data = _read_table(args.data)
+        data = _read_table(_data_path(args))
         if target not in data.columns:
             raise ValueError(f"target column {target!r} does not exist; columns are {list(data.columns)}")
         columns = list(model.feature_names_in_) if hasattr(model, "feature_names_in_") else None
@@ -267,6 +282,7 @@ def build_parser():
     p.add_argument("data", help="CSV or Parquet file or directory")
     p.add_argument("-o", "--output", required=True, help="CSV or Parquet file to write")
     p.add_argument("--proba", action="store_true", help="also write class probabilities")
+    _add_na_values(p)
     _add_cluster_options(p)
     p.set_defaults(func=cmd_predict)
 
@@ -274,6 +290,7 @@ def build_parser():
     p.add_argument("model")
     p.add_argument("data", help="CSV or Parquet file or directory")
     p.add_argument("--target", help="target column (default: the one the model was fitted on)")
+    _add_na_values(p)
     _add_cluster_options(p)
     p.set_defaults(func=cmd_evaluate)
 
@@ -284,7 +301,7 @@ def build_parser():
 
     p = sub.add_parser("bench", help="run a benchmark experiment (source checkout only)",
                        description="Run benchmarks/run.py: EXPERIMENT (strong, weak, reduction, model, peers, "
-                                   "boosting) [--quick] [--scheduler ADDRESS | --cluster CONFIG] [--results-dir DIR]")
+                                   "boosting, inputs) [--quick] [--scheduler ADDRESS | --cluster CONFIG] [--results-dir DIR]")
     p.add_argument("bench_args", nargs=argparse.REMAINDER, metavar="EXPERIMENT [OPTIONS]",
                    help="passed on to benchmarks/run.py")
     p.set_defaults(func=cmd_bench)

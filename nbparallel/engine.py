@@ -136,15 +136,19 @@ def _leaves(partitions, fn, name, token, client):
     return leaves, futures
 
 
-def compute(obj, verbose=False, *, scheduler="threads"):
+def compute(obj, verbose=False, *, scheduler="threads", partitions=None):
     """Compute a delayed object (or a list of them) on the active client or ``scheduler``.
 
     The local scheduler is always named explicitly, so a Dask config left
-    behind by a failed ``distributed.Client`` cannot redirect it.
+    behind by a failed ``distributed.Client`` cannot redirect it. When the
+    graph reads ``partitions`` that stay local (:func:`runs_locally`), it is
+    computed in this thread even with a client.
     """
     import dask
 
     client = active_client()
+    if partitions is not None and runs_locally(partitions, client):
+        return dask.compute(obj, scheduler="sync")[0]
     if client is None:
         if not verbose:
             return dask.compute(obj, scheduler=scheduler)[0]

@@ -179,10 +179,11 @@ class PassScheduler:
     def _compute(self, root, keep):
         """Compute ``root``; keep ``keep`` in (worker) memory for the next pass."""
         client = engine.active_client()
-        if client is not None and keep:
+        parts = self.dataset.partitions
+        if client is not None and keep and not engine.runs_locally(parts, client):
             root, *keep = client.persist([root, *keep])
             return root.compute(), keep
-        summary, *keep = engine.compute([root, *keep], self.verbose)
+        summary, *keep = engine.compute([root, *keep], self.verbose, partitions=parts)
         return summary, keep
 
 

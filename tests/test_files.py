@@ -239,3 +239,16 @@ def test_files_option_type_errors(tmp_path):
         Files(tmp_path, na_values=[1])
     with pytest.raises(TypeError, match="y must be the name"):
         as_dataset(tmp_path, np.zeros(3))
+
+
+def test_cli_na_values(tmp_path, capsys):
+    from nbparallel import load
+    from nbparallel.cli import main
+
+    (tmp_path / "weka.csv").write_text("a,b,class\n1.5,x,p\n?,y,q\n2.5,?,p\n3.0,x,q\n0.5,y,p\n")
+    assert main(["fit", str(tmp_path / "weka.csv"), "--target", "class", "-o", str(tmp_path / "m.json"),
+                 "--na-values", "?", "--quiet"]) == 0
+    model = load(tmp_path / "m.json")
+    assert {at.name: at.kind for at in model.schema_.attributes} == {"a": "numeric", "b": "categorical"}
+    assert main(["evaluate", str(tmp_path / "m.json"), str(tmp_path / "weka.csv"), "--na-values", "?"]) == 0
+    assert "rows                    5" in capsys.readouterr().out

@@ -260,7 +260,8 @@ def spark_session():
     try:
         spark = (SparkSession.builder.master(f"local[{WORKERS}]").appName("nbparallel-inputs")
                  .config("spark.sql.execution.arrow.pyspark.enabled", "true")
-                 .config("spark.ui.enabled", "false").config("spark.driver.memory", "6g")
+                 .config("spark.ui.enabled", "false").config("spark.ui.showConsoleProgress", "false")
+                 .config("spark.driver.memory", "6g")
                  .config("spark.sql.shuffle.partitions", str(2 * WORKERS)).getOrCreate())
     except Exception as exc:  # no Java runtime, ...
         raise Skip(f"Spark did not start: {type(exc).__name__}: {str(exc).splitlines()[0][:200]}") from None
@@ -329,7 +330,7 @@ def measure_input(name, X, y, codes, tools, ctx, repeat, notes):
     """Time every tool on one input, repeats interleaved; returns records.
 
     ``tools`` maps a tool to ``(make, workers, budget_s, repeat, max_size)``;
-    a first run on a small prefix (the warm-up) decides the size measured.
+    a warm-up and a timed run on a small prefix decide the size measured.
     """
     files = not INPUTS[name][1]
     n_rows = len(codes)
@@ -338,12 +339,14 @@ def measure_input(name, X, y, codes, tools, ctx, repeat, notes):
     thunks = {}
     for tool, (make, workers, tool_budget, tool_repeat, max_size) in tools.items():
         try:
+            thunk = make(X, y, probe, files)
             with ctx.workers(workers):
-                seconds = _timed(make(X, y, probe, files))  # also the warm-up
+                _timed(thunk)  # warm-up: compilation, JVM, caches
+                seconds = _timed(thunk)
             per_unit = seconds / probe
             size = full if per_unit * full <= tool_budget else max(probe, int(tool_budget / per_unit))
-            size = min(size, max_size or size)
-            thunks[tool] = (make(X, y, size, files), size, workers, tool_repeat)
+            size = max(probe, min(size, max_size)) if max_size else size
+            thunks[tool] = (thunk if size == probe else make(X, y, size, files), size, workers, tool_repeat)
         except Skip as exc:
             notes.append(f"{name}: {tool} skipped: {exc}")
         except Exception as exc:  # a peer failing must not stop the benchmark
@@ -492,7 +495,7 @@ def run(ctx):
             if spark is not None and name.startswith("Parquet"):
                 tools[SPARK] = (_spark_files(spark), WORKERS, 10 * budget, 1, None)
             if spark is not None and name.startswith("uint8 1..10"):
-                tools[SPARK] = (_spark_cached(spark), WORKERS, 10 * budget, 1, 1_000_000)
+                tools[SPARK] = (_spark_cached(spark), WORKERS, 10 * budget, 1, 1)  # the probe's rows only
             records += measure_input(name, X, y, codes, tools, ctx, repeat, notes)
             del X
             print(f"  measured {name} in {time.perf_counter() - start:.0f} s", file=sys.stderr)
