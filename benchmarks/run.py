@@ -24,6 +24,7 @@ EXPERIMENTS = {
     "model": ("costmodel", "run"),
     "peers": ("peers", "run"),
     "boosting": ("boosting", "run"),
+    "inputs": ("inputs", "run"),
 }
 
 

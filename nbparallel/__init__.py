@@ -3,13 +3,41 @@
 Naive Bayes learning is counting: partitions are counted independently into
 count tables, merged by a binary tree of Dask tasks, and the model is derived
 from the merged counts.
+
+The names below are imported on first use, so ``import nbparallel`` is cheap
+and Dask, scikit-learn and numba load only when a model or pass needs them.
 """
 
-from .counts import CountTable
-from .engine import run_pass
-from .io import load
-from .models import AutoClass, BernoulliNaiveBayes, BoostedNaiveBayes, MultinomialNaiveBayes, NaiveBayes
-from .reduce import TreeRecord
+import importlib
 
 __version__ = "0.1.0"
-__all__ = ["AutoClass", "BernoulliNaiveBayes", "BoostedNaiveBayes", "MultinomialNaiveBayes", "CountTable", "NaiveBayes", "TreeRecord", "load", "run_pass", "__version__"]
+
+#: public name -> module that defines it
+_EXPORTS = {
+    "AutoClass": ".models",
+    "BernoulliNaiveBayes": ".models",
+    "BoostedNaiveBayes": ".models",
+    "MultinomialNaiveBayes": ".models",
+    "NaiveBayes": ".models",
+    "CountTable": ".counts",
+    "TreeRecord": ".reduce",
+    "load": ".io",
+    "run_pass": ".engine",
+    "local_below": ".engine",
+}
+__all__ = sorted(_EXPORTS) + ["__version__"]
+
+
+def __getattr__(name):
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'nbparallel' has no attribute {name!r}")
+    if name == "load":  # the model classes register themselves with io on import
+        importlib.import_module(".models", __name__)
+    value = getattr(importlib.import_module(module, __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_EXPORTS))

@@ -60,6 +60,21 @@ def _add_data_options(p):
     p.add_argument("--categorical", nargs="+", metavar="COLUMN", help="numeric columns to treat as categorical")
     p.add_argument("--quiet", action="store_true", help="no progress bars")
     p.add_argument("--drop", nargs="+", metavar="COLUMN", help="columns to leave out (ids, leaks)")
+    _add_na_values(p)
+
+
+def _add_na_values(p):
+    p.add_argument("--na-values", nargs="+", metavar="TEXT",
+                   help="strings that mean a missing value besides the usual ones (e.g. '?' in Weka files)")
+
+
+def _data_path(args):
+    """The data path, with its read options."""
+    if not getattr(args, "na_values", None):
+        return args.data
+    from .files import Files
+
+    return Files(args.data, na_values=args.na_values)
 
 
 def _add_cluster_options(p):
@@ -93,8 +108,8 @@ def _check_output(path):
 def _training_data(args):
     """The data path, or the files without the ``--drop`` columns."""
     if not args.drop:
-        return args.data
-    data = _read_table(args.data)
+        return _data_path(args)
+    data = _read_table(_data_path(args))
     missing = [c for c in args.drop if c not in data.columns]
     if missing:
         raise ValueError(f"--drop names columns {missing} that the data does not have; "
@@ -131,9 +146,9 @@ def _read_table(path):
     p = Path(path)
     if not p.exists():
         raise ValueError(f"data path {str(p)!r} does not exist")
-    from .data import read_files
+    from .files import read_files
 
-    return read_files(p)
+    return read_files(path)  # a Files keeps its read options
 
 
 def _write_table(frame, path):
@@ -252,7 +267,7 @@ def cmd_predict(args):
     directory = Path(args.output) if _is_directory_output(args.output) else None
     _check_output(args.output.rstrip("/\\") if directory is not None else args.output)
     with _execution(args):
-        data = _read_table(args.data)
+        data = _read_table(_data_path(args))
         keep = args.keep or []
         missing = [c for c in keep if c not in data.columns]
         if missing:
@@ -282,7 +297,7 @@ def cmd_evaluate(args):
     if target is None:
         raise ValueError("--target is required: the model does not record its target column")
     with _execution(args):
-        data = _read_table(args.data)
+        data = _read_table(_data_path(args))
         if target not in data.columns:
             raise ValueError(f"target column {target!r} does not exist; columns are {list(data.columns)}")
         columns = _feature_columns(model, data, [target])
@@ -467,6 +482,7 @@ def build_parser():
     p.add_argument("--proba", action="store_true", help="also write class probabilities")
     p.add_argument("--keep", nargs="+", metavar="COLUMN", help="columns to copy into the output (ids)")
     p.add_argument("--quiet", action="store_true", help="no progress bars")
+    _add_na_values(p)
     _add_cluster_options(p)
     p.set_defaults(func=cmd_predict)
 
@@ -475,6 +491,7 @@ def build_parser():
     p.add_argument("data", help="CSV or Parquet file or directory")
     p.add_argument("--target", help="target column (default: the one the model was fitted on)")
     p.add_argument("--quiet", action="store_true", help="no progress bars")
+    _add_na_values(p)
     _add_cluster_options(p)
     p.set_defaults(func=cmd_evaluate)
 
@@ -510,7 +527,7 @@ def build_parser():
 
     p = sub.add_parser("bench", help="run a benchmark experiment (source checkout only)",
                        description="Run benchmarks/run.py: EXPERIMENT (strong, weak, reduction, model, peers, "
-                                   "boosting) [--quick] [--scheduler ADDRESS | --cluster CONFIG] [--results-dir DIR]")
+                                   "boosting, inputs) [--quick] [--scheduler ADDRESS | --cluster CONFIG] [--results-dir DIR]")
     p.add_argument("bench_args", nargs=argparse.REMAINDER, metavar="EXPERIMENT [OPTIONS]",
                    help="passed on to benchmarks/run.py")
     p.set_defaults(func=cmd_bench)

@@ -16,7 +16,6 @@ import math
 import os
 from dataclasses import dataclass, field
 from functools import partial
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -59,6 +58,7 @@ class Dataset:
     weight: str | None = None
     n_rows: int | None = None
     token: str = ""
+    ranges: dict | None = None
 
     def map(self, fn, *args):
         """A picklable ``part -> fn(*args, X, y, w)`` for :mod:`nbparallel.engine`."""
@@ -131,21 +131,6 @@ def _is_path(X):
     return isinstance(X, (str, os.PathLike))
 
 
-def read_files(path):
-    """A Dask DataFrame over a CSV or Parquet file or directory, read lazily."""
-    p = Path(path)
-    if not p.exists():
-        raise ValueError(f"data path {str(p)!r} does not exist")
-    import dask.dataframe as dd
-
-    suffixes = {f.suffix.lower() for f in (p.iterdir() if p.is_dir() else [p]) if f.is_file()}
-    if suffixes & {".parquet", ".pq"} or (p.is_dir() and not suffixes & {".csv"}):
-        return dd.read_parquet(str(p))
-    if ".csv" in suffixes:
-        return dd.read_csv(str(p / "*.csv") if p.is_dir() else str(p))
-    raise ValueError(f"data path {str(p)!r} is neither CSV (.csv) nor Parquet (.parquet, .pq)")
-
-
 def as_dataset(X, y=None, sample_weight=None, *, n_partitions=None, categorical_features="auto",
                require_target=True):
     """Turn any supported input into a :class:`Dataset`.
@@ -153,7 +138,8 @@ def as_dataset(X, y=None, sample_weight=None, *, n_partitions=None, categorical_
     Parameters
     ----------
     X : array-like, pandas.DataFrame, dask Array or DataFrame, str or PathLike
-        The attributes; a path names a CSV or Parquet file or directory.
+        The attributes; a path (or :class:`nbparallel.files.Files`, a path
+        with read options) names a CSV or Parquet file or directory.
     y : array-like, str or None
         The target values, or the name of the target column of a DataFrame or
         file (it is then left out of the attributes).
@@ -174,7 +160,10 @@ def as_dataset(X, y=None, sample_weight=None, *, n_partitions=None, categorical_
     if n_partitions is not None and n_partitions < 1:
         raise ValueError(f"n_partitions must be >= 1, got {n_partitions}")
     if _is_path(X):
-        X = read_files(X)
+        from .files import file_dataset
+
+        return file_dataset(X, y, sample_weight, n_partitions=n_partitions,
+                            categorical_features=categorical_features, require_target=require_target)
     import dask.array as da
     import dask.dataframe as dd
 

@@ -1,34 +1,74 @@
-"""Run one map-reduce pass on whatever executes Dask graphs.
+"""Run one map-reduce pass on whatever executes it.
 
 A pass maps a pure function over the partitions, each giving a small summary,
-and merges the summaries with :func:`nbparallel.reduce.tree_reduce`. It runs on
-the active ``distributed.Client`` when there is one, and on Dask's local
-threaded scheduler otherwise (no set-up). The engine knows nothing of what the
+and merges the summaries with the binary tree of :mod:`nbparallel.reduce`.
+Where it runs is decided here, explicitly, never by Dask's global config:
+
+- in this process, without a Dask graph, when the data is in memory and
+  smaller than :func:`local_below` bytes (or a single in-memory partition
+  with no cluster): a small fit costs what its counting costs, even with a
+  ``distributed.Client`` open;
+- on the active ``distributed.Client`` (a running one) otherwise;
+- on Dask's threaded scheduler when there is no client.
+
+Every way merges along the same tree and returns the same
+:class:`nbparallel.reduce.TreeRecord`. The engine knows nothing of what the
 summaries mean.
 """
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import os
+import sys
 
-import dask
-from dask import delayed
-from dask.base import tokenize
-from dask.delayed import Delayed
+from .reduce import fan_in, reduce_now, tree_reduce
 
-from .reduce import tree_reduce
+#: Default of :func:`local_below`: in-memory data under 32 MiB stays in this process.
+LOCAL_BELOW = 32 * 2**20
+
+_local_below = contextvars.ContextVar("nbparallel_local_below", default=LOCAL_BELOW)
+
+
+@contextlib.contextmanager
+def local_below(n_bytes):
+    """Within the block, in-memory data under ``n_bytes`` is processed in this process.
+
+    Such data is summarised and merged sequentially, without a Dask graph,
+    even when a ``distributed.Client`` is active: shipping a few megabytes to
+    a cluster costs more than counting them. ``local_below(0)`` sends every
+    pass to the client (or to Dask's threaded scheduler); a large value keeps
+    more data local. The default is :data:`LOCAL_BELOW`.
+
+    >>> with local_below(0):
+    ...     run_pass([1, 2, 3], lambda x: x, max)[0]
+    3
+    """
+    if isinstance(n_bytes, bool) or not isinstance(n_bytes, int) or n_bytes < 0:
+        raise ValueError(f"local_below takes a number of bytes >= 0, got {n_bytes!r}")
+    reset = _local_below.set(n_bytes)
+    try:
+        yield
+    finally:
+        _local_below.reset(reset)
 
 
 def active_client():
-    """The active ``distributed.Client``, or None to use the local scheduler."""
-    try:
-        from distributed import default_client
-    except ImportError:  # pragma: no cover - distributed is a dependency
+    """The active, running ``distributed.Client``, or None for local execution.
+
+    A client that failed to connect (it may linger as Dask's default client)
+    is not active.
+    """
+    if "distributed" not in sys.modules:  # no client can exist; do not import distributed
         return None
+    from distributed import default_client
+
     try:
-        return default_client()
+        client = default_client()
     except ValueError:
         return None
+    return client if client.status == "running" else None
 
 
 def available_workers():
@@ -41,26 +81,49 @@ def available_workers():
     return os.cpu_count() or 1
 
 
-def _is_lazy_or_remote(part):
-    """True for a delayed partition or one already held by the cluster (a Future)."""
-    if isinstance(part, Delayed):
-        return True
-    try:
-        from distributed import Future
-    except ImportError:  # pragma: no cover - distributed is a dependency
+def _is_lazy(part):
+    """True for a delayed partition or one held by a cluster (a Future)."""
+    return hasattr(part, "__dask_graph__") or type(part).__name__ == "Future"
+
+
+def _n_bytes(part):
+    """Approximate in-memory size of a concrete partition (0 when unknown)."""
+    if isinstance(part, (tuple, list)):
+        return sum(_n_bytes(p) for p in part)
+    if hasattr(part, "memory_usage") and hasattr(part, "columns"):  # a pandas DataFrame
+        return int(part.memory_usage(index=False).sum())
+    return int(getattr(part, "nbytes", 0) or 0)
+
+
+def runs_locally(partitions, client=None):
+    """Whether a pass over ``partitions`` runs in this process, without a Dask graph.
+
+    True when every partition is in memory and either their total size is
+    under :func:`local_below`, or there is a single partition and no client.
+    """
+    if any(_is_lazy(p) for p in partitions):
         return False
-    return isinstance(part, Future)
+    threshold = _local_below.get()
+    if threshold == 0:
+        return False
+    return (len(partitions) == 1 and client is None) or sum(map(_n_bytes, partitions)) < threshold
 
 
-def _leaves(partitions, fn, name, token):
+def _local_scheduler(partitions):
+    """The threaded scheduler, or the synchronous one for a single (lazy) partition."""
+    return "sync" if len(partitions) == 1 else "threads"
+
+
+def _leaves(partitions, fn, name, token, client):
     """One task per partition applying ``fn``, and the futures the caller must hold.
 
     On a distributed client, concrete data is scattered to the workers once;
     the returned futures keep it there until the pass is computed.
     """
-    client = active_client()
-    concrete = [i for i, p in enumerate(partitions) if not _is_lazy_or_remote(p)]
+    from dask import delayed
+
     parts = list(partitions)
+    concrete = [i for i, p in enumerate(parts) if not _is_lazy(p)]
     futures = []
     if client is not None and concrete:
         futures = client.scatter([parts[i] for i in concrete], hash=False)
@@ -73,21 +136,64 @@ def _leaves(partitions, fn, name, token):
     return leaves, futures
 
 
-def compute(obj, verbose=False):
-    """Compute a delayed object (or a list of them), with a progress bar if asked."""
+def compute(obj, verbose=False, *, scheduler="threads", partitions=None):
+    """Compute a delayed object (or a list of them) on the active client or ``scheduler``.
+
+    The local scheduler is always named explicitly, so a Dask config left
+    behind by a failed ``distributed.Client`` cannot redirect it. When the
+    graph reads ``partitions`` that stay local (:func:`runs_locally`), it is
+    computed in this thread even with a client.
+    """
+    import dask
+
     client = active_client()
-    if not verbose:
-        return dask.compute(obj)[0]
+    if partitions is not None and runs_locally(partitions, client):
+        return dask.compute(obj, scheduler="sync")[0]
     if client is None:
+        if not verbose:
+            return dask.compute(obj, scheduler=scheduler)[0]
         from dask.diagnostics import ProgressBar
 
         with ProgressBar():
-            return dask.compute(obj)[0]
-    from distributed import progress
-
+            return dask.compute(obj, scheduler=scheduler)[0]
     future = client.compute(obj)
-    progress(future)
-    return future.result()
+    if verbose:
+        from distributed import progress
+
+        progress(future)
+    return client.gather(future)
+
+
+def persist(partitions):
+    """The partitions kept in memory for several passes.
+
+    Local in-memory data is returned as it is; delayed partitions are
+    computed; on a client, lazy partitions are persisted on the workers and
+    concrete ones scattered to them (unless they stay local, see
+    :func:`runs_locally`).
+    """
+    import dask
+
+    client = active_client()
+    parts = list(partitions)
+    if runs_locally(parts, client):
+        return parts
+    if client is None:
+        lazy = [i for i, p in enumerate(parts) if _is_lazy(p)]
+        for i, value in zip(lazy, dask.persist(*[parts[i] for i in lazy], scheduler="threads")):
+            parts[i] = value
+        return parts
+    lazy = [p for p in parts if _is_lazy(p)]
+    concrete = [p for p in parts if not _is_lazy(p)]
+    kept = iter(client.persist(lazy)) if lazy else iter(())
+    scattered = iter(client.scatter(concrete, hash=False)) if concrete else iter(())
+    return [next(kept) if _is_lazy(p) else next(scattered) for p in parts]
+
+
+def _token(*parts):
+    from dask.base import tokenize
+
+    return tokenize(*parts)
 
 
 def run_pass(partitions, summarize, merge, *, split_every=2, name="pass", token=None, verbose=False):
@@ -111,7 +217,7 @@ def run_pass(partitions, summarize, merge, *, split_every=2, name="pass", token=
         default the partitions' identities. The task keys also depend on
         ``summarize`` and ``merge``.
     verbose : bool
-        Show a progress bar.
+        Show a progress bar (not for a pass that runs in this process).
 
     Returns
     -------
@@ -120,18 +226,25 @@ def run_pass(partitions, summarize, merge, *, split_every=2, name="pass", token=
     record : nbparallel.reduce.TreeRecord
         The shape of the reduction tree.
     """
-    token = tokenize(summarize, merge, token or [id(p) for p in partitions])
-    leaves, scattered = _leaves(partitions, summarize, name, token)
+    fan_in(split_every, len(partitions))  # a bad split_every fails before any work
+    client = active_client()
+    if runs_locally(partitions, client):
+        return reduce_now([summarize(p) for p in partitions], merge, split_every)
+    token = _token(summarize, merge, token or [id(p) for p in partitions])
+    leaves, scattered = _leaves(partitions, summarize, name, token, client)
     root, record = tree_reduce(leaves, merge, split_every, name=f"{name}-{token}")
-    result = compute(root, verbose)
+    result = compute(root, verbose, scheduler=_local_scheduler(partitions))
     del scattered  # the data may leave the workers now
     return result, record
 
 
 def map_partitions(partitions, fn, *, name="map", token=None, verbose=False):
     """Apply ``fn`` to every partition and return the results in order."""
-    token = tokenize(fn, token or [id(p) for p in partitions])
-    leaves, scattered = _leaves(partitions, fn, name, token)
-    results = list(compute(leaves, verbose))
+    client = active_client()
+    if runs_locally(partitions, client):
+        return [fn(p) for p in partitions]
+    token = _token(fn, token or [id(p) for p in partitions])
+    leaves, scattered = _leaves(partitions, fn, name, token, client)
+    results = list(compute(leaves, verbose, scheduler=_local_scheduler(partitions)))
     del scattered
     return results

@@ -21,10 +21,8 @@ from dataclasses import replace
 from operator import getitem
 from pathlib import Path
 
-import dask
 from dask import delayed
 from dask.base import tokenize
-from dask.delayed import Delayed
 
 from . import engine, io
 from .data import scan_schema
@@ -104,17 +102,7 @@ class PassScheduler:
 
     def _persist(self):
         """Keep the partitions in (worker) memory; concrete local data already is."""
-        parts = self.dataset.partitions
-        client = engine.active_client()
-        if client is not None:
-            lazy = [p for p in parts if isinstance(p, Delayed)]
-            concrete = [p for p in parts if not isinstance(p, Delayed)]
-            kept = iter(client.persist(lazy)) if lazy else iter(())
-            scattered = iter(client.scatter(concrete, hash=False)) if concrete else iter(())
-            parts = [next(kept) if isinstance(p, Delayed) else next(scattered) for p in parts]
-        elif any(isinstance(p, Delayed) for p in parts):
-            parts = list(dask.persist(*parts))
-        self.dataset = replace(self.dataset, partitions=parts)
+        self.dataset = replace(self.dataset, partitions=engine.persist(self.dataset.partitions))
         self.persisted = True
 
     def _maybe_persist(self, n_rows):
@@ -191,10 +179,11 @@ class PassScheduler:
     def _compute(self, root, keep):
         """Compute ``root``; keep ``keep`` in (worker) memory for the next pass."""
         client = engine.active_client()
-        if client is not None and keep:
+        parts = self.dataset.partitions
+        if client is not None and keep and not engine.runs_locally(parts, client):
             root, *keep = client.persist([root, *keep])
             return root.compute(), keep
-        summary, *keep = engine.compute([root, *keep], self.verbose)
+        summary, *keep = engine.compute([root, *keep], self.verbose, partitions=parts)
         return summary, keep
 
 

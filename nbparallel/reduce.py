@@ -12,8 +12,6 @@ from __future__ import annotations
 import numbers
 from dataclasses import asdict, dataclass
 
-from dask import delayed
-
 
 @dataclass(frozen=True)
 class TreeRecord:
@@ -66,6 +64,48 @@ def fan_in(split_every, n_leaves):
     return int(split_every)
 
 
+def plan(n_leaves, split_every=2):
+    """The merge groups of the tree, level by level, and its :class:`TreeRecord`.
+
+    Each level is a list of ``(start, stop)`` ranges of the previous level's
+    nodes; a range of one node is carried up unchanged.
+
+    >>> levels, record = plan(5)
+    >>> levels
+    [[(0, 2), (2, 4), (4, 5)], [(0, 2), (2, 3)], [(0, 2)]]
+    >>> record.height, record.n_merges, record.max_fan_in
+    (3, 4, 2)
+    """
+    if n_leaves < 1:
+        raise ValueError("cannot reduce zero partitions")
+    k = fan_in(split_every, n_leaves)
+    levels, sizes, size = [], [n_leaves], n_leaves
+    while size > 1:
+        groups = [(start, min(start + k, size)) for start in range(0, size, k)]
+        levels.append(groups)
+        size = len(groups)
+        sizes.append(size)
+    merges = [stop - start for groups in levels for start, stop in groups if stop - start > 1]
+    record = TreeRecord(n_leaves=n_leaves, height=len(levels), n_merges=len(merges),
+                        max_fan_in=max(merges, default=0), level_sizes=tuple(sizes))
+    return levels, record
+
+
+def reduce_now(summaries, merge, split_every=2):
+    """Merge concrete summaries in this process along the same tree as :func:`tree_reduce`.
+
+    Returns
+    -------
+    summary : object
+    record : TreeRecord
+    """
+    levels, record = plan(len(summaries), split_every)
+    level = list(summaries)
+    for groups in levels:
+        level = [level[a] if b - a == 1 else merge(*level[a:b]) for a, b in groups]
+    return level[0], record
+
+
 def tree_reduce(leaves, merge, split_every=2, name="reduce"):
     """Build the reduction tree over Dask delayed leaves.
 
@@ -89,31 +129,14 @@ def tree_reduce(leaves, merge, split_every=2, name="reduce"):
     record : TreeRecord
         The shape of the tree.
     """
-    if not leaves:
-        raise ValueError("cannot reduce zero partitions")
-    k = fan_in(split_every, len(leaves))
+    from dask import delayed
+
+    levels, record = plan(len(leaves), split_every)
     level = list(leaves)
-    sizes = [len(level)]
-    n_merges = max_seen = 0
-    while len(level) > 1:
-        height = len(sizes)
-        next_level = []
-        for start in range(0, len(level), k):
-            group = level[start : start + k]
-            if len(group) == 1:  # an odd node out is carried up unchanged
-                next_level.append(group[0])
-                continue
-            key = f"{name}-merge-{height}-{start // k}"
-            next_level.append(delayed(merge, pure=True)(*group, dask_key_name=key))
-            n_merges += 1
-            max_seen = max(max_seen, len(group))
-        level = next_level
-        sizes.append(len(level))
-    record = TreeRecord(
-        n_leaves=len(leaves),
-        height=len(sizes) - 1,
-        n_merges=n_merges,
-        max_fan_in=max_seen,
-        level_sizes=tuple(sizes),
-    )
+    for height, groups in enumerate(levels, start=1):
+        level = [
+            level[a] if b - a == 1
+            else delayed(merge, pure=True)(*level[a:b], dask_key_name=f"{name}-merge-{height}-{i}")
+            for i, (a, b) in enumerate(groups)
+        ]
     return level[0], record

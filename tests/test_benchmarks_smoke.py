@@ -16,6 +16,7 @@ COLUMNS = {
     "model": {"kind", "strategy", "partitions", "measured_s", "predicted_s", "relative_error"},
     "peers": {"trainer", "rows", "workers", "best_s", "ns_per_cell", "ratio_to_nbparallel"},
     "boosting": {"model", "pass", "kind", "seconds", "height"},
+    "inputs": {"input", "tool", "rows", "workers", "best_s", "ns_per_cell"},
 }
 
 
@@ -40,6 +41,11 @@ def test_quick_run_writes_results(harness, experiment, tmp_path, capsys):
     assert (tmp_path / f"{experiment}-quick.png").stat().st_size > 0
     if experiment == "model":
         assert set(rows["kind"]) == {"measured", "simulated"}
+    if experiment == "inputs":  # the nbparallel side runs even where no peer is installed
+        from harness.inputs import INPUTS, KERNEL, NB
+
+        assert {(name, tool) for name in INPUTS for tool in (NB, KERNEL)} <= set(zip(rows["input"], rows["tool"]))
+        assert {t["label"][:3] for t in meta["targets"]} >= {"(a)", "(d)", "(e)"}
     if experiment == "reduction":
         tree = rows[rows["strategy"] == "tree k=2"]
         assert (tree["height"] == tree["ceil_log2_P"]).all()

@@ -1,12 +1,16 @@
 """The engine runs the same pass on the local scheduler and on a distributed client."""
 
+import os
+
 import numpy as np
+import pandas as pd
 import pytest
 from distributed import Client, LocalCluster
 from sklearn.datasets import load_digits
 
 from nbparallel import NaiveBayes
-from nbparallel.engine import active_client, available_workers, map_partitions, run_pass
+from nbparallel.engine import (LOCAL_BELOW, active_client, available_workers, local_below, map_partitions,
+                               run_pass, runs_locally)
 
 
 @pytest.fixture(scope="module")
@@ -66,3 +70,141 @@ def test_iterative_estimators_give_the_same_model_on_a_client(client, persist):
     np.testing.assert_allclose(boosted.estimator_weights_, boosted_local.estimator_weights_, rtol=1e-12)
     np.testing.assert_allclose(clusters.history_, clusters_local.history_, rtol=1e-9)
     assert [p["kind"] for p in boosted.passes_] == [p["kind"] for p in boosted_local.passes_]
+
+
+# ------------------------------------------------ where a pass runs
+
+
+def _where(_):
+    """'worker' inside a Dask worker, 'here' in the calling thread, 'thread' in a local pool."""
+    import threading
+
+    from distributed import get_worker
+
+    try:
+        get_worker()
+        return ("worker",)
+    except ValueError:
+        return ("here",) if threading.current_thread() is threading.main_thread() else ("thread",)
+
+
+def _concat(*parts):
+    return sum(parts, ())
+
+
+@pytest.mark.parametrize("P, k", [(1, 2), (5, 2), (9, 3), (13, False)])
+def test_small_in_memory_pass_runs_inline_with_the_tree_it_would_build(P, k, monkeypatch):
+    graph_result, graph_record = None, None
+    with local_below(0):
+        graph_result, graph_record = run_pass(list(range(P)), lambda i: (i,), _concat, split_every=k)
+    import nbparallel.engine as engine
+
+    monkeypatch.setattr(engine, "compute", lambda *a, **kw: pytest.fail("a Dask graph was computed"))
+    result, record = run_pass(list(range(P)), lambda i: (i,), _concat, split_every=k)
+    assert result == graph_result == tuple(range(P))
+    assert record == graph_record
+    assert runs_locally([np.zeros(10)] * P)
+
+
+def test_lazy_or_large_data_goes_to_dask():
+    from dask import delayed
+
+    assert not runs_locally([delayed(1)])
+    big = np.zeros(LOCAL_BELOW // 8 + 1)
+    assert runs_locally([big])  # one partition, no client: nothing to parallelise
+    assert not runs_locally([big[:10], big])
+    assert {w for (w,) in map_partitions([big[:10], big], _where)} == {"thread"}
+    with local_below(0):
+        assert not runs_locally([np.zeros(1)])
+    with pytest.raises(ValueError, match="local_below"):
+        with local_below(-1):
+            pass
+
+
+def test_small_data_stays_local_with_a_client_unless_asked(client):
+    with client.as_current():
+        assert run_pass([np.zeros(3)] * 4, _where, _concat)[0] == ("here",) * 4
+        with local_below(0):
+            assert set(run_pass([np.zeros(3)] * 4, _where, _concat)[0]) == {"worker"}
+        X, y = load_digits(return_X_y=True)
+        with local_below(0):
+            remote = NaiveBayes(n_partitions=3).fit(X, y)
+        local = NaiveBayes(n_partitions=3).fit(X, y)
+    assert remote.counts_.equals(local.counts_)
+    assert remote.reduction_ == local.reduction_
+
+
+def test_cross_validation_with_a_client_stays_local(client):
+    from sklearn.model_selection import cross_val_score
+
+    X, y = load_digits(return_X_y=True)
+    alone = cross_val_score(NaiveBayes(), X, y, cv=3)
+    def transitions():
+        return client.run_on_scheduler(lambda dask_scheduler: dask_scheduler.transition_counter)
+
+    with client.as_current():
+        before = transitions()
+        with_client = cross_val_score(NaiveBayes(), X, y, cv=3)
+        assert transitions() == before  # no task reached the cluster
+        with local_below(0):
+            NaiveBayes().fit(X, y)
+        assert transitions() > before
+    np.testing.assert_array_equal(alone, with_client)
+
+
+FAILED_CLIENT = r"""
+import sys, time
+import numpy as np, pandas as pd
+from distributed import Client
+address, data = sys.argv[1], sys.argv[2]
+try:
+    Client(address, timeout=5)  # a TLS scheduler, no credentials
+except Exception as exc:
+    print("client failed:", type(exc).__name__)
+else:
+    sys.exit("the client connected")
+import dask
+assert dask.config.get("scheduler", None) == "dask.distributed", dask.config.get("scheduler", None)
+from nbparallel import NaiveBayes
+X = np.random.default_rng(0).integers(0, 3, (300, 4))
+y = X[:, 0] % 2
+assert NaiveBayes().fit(X, y).score(X, y) == 1.0
+big = np.tile(X, (20000, 1))
+assert NaiveBayes(n_partitions=3).fit(big, np.tile(y, 20000)).n_partitions_ == 3
+model = NaiveBayes().fit(data, "y")
+print("fitted", model.n_partitions_)
+"""
+
+
+def test_local_fits_work_after_a_failed_client(tmp_path):
+    """A failed ``Client(...)`` leaves Dask's config and a broken default client behind."""
+    import subprocess
+    import sys
+
+    from tests.dask_processes import ROOT, dask_cluster
+    from tests.test_cluster_processes import make_tls_files
+
+    files = make_tls_files(tmp_path, "good")
+    frame = pd.DataFrame({"a": np.arange(100) % 3, "y": np.arange(100) % 2})
+    for i in range(2):
+        frame.to_parquet(tmp_path / f"part{i}.parquet", index=False)
+    with dask_cluster(n_workers=1, tls=files) as cluster:
+        result = subprocess.run([sys.executable, "-c", FAILED_CLIENT, cluster.address, str(tmp_path)],
+                                capture_output=True, text=True, timeout=120, cwd=ROOT,
+                                env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert "client failed" in result.stdout and "fitted 2" in result.stdout
+
+
+def test_import_is_lazy():
+    import subprocess
+    import sys
+
+    code = ("import sys, nbparallel; heavy = {'dask', 'distributed', 'sklearn', 'numba', 'pandas'} & "
+            "set(sys.modules); assert not heavy, heavy; nbparallel.load; assert 'sklearn' in sys.modules; "
+            "assert nbparallel.NaiveBayes.__name__ == 'NaiveBayes'")
+    from tests.dask_processes import ROOT
+
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT,
+                            env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert result.returncode == 0, result.stderr

@@ -1,8 +1,9 @@
 """nbparallel against other naive Bayes trainers, on the same data in the same run.
 
-Every trainer counts the same pre-encoded categorical data (20 attributes of
-10 values, 2 classes) except the Gaussian and binned ones, which get float data
-of the same shape. Slow peers run on a subset and are normalised per cell
+Every trainer counts the same categorical data (20 attributes of 10 values,
+2 classes), pre-encoded as uint8 codes, and also as users hold it: pandas
+``category`` columns and object string columns; the Gaussian and binned
+trainers get float data of the same shape. Slow peers run on a subset and are normalised per cell
 (row x attribute). The nbparallel kernel alone, on one thread, is the
 reference for nbparallel's own overhead.
 """
@@ -92,6 +93,21 @@ def _fit(X, y, kind):
     return lambda: model.fit(X, y)
 
 
+def _frame(X, how):
+    """The codes 1..10 as a DataFrame of ``category`` or object string columns."""
+    levels = np.array([f"v{v}" for v in range(N_VALUES)], dtype=object)
+    if how == "category":
+        return pd.DataFrame({f"a{j}": pd.Categorical.from_codes(X[:, j] - 1, levels) for j in range(X.shape[1])})
+    return pd.DataFrame({f"a{j}": pd.Series(levels[X[:, j] - 1], dtype=object) for j in range(X.shape[1])})
+
+
+def _sklearn_strings(frame, y):
+    from sklearn.naive_bayes import CategoricalNB
+    from sklearn.preprocessing import OrdinalEncoder
+
+    return lambda: CategoricalNB().fit(OrdinalEncoder().fit_transform(frame), y)
+
+
 def run(ctx):
     """Time every trainer; report ns per cell and the ratio to nbparallel."""
     n_rows = 30_000 if ctx.quick else 4_000_000
@@ -112,8 +128,14 @@ def run(ctx):
         ("nbparallel fit, float binned in-pass, 1 worker", n_rows, 1,
          lambda: _fit(*ctx.place(floats, y, 1, N), "auto")),
         ("nbparallel kernel count_partition, float binned, 1 thread", n_rows, 0, lambda: _kernel(X, y, floats)),
+        ("nbparallel fit, pandas category columns, all workers", n_subset, N,
+         lambda: _fit(_frame(Xs, "category"), ys, "auto")),
+        ("nbparallel fit, object string columns, all workers", n_subset, N,
+         lambda: _fit(_frame(Xs, "object"), ys, "auto")),
         ("numpy.bincount (combined index), 1 thread", n_rows, 0, lambda: (lambda: bincount_count(X, y))),
         ("scikit-learn CategoricalNB", n_subset, 0, lambda: _sklearn(Xs, ys, "CategoricalNB")),
+        ("scikit-learn OrdinalEncoder + CategoricalNB, object strings", n_subset, 0,
+         lambda: _sklearn_strings(_frame(Xs, "object"), ys)),
         ("scikit-learn MultinomialNB, sparse one-hot (encoding not timed)", n_subset, 0,
          lambda: _sklearn(Xs, ys, "MultinomialNB")),
         ("dask-ml GaussianNB, float data", n_subset, N, lambda: _dask_ml(fs, ys)),

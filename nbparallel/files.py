@@ -1,0 +1,545 @@
+"""CSV and Parquet files as partitions, read by pyarrow, typed, column by column.
+
+:func:`file_dataset` lists a file or a directory, checks on the client that
+every file has the same columns (and that Parquet footers are sound), fixes
+each column's type once, and returns a :class:`nbparallel.data.Dataset` whose
+partitions are ``dask.delayed`` reads: the rows are read inside the task that
+uses them, as pandas DataFrames of only the needed columns. String columns
+come as pandas ``category`` columns converted from Arrow dictionary arrays,
+each partition with its own small set of categories; numeric columns are
+numpy-backed.
+
+Parquet files are split into partitions by row groups where they are large;
+their row counts come from the footers, and the numeric columns' ranges from
+the row-group statistics where every row group has exact ones. CSV files are
+one partition each; their column types are inferred once, from the first
+file (a column empty there takes its type from the next files), and fixed
+for every file.
+"""
+
+from __future__ import annotations
+
+import csv
+import math
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+PARQUET_SUFFIXES = (".parquet", ".pq", ".parq")
+CSV_SUFFIXES = (".csv", ".csv.gz", ".csv.bz2", ".csv.zst")
+
+#: A Parquet file's row groups are grouped into partitions of about this many rows.
+ROWS_PER_PARTITION = 2**20
+
+#: pandas' default missing-value strings (pyarrow's list plus ``<NA>`` and ``None``).
+NA_VALUES = ("", "#N/A", "#N/A N/A", "#NA", "-1.#IND", "-1.#QNAN", "-NaN", "-nan", "1.#IND", "1.#QNAN",
+             "<NA>", "N/A", "NA", "NULL", "NaN", "None", "n/a", "nan", "null")
+
+_ARROW_WRITER = re.compile(r"parquet-cpp-arrow version (\d+)\.")
+
+
+class Files(os.PathLike):
+    """A file or directory path with options for reading it; use it wherever a path goes.
+
+    Parameters
+    ----------
+    path : str or PathLike
+    na_values : str or list of str, optional
+        Strings that mean a missing value, besides pandas' defaults (for
+        example Weka's ``"?"``). In CSV files they apply to every column, so
+        a numeric column with ``?`` stays numeric; in Parquet files they
+        apply to string values.
+
+    >>> from nbparallel import NaiveBayes
+    >>> NaiveBayes().fit(Files("credit.csv", na_values="?"), "class")  # doctest: +SKIP
+    """
+
+    def __init__(self, path, *, na_values=None):
+        if isinstance(na_values, str):
+            na_values = [na_values]
+        if na_values is not None and not all(isinstance(v, str) for v in na_values):
+            raise TypeError(f"na_values must be a string or a list of strings, got {na_values!r}")
+        self.path = os.fspath(path)
+        self.na_values = None if na_values is None else tuple(na_values)
+
+    def __fspath__(self):
+        return self.path
+
+    def __repr__(self):
+        return f"Files({self.path!r}, na_values={self.na_values!r})"
+
+
+# ------------------------------------------------------------------ listing
+
+
+def _kind_of(path):
+    name = path.name.lower()
+    if name.endswith(PARQUET_SUFFIXES):
+        return "parquet"
+    if name.endswith(CSV_SUFFIXES):
+        return "csv"
+    return None
+
+
+def list_files(path):
+    """The data files of a file or directory path, sorted, and their format.
+
+    Files directly in a directory are read; hidden files and names starting
+    with ``_`` (``_SUCCESS``, ``_metadata``) are skipped. Suffixes are
+    matched without regard to case.
+
+    Returns
+    -------
+    files : list of pathlib.Path
+    kind : "parquet" or "csv"
+    """
+    p = Path(path)
+    if not p.exists():
+        raise ValueError(f"data path {str(p)!r} does not exist")
+    if p.is_file():
+        kind = _kind_of(p)
+        if kind is None:
+            raise ValueError(f"data path {str(p)!r} is neither CSV (.csv) nor Parquet (.parquet, .pq)")
+        return [p], kind
+    entries = sorted(f for f in p.iterdir() if not f.name.startswith((".", "_")))
+    by_kind = {}
+    for f in entries:
+        if f.is_file() and _kind_of(f) is not None:
+            by_kind.setdefault(_kind_of(f), []).append(f)
+    if len(by_kind) > 1:
+        raise ValueError(
+            f"directory {str(p)!r} holds both Parquet files ({by_kind['parquet'][0].name}, ...) and CSV files "
+            f"({by_kind['csv'][0].name}, ...): put each kind in its own directory")
+    if not by_kind:
+        nested = [f.name for f in entries if f.is_dir()]
+        hint = f"; its subdirectories {nested[:3]} are not read" if nested else ""
+        raise ValueError(f"directory {str(p)!r} holds no CSV (.csv) or Parquet (.parquet, .pq) files{hint}")
+    (kind, files), = by_kind.items()
+    return files, kind
+
+
+def _signature(path):
+    """What identifies a file's contents cheaply: its size and modification time."""
+    st = os.stat(path)
+    return st.st_size, st.st_mtime_ns
+
+
+# ------------------------------------------------------------------ pieces
+
+
+@dataclass(frozen=True)
+class Unit:
+    """A run of one file's rows: the whole file, or some of its Parquet row groups."""
+
+    path: str
+    signature: tuple
+    row_groups: tuple | None = None
+    n_rows: int | None = None
+
+
+@dataclass(frozen=True)
+class Piece:
+    """What one partition reads: units read and concatenated, then rows ``k`` of ``m`` equal slices."""
+
+    units: tuple
+    k: int = 0
+    m: int = 1
+
+    @property
+    def n_rows(self):
+        """Rows of the partition, when the files' metadata says."""
+        if any(u.n_rows is None for u in self.units):
+            return None
+        total = sum(u.n_rows for u in self.units)
+        return total * (self.k + 1) // self.m - total * self.k // self.m
+
+
+def pieces(units, n_partitions=None):
+    """Partitions over the units: their own, or exactly ``n_partitions``.
+
+    Fewer partitions than units group neighbouring units; more split units
+    into equal row slices (each slice reads its unit).
+
+    >>> [len(p.units) for p in pieces([Unit(str(i), ()) for i in range(5)], 2)]
+    [3, 2]
+    >>> [(p.k, p.m) for p in pieces([Unit("a", ()), Unit("b", ())], 3)]
+    [(0, 2), (1, 2), (0, 1)]
+    """
+    if n_partitions is None or n_partitions == len(units):
+        return [Piece((u,)) for u in units]
+    if n_partitions < len(units):
+        return [Piece(tuple(units[i] for i in group))
+                for group in np.array_split(np.arange(len(units)), n_partitions)]
+    per_unit = [n_partitions // len(units) + (i < n_partitions % len(units)) for i in range(len(units))]
+    return [Piece((u,), k, m) for u, m in zip(units, per_unit) for k in range(m)]
+
+
+# ------------------------------------------------------------------ Parquet
+
+
+def _parquet_file(path, **options):
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    try:
+        return pq.ParquetFile(path, **options)
+    except (pa.ArrowException, OSError) as exc:
+        raise ValueError(f"{path} is not a readable Parquet file: {exc}") from None
+
+
+def _row_group_units(path, metadata, signature):
+    """Units of about :data:`ROWS_PER_PARTITION` rows: runs of neighbouring row groups."""
+    runs, run, rows = [], [], 0
+    for g in range(metadata.num_row_groups):
+        run.append(g)
+        rows += metadata.row_group(g).num_rows
+        if rows >= ROWS_PER_PARTITION:
+            runs.append((tuple(run), rows))
+            run, rows = [], 0
+    if run or not runs:
+        runs.append((tuple(run), rows))
+    if len(runs) == 1:
+        return [Unit(path, signature, None, metadata.num_rows)]
+    return [Unit(path, signature, groups, n) for groups, n in runs]
+
+
+def _exact_range(metadata, column, arrow_type):
+    """``(lo, hi)`` of a numeric column over every row group, or None when not exactly known.
+
+    Integer statistics are exact min/max in every conforming writer. Float
+    statistics are trusted only from Arrow's writer (1.0 and later), which
+    leaves NaN out of min/max; a NaN or infinite bound is not trusted (the
+    schema pass then finds the range itself, and raises on infinite values).
+    """
+    import pyarrow as pa
+
+    integer = pa.types.is_integer(arrow_type) and arrow_type != pa.uint64()
+    floating = pa.types.is_float64(arrow_type) or pa.types.is_float32(arrow_type)
+    if not (integer or floating):
+        return None
+    if floating:
+        writer = _ARROW_WRITER.match(metadata.created_by or "")
+        if writer is None or int(writer.group(1)) < 1:
+            return None
+    index = metadata.schema.names.index(column)
+    lo = hi = None
+    for g in range(metadata.num_row_groups):
+        group = metadata.row_group(g)
+        if group.num_rows == 0:
+            continue
+        stats = group.column(index).statistics
+        if stats is None or not stats.has_min_max:
+            return None
+        lo = stats.min if lo is None else min(lo, stats.min)
+        hi = stats.max if hi is None else max(hi, stats.max)
+    if lo is None or not (math.isfinite(lo) and math.isfinite(hi)):
+        return None
+    return float(lo), float(hi)
+
+
+def _index_columns(schema):
+    """Columns that hold a pandas index (written by ``DataFrame.to_parquet``), not data."""
+    meta = schema.pandas_metadata or {}
+    return {c for c in meta.get("index_columns", []) if isinstance(c, str)}
+
+
+def _parquet_layout(files):
+    """Units, column types, row count and exact numeric ranges of Parquet files.
+
+    A column whose type is ``null`` in the first file (all missing) takes
+    its type from the next file that has one.
+    """
+    import pyarrow as pa
+
+    units, schema, first, n_rows, ranges = [], None, None, 0, {}
+    for path in files:
+        metadata = _parquet_file(str(path)).metadata
+        file_schema = metadata.schema.to_arrow_schema()
+        if schema is None:
+            schema, first = file_schema, path
+            _check_unique(schema.names, path)
+            types = {f.name: f.type for f in schema if f.name not in _index_columns(schema)}
+            ranges = {name: _exact_range(metadata, name, t) for name, t in types.items()}
+        else:
+            _check_same_columns(first, schema, path, file_schema)
+            for name, span in ranges.items():
+                if types[name] == pa.null():
+                    types[name] = file_schema.field(name).type
+                other = None if span is None else _exact_range(metadata, name, file_schema.field(name).type)
+                ranges[name] = None if other is None else (min(span[0], other[0]), max(span[1], other[1]))
+        units += _row_group_units(str(path), metadata, _signature(path))
+        n_rows += metadata.num_rows
+    return units, types, n_rows, {k: v for k, v in ranges.items() if v is not None}
+
+
+def _kind_of_type(t):
+    """A coarse kind of an Arrow type, for comparing files: number, text, bool or the type."""
+    import pyarrow as pa
+
+    if pa.types.is_dictionary(t):
+        t = t.value_type
+    if pa.types.is_integer(t) or pa.types.is_floating(t) or pa.types.is_null(t):
+        return "number"
+    if pa.types.is_string(t) or pa.types.is_large_string(t) or pa.types.is_string_view(t):
+        return "text"
+    return str(t)
+
+
+def _check_same_columns(first, schema, path, other):
+    names, other_names = list(schema.names), list(other.names)
+    for name in names:
+        if name not in other_names:
+            raise ValueError(f"file {str(path)!r} has no column {name!r}, which {str(first)!r} has")
+    for name in other_names:
+        if name not in names:
+            raise ValueError(f"file {str(path)!r} has a column {name!r}, which {str(first)!r} does not have")
+    for name in names:
+        a, b = schema.field(name).type, other.field(name).type
+        if "null" not in (str(a), str(b)) and _kind_of_type(a) != _kind_of_type(b):
+            raise ValueError(f"column {name!r} is {b} in file {str(path)!r} but {a} in {str(first)!r}")
+
+
+def _is_text(t):
+    import pyarrow as pa
+
+    return pa.types.is_string(t) or pa.types.is_large_string(t) or pa.types.is_string_view(t)
+
+
+def _read_parquet_unit(unit, columns, types):
+    f = _parquet_file(unit.path, read_dictionary=[c for c in columns if _is_text(types[c])],
+                      page_checksum_verification=True)
+    if unit.row_groups is None:
+        return f.read(columns=columns, use_threads=False)
+    return f.read_row_groups(list(unit.row_groups), columns=columns, use_threads=False)
+
+
+# ------------------------------------------------------------------ CSV
+
+
+def _csv_header(path):
+    """The column names of a CSV file, from its first line."""
+    import pyarrow as pa
+
+    try:
+        with pa.input_stream(str(path)) as stream:  # decompresses .gz, .bz2, .zst
+            head = b""
+            while b"\n" not in head and (block := stream.read(1 << 16)):
+                head += block
+        line = head.split(b"\n", 1)[0].decode("utf-8-sig")
+    except (OSError, UnicodeDecodeError, pa.ArrowException) as exc:
+        raise ValueError(f"cannot read the header of CSV file {str(path)!r}: {exc}") from None
+    return next(csv.reader([line]), [])
+
+
+def _csv_types(files, na_values):
+    """Column types of CSV files, inferred once: from the first file, a column empty
+    there from the next files that have values in it (still empty: float64)."""
+    import pyarrow as pa
+    import pyarrow.csv as pcsv
+
+    types = {}
+    for path in files:
+        try:
+            with pcsv.open_csv(str(path), convert_options=_convert_options(na_values)) as reader:
+                schema = reader.schema
+        except (pa.ArrowException, OSError) as exc:
+            raise ValueError(f"cannot read CSV file {str(path)!r}: {exc}") from None
+        for field in schema:
+            if types.get(field.name, pa.null()) == pa.null():
+                types[field.name] = field.type
+        if all(t != pa.null() for t in types.values()):
+            break
+    return {name: pa.float64() if t == pa.null() else t for name, t in types.items()}
+
+
+def _convert_options(na_values, types=None, columns=None):
+    import pyarrow.csv as pcsv
+
+    if types is not None:
+        types = {c: _dictionary(t) for c, t in types.items()}
+    return pcsv.ConvertOptions(null_values=list(NA_VALUES) + [str(v) for v in na_values or ()],
+                               strings_can_be_null=True, column_types=types, include_columns=columns)
+
+
+def _dictionary(t):
+    import pyarrow as pa
+
+    return pa.dictionary(pa.int32(), pa.string()) if _is_text(t) else t
+
+
+def _csv_layout(files, na_values):
+    headers = [(path, _csv_header(path)) for path in files]
+    first, names = headers[0]
+    _check_unique(names, first)
+    for path, other in headers[1:]:
+        for name in names:
+            if name not in other:
+                raise ValueError(f"file {str(path)!r} has no column {name!r}, which {str(first)!r} has")
+        for name in other:
+            if name not in names:
+                raise ValueError(f"file {str(path)!r} has a column {name!r}, which {str(first)!r} does not have")
+    types = _csv_types(files, na_values)
+    units = [Unit(str(path), _signature(path)) for path in files]
+    return units, types
+
+
+def _read_csv_unit(unit, columns, types, na_values):
+    import pyarrow.csv as pcsv
+
+    options = _convert_options(na_values, {c: types[c] for c in columns}, columns)
+    return pcsv.read_csv(unit.path, convert_options=options)
+
+
+# ------------------------------------------------------------------ reading
+
+
+def _check_unique(names, path):
+    seen = set()
+    for name in names:
+        if name in seen:
+            raise ValueError(f"file {str(path)!r} has two columns named {name!r}")
+        seen.add(name)
+
+
+def read_piece(kind, piece, columns, types, na_values):
+    """Read one partition as a pandas DataFrame of ``columns`` (inside its task).
+
+    Raises ValueError naming the file when it cannot be read, changed since
+    the dataset was made, or has an unexpected number of rows.
+    """
+    import pyarrow as pa
+
+    tables = []
+    for unit in piece.units:
+        if _signature(unit.path) != unit.signature:
+            raise ValueError(f"file {unit.path!r} changed after the data was listed (size or time differ): "
+                             "fit again on data that stays unchanged during the fit")
+        try:
+            if kind == "parquet":
+                table = _read_parquet_unit(unit, columns, types)
+            else:
+                table = _read_csv_unit(unit, columns, types, na_values)
+        except pa.ArrowInvalid as exc:
+            raise ValueError(f"cannot read {kind} file {unit.path!r}: {exc}") from None
+        except (pa.ArrowException, OSError) as exc:
+            raise ValueError(f"cannot read {kind} file {unit.path!r}: {exc}") from None
+        if unit.n_rows is not None and table.num_rows != unit.n_rows:
+            raise ValueError(f"file {unit.path!r} has {table.num_rows} rows where its metadata "
+                             f"said {unit.n_rows}")
+        tables.append(table)
+    table = tables[0] if len(tables) == 1 else pa.concat_tables(tables, promote_options="permissive")
+    if piece.m > 1:
+        n = table.num_rows
+        start, stop = n * piece.k // piece.m, n * (piece.k + 1) // piece.m
+        table = table.slice(start, stop - start)
+    frame = table.to_pandas(split_blocks=True)
+    if kind == "parquet" and na_values:
+        frame = _remove_na_categories(frame, na_values)
+    return frame
+
+
+def _remove_na_categories(frame, na_values):
+    """Categories equal to one of ``na_values`` become missing (Parquet string columns)."""
+    marks = {str(v) for v in na_values}
+    for name in frame.columns:
+        column = frame[name]
+        if column.dtype == "category":
+            drop = [c for c in column.cat.categories if str(c) in marks]
+            if drop:
+                frame[name] = column.cat.remove_categories(drop)
+    return frame
+
+
+def _pandas_dtypes(schema_types):
+    """The pandas dtype each column will have, from an empty table of the Arrow types."""
+    import pyarrow as pa
+
+    empty = pa.schema([(name, _dictionary(t)) for name, t in schema_types.items()]).empty_table()
+    return dict(empty.to_pandas().dtypes)
+
+
+def file_dataset(path, y=None, sample_weight=None, *, n_partitions=None, categorical_features="auto",
+                 require_target=True):
+    """A :class:`nbparallel.data.Dataset` over a CSV or Parquet file or directory.
+
+    Parameters
+    ----------
+    path : str, PathLike or Files
+        A file, or a directory of files of one kind (suffixes ``.csv``,
+        ``.parquet``, ``.pq``, any case); :class:`Files` adds read options.
+    y, sample_weight : str or None
+        Names of the target and weight columns.
+    n_partitions : int or None
+        None keeps the files' own partitions (a file, or runs of a large
+        Parquet file's row groups); a number groups or splits them.
+    categorical_features, require_target
+        As for :func:`nbparallel.data.as_dataset`.
+
+    Returns
+    -------
+    nbparallel.data.Dataset
+        With ``n_rows`` from Parquet metadata and, without a weight column,
+        ``ranges``: the exact (min, max) of numeric columns from Parquet
+        statistics, for the schema pass to skip.
+    """
+    from dask import delayed
+    from dask.base import tokenize
+
+    from .data import Dataset, _column_roles, _kinds_for
+
+    if y is not None and not isinstance(y, str):
+        raise TypeError("with a file, y must be the name of the target column")
+    if sample_weight is not None and not isinstance(sample_weight, str):
+        raise TypeError("with a file, sample_weight must be the name of a column")
+    na_values = path.na_values if isinstance(path, Files) else None
+    files, kind = list_files(path)
+    ranges = n_rows = None
+    if kind == "parquet":
+        units, types, n_rows, ranges = _parquet_layout(files)
+    else:
+        units, types = _csv_layout(files, na_values)
+    columns, target, weight = _column_roles(list(types), y, sample_weight, require_target)
+    if not columns:
+        raise ValueError("the data has no attribute columns besides the target")
+    dtypes = _pandas_dtypes(types)
+    kinds = _kinds_for(columns, [dtypes[c] for c in columns], categorical_features)
+    needed = [c for c in types if c in columns or c in (target, weight)]
+    parts = pieces(units, n_partitions)
+    token = tokenize("nbparallel-files", kind, parts, needed, na_values)
+    partitions = [
+        delayed(read_piece, pure=True)(kind, p, needed, types, na_values,
+                                       dask_key_name=f"nbparallel-read-{token}-{i}")
+        for i, p in enumerate(parts)
+    ]
+    dataset = Dataset(partitions, columns, kinds, target, weight, n_rows=n_rows, token=token)
+    if ranges and weight is None:  # rows of weight zero do not count in ranges
+        dataset.ranges = {c: ranges[c] for c, k in zip(columns, kinds) if c in ranges and k == "numeric"}
+    return dataset
+
+
+def read_files(path, columns=None):
+    """A Dask DataFrame over a CSV or Parquet file or directory (or :class:`Files`), read lazily."""
+    import dask.dataframe as dd
+    from dask import delayed
+
+    na_values = path.na_values if isinstance(path, Files) else None
+    files, kind = list_files(path)
+    if kind == "parquet":
+        units, types, _, _ = _parquet_layout(files)
+    else:
+        units, types = _csv_layout(files, na_values)
+    if columns is not None:
+        missing = [c for c in columns if c not in types]
+        if missing:
+            raise ValueError(f"column {missing[0]!r} does not exist; columns are {list(types)}")
+        types = {c: types[c] for c in columns}
+    needed = list(types)
+    meta = _pandas_dtypes(types)
+    import pandas as pd
+
+    empty = pd.DataFrame({c: pd.Series(dtype=d) for c, d in meta.items()})
+    parts = [delayed(read_piece, pure=True)(kind, p, needed, types, na_values) for p in pieces(units)]
+    return dd.from_delayed(parts, meta=empty, verify_meta=False)

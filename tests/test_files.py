@@ -1,0 +1,254 @@
+"""CSV and Parquet files read by pyarrow: the same counts as in memory, and clear errors."""
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+from nbparallel import NaiveBayes
+from nbparallel.data import as_dataset
+from nbparallel.engine import compute
+from nbparallel.files import Files, list_files, pieces, read_files, Unit
+
+
+@pytest.fixture(scope="module")
+def frame():
+    rng = np.random.default_rng(3)
+    n = 2400
+    x = rng.normal(size=n)
+    x[::97] = np.nan
+    s = rng.choice(["red", "green", "blue"], n).astype(object)
+    s[::53] = None
+    return pd.DataFrame({
+        "x": x,
+        "k": rng.integers(-3, 4, n),
+        "s": s,
+        "t": rng.choice(["p", "q"], n).astype(object),
+        "y": rng.choice(["no", "yes"], n).astype(object),
+    })
+
+
+@pytest.fixture(scope="module")
+def reference(frame):
+    return NaiveBayes(n_partitions=1).fit(frame, "y")
+
+
+def write_parts(frame, directory, kind, n_files, **options):
+    directory.mkdir(exist_ok=True)
+    for i, part in enumerate(np.array_split(np.arange(len(frame)), n_files)):
+        piece = frame.iloc[part]
+        if kind == "csv":
+            piece.to_csv(directory / f"part{i:02d}.csv", index=False)
+        else:
+            pq.write_table(pa.Table.from_pandas(piece, preserve_index=False), directory / f"part{i:02d}.parquet",
+                           **options)
+    return directory
+
+
+def first_partition(dataset):
+    return compute(dataset.partitions[0], scheduler="sync")
+
+
+def test_parquet_partitions_are_typed_frames_of_local_categories(tmp_path, frame):
+    directory = write_parts(frame, tmp_path / "pq", "parquet", 3)
+    dataset = as_dataset(directory, "y")
+    assert dataset.n_rows == len(frame)
+    part = first_partition(dataset)
+    assert isinstance(part, pd.DataFrame)
+    assert part["s"].dtype == "category" and part["t"].dtype == "category" and part["y"].dtype == "category"
+    assert part["x"].dtype == np.float64 and part["k"].dtype == np.int64
+    assert sorted(part["s"].cat.categories) == ["blue", "green", "red"]  # the partition's own dictionary
+    assert part["s"].isna().sum() == frame["s"].iloc[: len(part)].isna().sum()
+
+
+def test_ranges_cover_every_numeric_column_and_skip_weighted_data(tmp_path, frame):
+    directory = write_parts(frame, tmp_path / "pq", "parquet", 2, row_group_size=300)
+    ranges = as_dataset(directory, "y").ranges
+    assert ranges["x"] == (np.nanmin(frame["x"]), np.nanmax(frame["x"]))
+    assert ranges["k"] == (frame["k"].min(), frame["k"].max())
+    assert as_dataset(directory, "y", categorical_features=["k"]).ranges.keys() == {"x"}
+    weighted = write_parts(frame.assign(w=1.0), tmp_path / "w", "parquet", 2)
+    assert as_dataset(weighted, "y", sample_weight="w").ranges is None  # weight-0 rows do not count
+
+
+def test_float_statistics_of_other_writers_or_infinite_values_are_not_trusted(tmp_path):
+    table = pa.table({"x": [1.0, np.inf, 2.0], "y": ["a", "b", "a"]})
+    pq.write_table(table, tmp_path / "inf.parquet")
+    assert as_dataset(tmp_path / "inf.parquet", "y").ranges in (None, {})
+    with pytest.raises(ValueError, match="infinite"):
+        NaiveBayes().fit(tmp_path / "inf.parquet", "y")
+
+
+@pytest.mark.parametrize("kind", ["parquet", "csv"])
+@pytest.mark.parametrize("n_files, n_partitions", [(1, None), (4, None), (4, 2), (2, 5)])
+def test_files_give_the_counts_of_the_in_memory_frame(tmp_path, frame, reference, kind, n_files, n_partitions):
+    directory = write_parts(frame, tmp_path / kind, kind, n_files)
+    model = NaiveBayes(n_partitions=n_partitions).fit(directory, "y")
+    assert model.counts_.equals(reference.counts_)
+    assert model.schema_.to_dict() == reference.schema_.to_dict()
+    assert model.n_partitions_ == (n_partitions or n_files)
+
+
+def test_large_parquet_files_split_by_row_groups(tmp_path, frame, reference, monkeypatch):
+    import nbparallel.files as files
+
+    monkeypatch.setattr(files, "ROWS_PER_PARTITION", 500)
+    directory = write_parts(frame, tmp_path / "pq", "parquet", 2, row_group_size=250)
+    dataset = as_dataset(directory, "y")
+    assert len(dataset.partitions) == 6  # 1200 rows a file, in row groups of 250: runs of 500, 500, 200
+    model = NaiveBayes().fit(directory, "y")
+    assert model.counts_.equals(reference.counts_)
+
+
+def test_pieces_group_and_split_units():
+    units = [Unit(str(i), (), None, 10 * (i + 1)) for i in range(4)]
+    assert [p.n_rows for p in pieces(units)] == [10, 20, 30, 40]
+    assert [p.n_rows for p in pieces(units, 2)] == [30, 70]
+    split = pieces(units[:1], 3)
+    assert [p.n_rows for p in split] == [3, 3, 4] and sum(p.n_rows for p in split) == 10
+
+
+def test_upper_case_suffixes_are_found(tmp_path, frame, reference):
+    frame.to_csv(tmp_path / "DATA.CSV", index=False)
+    assert NaiveBayes().fit(tmp_path / "DATA.CSV", "y").counts_.equals(reference.counts_)
+    (tmp_path / "pq").mkdir()
+    frame.to_parquet(tmp_path / "pq" / "Part.Parquet", index=False)
+    assert list_files(tmp_path / "pq") == ([tmp_path / "pq" / "Part.Parquet"], "parquet")
+
+
+def test_hidden_and_underscore_files_are_skipped(tmp_path, frame, reference):
+    directory = write_parts(frame, tmp_path / "pq", "parquet", 2)
+    (directory / "_SUCCESS").write_text("")
+    (directory / ".part00.parquet.crc").write_bytes(b"\x00")
+    assert NaiveBayes().fit(directory, "y").counts_.equals(reference.counts_)
+
+
+def test_a_directory_of_both_kinds_is_an_error(tmp_path, frame):
+    write_parts(frame, tmp_path / "mixed", "parquet", 2)
+    frame.to_csv(tmp_path / "mixed" / "extra.csv", index=False)
+    with pytest.raises(ValueError, match=r"both Parquet files \(part00.parquet.*CSV files \(extra.csv"):
+        as_dataset(tmp_path / "mixed", "y")
+
+
+def test_a_directory_without_data_files_is_an_error(tmp_path):
+    (tmp_path / "empty" / "nested").mkdir(parents=True)
+    with pytest.raises(ValueError, match=r"no CSV .* or Parquet .*subdirectories \['nested'\]"):
+        as_dataset(tmp_path / "empty", "y")
+
+
+@pytest.mark.parametrize("kind", ["parquet", "csv"])
+def test_files_with_differing_columns_name_the_file_and_the_column(tmp_path, frame, kind):
+    directory = write_parts(frame, tmp_path / kind, kind, 2)
+    odd = frame.rename(columns={"s": "colour"})
+    if kind == "csv":
+        odd.to_csv(directory / "part09.csv", index=False)
+    else:
+        odd.to_parquet(directory / "part09.parquet", index=False)
+    with pytest.raises(ValueError, match=r"part09.* has no column 's', which .*part00"):
+        as_dataset(directory, "y")
+
+
+def test_parquet_column_of_another_kind_names_the_file(tmp_path, frame):
+    directory = write_parts(frame, tmp_path / "pq", "parquet", 2)
+    frame.assign(k=frame["k"].astype(str)).to_parquet(directory / "part09.parquet", index=False)
+    with pytest.raises(ValueError, match=r"column 'k' is (large_)?string in file .*part09"):
+        as_dataset(directory, "y")
+
+
+def test_a_corrupted_parquet_file_is_named(tmp_path, frame):
+    directory = write_parts(frame, tmp_path / "pq", "parquet", 3)
+    path = directory / "part01.parquet"
+    data = bytearray(path.read_bytes())
+    data[-12:-8] = b"\xff\xff\xff\x7f"  # the footer length
+    path.write_bytes(bytes(data))
+    with pytest.raises(ValueError, match=r"part01.parquet is not a readable Parquet file"):
+        NaiveBayes().fit(directory, "y")
+
+
+def test_a_corrupted_parquet_page_is_named(tmp_path, frame):
+    path = tmp_path / "one.parquet"
+    pq.write_table(pa.Table.from_pandas(frame, preserve_index=False), path, write_page_checksum=True,
+                   compression="none")
+    data = bytearray(path.read_bytes())
+    for i in range(200, 260):  # inside the first column's data page
+        data[i] ^= 0xFF
+    path.write_bytes(bytes(data))
+    with pytest.raises(ValueError, match=r"cannot read parquet file .*one.parquet"):
+        NaiveBayes().fit(path, "y")
+
+
+def test_a_file_changed_between_passes_is_an_error(tmp_path, frame):
+    path = tmp_path / "data.parquet"
+    frame.to_parquet(path, index=False)
+    dataset = as_dataset(path, "y")
+    pd.concat([frame, frame]).to_parquet(path, index=False)
+    with pytest.raises(ValueError, match=r"data.parquet' changed after the data was listed"):
+        compute(dataset.partitions[0], scheduler="sync")
+
+
+def test_a_csv_column_empty_in_the_first_file_takes_its_type_from_the_next(tmp_path, frame, reference):
+    directory = write_parts(frame, tmp_path / "csv", "csv", 3)
+    first = frame.iloc[:800].assign(x=np.nan, s=None)
+    first.to_csv(directory / "part00.csv", index=False)
+    model = NaiveBayes().fit(directory, "y")
+    expected = NaiveBayes().fit(pd.concat([first, frame.iloc[800:]]), "y")
+    assert model.counts_.equals(expected.counts_)
+    assert {at.name: at.kind for at in model.schema_.attributes} == {"x": "numeric", "k": "numeric",
+                                                                     "s": "categorical", "t": "categorical"}
+
+
+def test_na_values_keep_a_weka_column_numeric(tmp_path):
+    (tmp_path / "weka.csv").write_text("a,b,class\n1.5,x,p\n?,y,q\n2.5,?,p\n3.0,x,q\n")
+    plain = as_dataset(tmp_path / "weka.csv", "class")
+    assert plain.kinds == ["categorical", "categorical"]  # '?' makes a column text
+    dataset = as_dataset(Files(tmp_path / "weka.csv", na_values="?"), "class")
+    assert dataset.kinds == ["numeric", "categorical"]
+    part = first_partition(dataset)
+    assert part["a"].isna().tolist() == [False, True, False, False]
+    assert part["b"].isna().tolist() == [False, False, True, False]
+    model = NaiveBayes().fit(Files(tmp_path / "weka.csv", na_values=["?"]), "class")
+    assert model.schema_.attributes[0].categories == ["x", "y"]
+
+
+def test_na_values_in_parquet_string_columns(tmp_path):
+    pd.DataFrame({"b": ["x", "?", "y", "x"], "class": ["p", "q", "p", "q"]}).to_parquet(tmp_path / "w.parquet")
+    model = NaiveBayes().fit(Files(tmp_path / "w.parquet", na_values="?"), "class")
+    assert model.schema_.attributes[0].categories == ["x", "y"]
+
+
+def test_pandas_index_columns_are_not_attributes(tmp_path, frame, reference):
+    frame.set_index(pd.Index(np.arange(len(frame)) * 2, name="row")).to_parquet(tmp_path / "i.parquet")
+    assert as_dataset(tmp_path / "i.parquet", "y").columns == ["x", "k", "s", "t"]
+    assert NaiveBayes().fit(tmp_path / "i.parquet", "y").counts_.equals(reference.counts_)
+
+
+def test_read_files_is_a_dask_frame_of_the_requested_columns(tmp_path, frame):
+    directory = write_parts(frame, tmp_path / "csv", "csv", 3)
+    ddf = read_files(directory, columns=["s", "x"])
+    assert ddf.npartitions == 3 and list(ddf.columns) == ["s", "x"]
+    got = ddf.compute(scheduler="sync")
+    assert got["s"].astype(object).fillna("-").tolist() == frame["s"].astype(object).fillna("-").tolist()
+    np.testing.assert_array_equal(got["x"].to_numpy(), frame["x"].to_numpy())
+    with pytest.raises(ValueError, match="column 'nope' does not exist"):
+        read_files(directory, columns=["nope"])
+
+
+def test_files_option_type_errors(tmp_path):
+    with pytest.raises(TypeError, match="na_values"):
+        Files(tmp_path, na_values=[1])
+    with pytest.raises(TypeError, match="y must be the name"):
+        as_dataset(tmp_path, np.zeros(3))
+
+
+def test_cli_na_values(tmp_path, capsys):
+    from nbparallel import load
+    from nbparallel.cli import main
+
+    (tmp_path / "weka.csv").write_text("a,b,class\n1.5,x,p\n?,y,q\n2.5,?,p\n3.0,x,q\n0.5,y,p\n")
+    assert main(["fit", str(tmp_path / "weka.csv"), "--target", "class", "-o", str(tmp_path / "m.json"),
+                 "--na-values", "?", "--quiet"]) == 0
+    model = load(tmp_path / "m.json")
+    assert {at.name: at.kind for at in model.schema_.attributes} == {"a": "numeric", "b": "categorical"}
+    assert main(["evaluate", str(tmp_path / "m.json"), str(tmp_path / "weka.csv"), "--na-values", "?"]) == 0
+    assert "rows                    5" in capsys.readouterr().out
