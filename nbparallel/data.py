@@ -22,11 +22,13 @@ import numpy as np
 import pandas as pd
 
 from . import engine
-from .kernels import bin_values, column_ranges
+from .encoding import (
+    MAX_CATEGORIES, code_dtype, encode_column, integer_range, numeric_values, observed, value_range,
+)
+from .kernels import bin_codes, bin_values, column_ranges, offset_codes
 
 CATEGORICAL = "categorical"
 NUMERIC = "numeric"
-MAX_CATEGORIES = 65534
 
 
 # ---------------------------------------------------------------- datasets
@@ -50,6 +52,12 @@ class Dataset:
         partitions.
     n_rows : int or None
         Number of rows when known without reading the data.
+    token : str
+        Identifies the data, for task names.
+    ranges : dict or None
+        Numeric ``(min, max)`` per column name known without reading the data
+        (for example from Parquet statistics); the schema pass then does not
+        compute those columns' ranges.
     """
 
     partitions: list
@@ -59,6 +67,7 @@ class Dataset:
     weight: str | None = None
     n_rows: int | None = None
     token: str = ""
+    ranges: dict | None = None
 
     def map(self, fn, *args):
         """A picklable ``part -> fn(*args, X, y, w)`` for :mod:`nbparallel.engine`."""
@@ -325,9 +334,8 @@ def _memory_dataset(X, y, sample_weight, n_partitions, categorical_features, req
             raise ValueError(f"sample_weight has shape {sample_weight.shape}, expected ({n},)")
         if not sample_weight.any():
             raise ValueError("sample_weight is zero for every row: at least one positive weight is needed")
-    P = n_partitions or default_partitions(n, engine.available_workers())
-    bounds = np.linspace(0, n, min(P, n) + 1).astype(int) if P <= n else np.arange(n + 1)
-    bounds = np.concatenate([bounds, np.full(P + 1 - len(bounds), n)])
+    P = min(n_partitions or default_partitions(n, engine.available_workers()), n)  # no empty partitions
+    bounds = np.linspace(0, n, P + 1).astype(int)
     take = (lambda a, s, e: a.iloc[s:e]) if isinstance(X, pd.DataFrame) else (lambda a, s, e: a[s:e])
     parts = [
         (
@@ -343,74 +351,12 @@ def _memory_dataset(X, y, sample_weight, n_partitions, categorical_features, req
 # ------------------------------------------------------------------ schema
 
 
-def _is_missing(values):
-    return pd.isna(values)
-
-
-def _integer_range(vocabulary):
-    """``(lo, hi)`` when the vocabulary is every integer from lo to hi, else None."""
-    if vocabulary and type(vocabulary[0]) is int and type(vocabulary[-1]) is int:
-        lo, hi = vocabulary[0], vocabulary[-1]
-        if hi - lo + 1 == len(vocabulary) and all(type(v) is int for v in vocabulary):
-            return lo, hi
-    return None
-
-
 def _within(codes, sizes):
     """True when every column j of ``codes`` holds only 1..sizes[j]."""
     if len(codes) == 0:
         return True
     lo, hi = column_ranges(codes)
     return bool(np.all(lo >= 1) and np.all(hi <= sizes))
-
-
-def _codes(vocabulary, values):
-    """Codes 1..M of the values, 0 for missing or unseen ones."""
-    values = values.to_numpy() if isinstance(values, pd.Series) else np.asarray(values)
-    span = _integer_range(vocabulary) if values.dtype.kind in "iu" else None
-    if span is not None and len(values):
-        lo, hi = span
-        if values.min() >= lo and values.max() <= hi:  # a shift, vectorised
-            return values.astype(np.int64) - (lo - 1) if lo != 1 else values
-    return _positions(vocabulary, values) + 1
-
-
-def _positions(vocabulary, values):
-    """Index of each value in the vocabulary; -1 for missing or unseen values."""
-    values = values.to_numpy() if isinstance(values, pd.Series) else np.asarray(values)
-    if values.dtype.kind in "iu" and vocabulary and all(type(v) is int for v in vocabulary):
-        lo, hi = min(vocabulary), max(vocabulary)
-        if hi - lo < 2**20:  # a lookup table: one gather per value
-            table = np.full(hi - lo + 2, -1, dtype=np.int32)  # the last slot catches out-of-range values
-            table[np.asarray(vocabulary) - lo] = np.arange(len(vocabulary))
-            offset = values.astype(np.int64) - lo
-            offset[(offset < 0) | (offset > hi - lo)] = hi - lo + 1
-            return table[offset]
-    return pd.Index(vocabulary, dtype=object).get_indexer(values.astype(object, copy=False))
-
-
-def _observed(values, exact=False):
-    """The distinct non-missing values of a column, as plain Python values.
-
-    Unless ``exact``, an integer column's vocabulary is every integer from its
-    smallest to its largest value (as scikit-learn's CategoricalNB takes
-    0..max), found by a vectorised min/max; values in that range that never
-    occur have zero counts and are removed from the calculations like any empty
-    category. A range wider than ``MAX_CATEGORIES`` falls back to the exact set.
-    """
-    values = values.to_numpy() if isinstance(values, pd.Series) else np.asarray(values)
-    if values.dtype.kind in "iu" and not exact:
-        if not len(values):
-            return set()
-        lo, hi = int(values.min()), int(values.max())
-        if hi - lo < MAX_CATEGORIES:
-            return set(range(lo, hi + 1))
-    if values.dtype.kind in "biu":
-        from .kernels import seen_values
-
-        return set(seen_values(values).tolist())
-    uniq = pd.unique(pd.Series(values, dtype=object if values.dtype.kind == "O" else None))
-    return {v.item() if isinstance(v, np.generic) else v for v in uniq if not _is_missing(v)}
 
 
 @dataclass
@@ -424,10 +370,13 @@ class ColumnScan:
     n_rows: int = 0
 
 
-def scan_partition(columns, kinds, X, y, w):
+def scan_partition(columns, kinds, known_ranges, X, y, w):
     """Schema summary of one partition: vocabularies, ranges, classes.
 
-    Rows of weight zero are left out, as if absent.
+    Rows of weight zero are left out, as if absent. Numeric columns named in
+    ``known_ranges`` are not read. A 2-D numeric array is read in one row-major
+    pass for every column's min and max; DataFrame columns are read one by one,
+    each as it is stored (see :mod:`nbparallel.encoding`).
     """
     if w is not None and np.any(w == 0):
         keep = np.asarray(w) > 0
@@ -435,29 +384,36 @@ def scan_partition(columns, kinds, X, y, w):
         y = None if y is None else np.asarray(y)[keep]
     frame = isinstance(X, pd.DataFrame)
     values = [None] * len(columns)
-    numeric = [a for a, kind in enumerate(kinds) if kind == NUMERIC]
-    categorical = [a for a, kind in enumerate(kinds) if kind == CATEGORICAL]
-    if not frame and X.dtype.kind in "iu" and len(X) and categorical:
-        lo_int, hi_int = column_ranges(X if len(categorical) == X.shape[1] else X[:, categorical])
-        for a, low, high in zip(categorical, lo_int.tolist(), hi_int.tolist()):
-            values[a] = set(range(low, high + 1)) if high - low < MAX_CATEGORIES else _observed(X[:, a])
-    else:
-        for a in categorical:
-            values[a] = _observed(X.iloc[:, a] if frame else X[:, a])
     lo = np.full(len(columns), np.nan)
     hi = np.full(len(columns), np.nan)
-    if numeric and len(X):
-        block_lo, block_hi = column_ranges(_numeric_block(X, numeric, [columns[a] for a in numeric]))
-        seen = block_lo <= block_hi  # else the column is all NaN here
-        lo[numeric], hi[numeric] = np.where(seen, block_lo, np.nan), np.where(seen, block_hi, np.nan)
-        infinite = np.isinf(lo) | np.isinf(hi)
-        if infinite.any():
-            name = columns[int(np.flatnonzero(infinite)[0])]
-            raise ValueError(
-                f"column {name!r} holds infinite values, which cannot be binned; "
-                "replace them or mark the column categorical"
-            )
-    classes = _observed(y, exact=True) if y is not None else set()
+    wanted = [kind == CATEGORICAL or name not in known_ranges for name, kind in zip(columns, kinds)]
+    if not frame and X.dtype.kind in "iuf" and X.dtype != np.uint64 and len(X) and any(wanted):
+        block_lo, block_hi = column_ranges(X)  # one pass over every column, no copy (int64 results)
+        for a, kind in enumerate(kinds):
+            if kind == NUMERIC:
+                if block_lo[a] <= block_hi[a]:  # else the column is all NaN here
+                    lo[a], hi[a] = float(block_lo[a]), float(block_hi[a])
+            elif X.dtype.kind in "iu" and block_hi[a] - block_lo[a] < MAX_CATEGORIES:
+                values[a] = set(range(int(block_lo[a]), int(block_hi[a]) + 1))
+            else:
+                values[a] = observed(X[:, a])
+    else:
+        for a, (name, kind) in enumerate(zip(columns, kinds)):
+            if not wanted[a]:
+                continue
+            column = X.iloc[:, a] if frame else X[:, a]
+            if kind == CATEGORICAL:
+                values[a] = observed(column)
+            else:
+                lo[a], hi[a] = value_range(numeric_values(column, name))
+    infinite = np.isinf(lo) | np.isinf(hi)
+    if infinite.any():
+        name = columns[int(np.flatnonzero(infinite)[0])]
+        raise ValueError(
+            f"column {name!r} holds infinite values, which cannot be binned; "
+            "replace them or mark the column categorical"
+        )
+    classes = observed(y, exact=True) if y is not None else set()
     return ColumnScan(values, lo, hi, classes, len(X))
 
 
@@ -468,23 +424,14 @@ def _numeric_block(X, positions, names):
             return X.iloc[:, positions].to_numpy(dtype=np.float64, na_value=np.nan)
         except (TypeError, ValueError):
             for i, name in zip(positions, names):
-                _as_float(X.iloc[:, i], name)
+                numeric_values(X.iloc[:, i], name)
             raise
     if positions == list(range(X.shape[1])) and X.dtype in (np.float64, np.float32):
         return X
     for i, name in zip(positions, names):
         if X.dtype.kind == "O":
-            _as_float(X[:, i], name)
+            numeric_values(X[:, i], name)
     return np.asarray(X[:, positions], dtype=np.float64)
-
-
-def _as_float(col, name):
-    try:
-        if isinstance(col, pd.Series):
-            return col.to_numpy(dtype=np.float64, na_value=np.nan)
-        return np.asarray(col, dtype=np.float64)
-    except (TypeError, ValueError) as exc:
-        raise TypeError(f"column {name!r} is numeric in the schema but holds non-numeric values: {exc}") from None
 
 
 def merge_scans(*scans):
@@ -576,8 +523,9 @@ class Schema:
     classes: list
 
     @classmethod
-    def from_scan(cls, scan, columns, kinds, n_bins, classes=None):
-        """Build the schema from a merged :class:`ColumnScan`."""
+    def from_scan(cls, scan, columns, kinds, n_bins, classes=None, ranges=None):
+        """Build the schema from a merged :class:`ColumnScan` (and numeric ranges known beforehand)."""
+        ranges = ranges or {}
         attrs = []
         for a, (name, kind) in enumerate(zip(columns, kinds)):
             if kind == CATEGORICAL:
@@ -586,7 +534,8 @@ class Schema:
                     raise ValueError(f"column {name!r} has {len(cats)} categories; at most {MAX_CATEGORIES} are supported")
                 attrs.append(Attribute(name, CATEGORICAL, categories=cats))
             else:
-                attrs.append(Attribute(name, NUMERIC, lo=float(scan.lo[a]), hi=float(scan.hi[a]), n_bins=n_bins))
+                lo, hi = ranges.get(name, (scan.lo[a], scan.hi[a]))
+                attrs.append(Attribute(name, NUMERIC, lo=float(lo), hi=float(hi), n_bins=n_bins))
         attrs.sort(key=lambda at: at.kind != CATEGORICAL)
         return cls(attrs, list(columns), sort_values(scan.classes) if classes is None else list(classes))
 
@@ -595,6 +544,12 @@ class Schema:
         """Row offsets of the attributes in a count table (one missing row each)."""
         sizes = [at.n_values + 1 for at in self.attributes]
         return np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
+
+    @property
+    def feature_kinds(self):
+        """The resolved kind of every input column, ``{name: "categorical" or "numeric"}``, in input order."""
+        kinds = {at.name: at.kind for at in self.attributes}
+        return {name: kinds[name] for name in self.columns}
 
     @property
     def n_categorical(self):
@@ -615,13 +570,17 @@ class Schema:
 
         A row of weight zero is as if absent: an unknown class there is harmless.
         """
-        codes = (_codes(self.classes, y) - 1).astype(np.int32)
-        unknown = (codes < 0) & ~_is_missing(y)
-        if w is not None:
-            codes[unknown & (np.asarray(w) == 0)] = 0  # adds weight zero
-            unknown &= np.asarray(w) > 0
-        if np.any(unknown):
-            raise ValueError(f"y holds classes not seen in training: {sort_values(set(np.asarray(y)[unknown].tolist()))[:5]}")
+        y = np.asarray(y)
+        codes = np.empty(len(y), dtype=np.int32)
+        n_unknown = encode_column(y, self.classes, codes)
+        codes -= 1
+        if n_unknown:
+            unknown = (codes < 0) & ~pd.isna(y)
+            if w is not None:
+                codes[unknown & (np.asarray(w) == 0)] = 0  # adds weight zero
+                unknown &= np.asarray(w) > 0
+            if np.any(unknown):
+                raise ValueError(f"y holds classes not seen in training: {sort_values(set(y[unknown].tolist()))[:5]}")
         return codes
 
     def split(self, X):
@@ -633,17 +592,65 @@ class Schema:
         position = {c: i for i, c in enumerate(self.columns)}
         n_cat = self.n_categorical
         categorical = self.attributes[:n_cat]
-        dtype = np.uint8 if all(at.n_values < 255 for at in categorical) else np.uint16
         numeric = [position[at.name] for at in self.attributes[n_cat:]]
         values = _numeric_block(X, numeric, [at.name for at in self.attributes[n_cat:]])
         coded = self.coded_view(X)
         if coded is not None and _within(coded, [len(at.categories) for at in categorical]):
             return coded, values
-        codes = np.empty((len(X), n_cat), dtype=dtype, order="F")
+        codes = np.empty((len(X), n_cat), dtype=code_dtype([at.n_values for at in categorical]), order="F")
         for a, at in enumerate(categorical):
             i = position[at.name]
-            codes[:, a] = _codes(at.categories, X.iloc[:, i] if frame else X[:, i])
+            encode_column(X.iloc[:, i] if frame else X[:, i], at.categories, codes[:, a])
         return codes, values
+
+    def encode(self, X):
+        """A partition as the counting kernel takes it: ``(codes, values, unknown)``.
+
+        Every attribute becomes codes (numeric ones binned under the equal-width
+        edges), in one pass per column for DataFrames and one row-major pass for
+        2-D arrays, except that a float array of numeric attributes is passed as
+        ``values`` (the kernel bins it in the counting pass) and data coded 1..M
+        in uint8 as codes, both without a copy. ``unknown`` maps the name of
+        each categorical column holding values outside its vocabulary to their
+        number (0 codes, counted as missing).
+        """
+        frame = isinstance(X, pd.DataFrame)
+        n_cat, n = self.n_categorical, len(X)
+        position = [self.columns.index(at.name) for at in self.attributes]
+        no_codes = np.empty((n, 0), dtype=np.uint8)
+        if not frame and n_cat == 0 and position == list(range(X.shape[1])) and X.dtype in (np.float64, np.float32):
+            return no_codes, X, {}
+        coded = self.coded_view(X)
+        if coded is not None and _within(coded, [len(at.categories) for at in self.attributes]):
+            return coded, np.empty((n, 0)), {}
+        codes = np.empty((n, len(self.attributes)), dtype=code_dtype([at.n_values for at in self.attributes]),
+                         order="F" if frame else "C")
+        unknown = {}
+        ranges = [integer_range(at.categories) for at in self.attributes[:n_cat]]
+        if not frame and X.dtype.kind in "iu" and n_cat and all(
+            r is not None and np.iinfo(X.dtype).min <= r[0] and r[1] <= np.iinfo(X.dtype).max for r in ranges
+        ):  # integer categories: one row-major pass
+            outside = offset_codes(X, np.asarray(position[:n_cat], dtype=np.int64),
+                                   [r[0] for r in ranges], [r[1] for r in ranges], codes[:, :n_cat])
+            unknown = {at.name: int(k) for at, k in zip(self.attributes, outside) if k}
+        else:
+            for a, at in enumerate(self.attributes[:n_cat]):
+                column = X.iloc[:, position[a]] if frame else X[:, position[a]]
+                k = encode_column(column, at.categories, codes[:, a])
+                if k:
+                    unknown[at.name] = k
+        if n_cat < len(self.attributes):
+            edges = self.count_edges()
+            n_bins = np.asarray([at.n_bins for at in self.attributes[n_cat:]], dtype=np.int64)
+            if not frame and X.dtype.kind in "iuf":  # numeric attributes: one row-major pass
+                bin_codes(X, np.asarray(position[n_cat:], dtype=np.int64), edges, n_bins, codes[:, n_cat:])
+            else:
+                for j, at in enumerate(self.attributes[n_cat:]):
+                    a = n_cat + j
+                    column = numeric_values(X.iloc[:, position[a]] if frame else X[:, position[a]], at.name)
+                    bin_codes(column[:, None], np.zeros(1, dtype=np.int64), edges[j : j + 1], n_bins[j : j + 1],
+                              codes[:, a : a + 1])
+        return codes, np.empty((n, 0)), unknown
 
     def coded_view(self, X):
         """X itself when it is a uint8 array laid out as codes 1..M of every attribute, else None.
@@ -655,7 +662,7 @@ class Schema:
             return None
         if self.columns != [at.name for at in self.attributes]:
             return None
-        if any(_integer_range(at.categories) != (1, len(at.categories)) or len(at.categories) >= 255
+        if any(integer_range(at.categories) != (1, len(at.categories)) or len(at.categories) >= 255
                for at in self.attributes):
             return None
         return X
@@ -684,9 +691,10 @@ def scan_schema(dataset, *, n_bins=10, classes=None, split_every=2, verbose=Fals
         The merged summary (for example its row count).
     record : nbparallel.reduce.TreeRecord
     """
+    known = set(dataset.ranges or ())
     scan, record = engine.run_pass(
         dataset.partitions,
-        dataset.map(scan_partition, dataset.columns, dataset.kinds),
+        dataset.map(scan_partition, dataset.columns, dataset.kinds, known),
         merge_scans,
         split_every=split_every,
         name="nbparallel-schema",
@@ -695,7 +703,7 @@ def scan_schema(dataset, *, n_bins=10, classes=None, split_every=2, verbose=Fals
     )
     if scan.n_rows == 0:
         raise ValueError("the data holds no rows: at least one is needed")
-    return Schema.from_scan(scan, dataset.columns, dataset.kinds, n_bins, classes), scan, record
+    return Schema.from_scan(scan, dataset.columns, dataset.kinds, n_bins, classes, dataset.ranges), scan, record
 
 
 def all_codes(codes, values, edges_list):

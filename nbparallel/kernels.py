@@ -16,7 +16,10 @@ negative-index wraparound fix-up, which made the counting loop ~1.6x slower.
 import numpy as np
 from numba import njit
 
-__all__ = ["best_classes", "count_partition", "bin_values", "column_ranges", "joint_log_likelihood", "seen_values"]
+__all__ = [
+    "best_classes", "bin_codes", "bin_values", "column_ranges", "count_partition", "joint_log_likelihood",
+    "lookup_codes", "offset_codes", "seen_values",
+]
 
 _CODE_DTYPES = (np.dtype(np.uint8), np.dtype(np.uint16))
 _VALUE_DTYPES = (np.dtype(np.float64), np.dtype(np.float32))
@@ -144,16 +147,69 @@ def _count_codes(codes, y, weights, offsets, n_classes, counts):
         counts[:, offsets[f_cat - 1] : offsets[f_cat]] += paired[:, pair_offsets[-2] :]
 
 
+@njit(nogil=True, cache=True, inline="always")
+def _bin_slot(x, j, flat_padded, padded_width, first_edge, inv_width, last_bin):
+    """1 + the bin of ``x`` under attribute ``j``'s equal-width edges, 0 for NaN.
+
+    The bin is guessed arithmetically and corrected by one branch-free
+    comparison with each neighbouring edge, which is exact when
+    ``_binning_setup`` found every guess within one bin.
+    """
+    guess = (x - first_edge[j]) * inv_width[j] + 1.0
+    guess = guess if guess > 0.0 else 0.0  # also maps NaN to 0
+    guess = guess if guess < last_bin[j] else last_bin[j]
+    guess_bin = np.uint64(guess)
+    at = np.uint64(j) * padded_width + guess_bin
+    too_high = (flat_padded[at] >= x) & (guess_bin > 0)
+    too_low = flat_padded[at + np.uint64(1)] < x
+    slot = guess_bin + np.uint64(1 + too_low - too_high)
+    return slot if x == x else np.uint64(0)
+
+
+@njit(nogil=True, cache=True)
+def _bin_codes_kernel(X, columns, padded, first_edge, inv_width, last_bin, out):
+    """``out[:, k]`` = 1 + bin of ``X[:, columns[k]]`` (0 for NaN), row by row, any real dtype."""
+    padded_width = np.uint64(padded.shape[1])
+    flat_padded = padded.ravel()
+    for i in range(X.shape[0]):
+        for k in range(columns.shape[0]):
+            x = np.float64(X[i, columns[k]])
+            out[i, k] = _bin_slot(x, k, flat_padded, padded_width, first_edge, inv_width, last_bin)
+
+
+@njit(nogil=True, cache=True)
+def _offset_codes_kernel(X, columns, lo, hi, out):
+    """``out[:, k]`` = ``X[:, columns[k]] - lo[k] + 1`` inside ``lo[k]..hi[k]``, else 0.
+
+    ``lo`` and ``hi`` have X's dtype, so no comparison mixes signed and
+    unsigned integers. Returns the number of values outside the range, per column.
+    """
+    outside = np.zeros(columns.shape[0], np.int64)
+    for i in range(X.shape[0]):
+        for k in range(columns.shape[0]):
+            x = X[i, columns[k]]
+            inside = (x >= lo[k]) and (x <= hi[k])
+            out[i, k] = (x - lo[k] + 1) if inside else 0
+            outside[k] += not inside
+    return outside
+
+
+@njit(nogil=True, cache=True)
+def _lookup_kernel(indices, table, out):
+    """``out[i] = table[indices[i]]``; a negative index (missing) takes the table's last entry."""
+    last = table.shape[0] - 1
+    for i in range(indices.shape[0]):
+        k = indices[i]
+        out[i] = table[k] if k >= 0 else table[last]
+
+
 @njit(nogil=True, cache=True)
 def _count_values_kernel(
     values, y, weights, offsets, padded, first_edge, inv_width, n_classes, counts
 ):
-    """Bin and add the numeric counts; same ``counts`` layout as the codes.
+    """Bin (see :func:`_bin_slot`) and add the numeric counts; same ``counts`` layout as the codes.
 
-    The numeric attributes own ``offsets[-f_num - 1:]``. The bin is guessed
-    arithmetically and corrected by one branch-free comparison with each
-    neighbouring edge, which is exact when ``_binning_setup`` found every
-    guess within one bin.
+    The numeric attributes own ``offsets[-f_num - 1:]``.
     """
     n_rows, f_num = values.shape
     attr_offsets = offsets[offsets.shape[0] - f_num - 1 :]
@@ -165,16 +221,7 @@ def _count_values_kernel(
     for i in range(n_rows):
         increment, base = _row_start(y, weights, i, n_classes, n_table_rows)
         for j in range(f_num):
-            x = values[i, j]
-            guess = (x - first_edge[j]) * inv_width[j] + 1.0
-            guess = guess if guess > 0.0 else 0.0  # also maps NaN to 0
-            guess = guess if guess < last_bin[j] else last_bin[j]
-            guess_bin = np.uint64(guess)
-            at = np.uint64(j) * padded_width + guess_bin
-            too_high = (flat_padded[at] >= x) & (guess_bin > 0)
-            too_low = flat_padded[at + np.uint64(1)] < x
-            slot = guess_bin + np.uint64(1 + too_low - too_high)
-            slot = slot if x == x else np.uint64(0)
+            slot = _bin_slot(values[i, j], j, flat_padded, padded_width, first_edge, inv_width, last_bin)
             counts[base + row_offset[j] + slot] += increment
 
 
@@ -639,3 +686,75 @@ def seen_values(column):
     lowest_typed = np.uint64(lowest) if column.dtype.kind == "u" else np.int64(lowest)
     _flag_values_kernel(column, lowest_typed, flags)
     return (np.flatnonzero(flags) + lowest).astype(column.dtype)
+
+
+def bin_codes(X, columns, edges, n_bins, out):
+    """Write 1 + the bin of each value (0 = NaN) of some columns into a code array.
+
+    The bins are ``np.searchsorted(edges[k, :n_bins[k] - 1], x, side="left")``
+    exactly, as :func:`count_partition` bins; integer columns are binned as
+    they are, each value converted to float64 in a register (no copy).
+
+    Parameters
+    ----------
+    X : ndarray of integers or floats, shape (n_rows, n_columns), any layout
+    columns : ndarray of int64, shape (k,)
+        The columns of X to bin.
+    edges : ndarray of float64, shape (k, max(n_bins) - 1)
+        Inner edges, padded with +inf.
+    n_bins : ndarray of int64, shape (k,)
+    out : ndarray of uint8 or uint16, shape (n_rows, k), any layout
+    """
+    _require_array("X", X, 2)
+    if X.dtype.kind not in "iuf":
+        raise TypeError(f"X must hold integers or floats, got dtype {X.dtype}")
+    _check_edges(edges, n_bins)
+    if columns.shape[0] == 0:
+        return
+    padded, first_edge, inv_width, guess_within_one = _binning_setup(edges, n_bins)
+    if guess_within_one:
+        _bin_codes_kernel(X, columns, padded, first_edge, inv_width, n_bins - 1, out)
+    else:  # irregular edges: bisect (a float copy of these columns; rare)
+        out[:] = bin_values(np.asarray(X[:, columns], dtype=np.float64), edges, n_bins)
+
+
+def offset_codes(X, columns, lo, hi, out):
+    """Integer columns as codes ``x - lo + 1`` (0 outside ``lo..hi``) in one row-major pass.
+
+    Parameters
+    ----------
+    X : ndarray of integers, shape (n_rows, n_columns), any layout
+    columns : ndarray of int64, shape (k,)
+    lo, hi : sequence of int, length k
+        The value of code 1 and of the last code of each column, representable
+        in X's dtype; ``hi - lo + 1`` must fit the codes' dtype.
+    out : ndarray of uint8 or uint16, shape (n_rows, k), any layout
+
+    Returns
+    -------
+    ndarray of int64, shape (k,)
+        Number of values outside ``lo..hi`` in each column.
+    """
+    _require_array("X", X, 2)
+    if X.dtype.kind not in "iu":
+        raise TypeError(f"X must hold integers, got dtype {X.dtype}")
+    info = np.iinfo(X.dtype)
+    if any(not info.min <= int(v) <= info.max for v in [*lo, *hi]):
+        raise ValueError(f"lo and hi must be representable in X's dtype {X.dtype}")
+    lo, hi = np.asarray(lo, dtype=X.dtype), np.asarray(hi, dtype=X.dtype)
+    return _offset_codes_kernel(X, columns, lo, hi, out)
+
+
+def lookup_codes(indices, table, out):
+    """``out[i] = table[indices[i]]``, a negative index taking ``table[-1]``: a dictionary's
+    local indices (pandas codes, factorize, Arrow) onto global codes in one pass, no temporary.
+
+    Parameters
+    ----------
+    indices : ndarray of integers, shape (n,)
+        Local dictionary indices in ``-1 .. len(table) - 2``; not range-checked.
+    table : ndarray of uint8, uint16 or int32, shape (n_local + 1,)
+    out : ndarray, shape (n,)
+    """
+    _require_array("indices", indices, 1)
+    _lookup_kernel(indices, table, out)
