@@ -23,9 +23,10 @@ import pandas as pd
 
 from . import engine
 from .encoding import (
-    MAX_CATEGORIES, code_dtype, encode_column, integer_range, numeric_values, observed, value_range,
+    MAX_CATEGORIES, code_dtype, encode_column, integer_range, integer_table, numeric_values, observed,
+    value_range,
 )
-from .kernels import bin_codes, bin_values, column_ranges, offset_codes
+from .kernels import bin_codes, bin_values, column_ranges, integer_codes
 
 CATEGORICAL = "categorical"
 NUMERIC = "numeric"
@@ -626,30 +627,36 @@ class Schema:
         codes = np.empty((n, len(self.attributes)), dtype=code_dtype([at.n_values for at in self.attributes]),
                          order="F" if frame else "C")
         unknown = {}
-        ranges = [integer_range(at.categories) for at in self.attributes[:n_cat]]
-        if not frame and X.dtype.kind in "iu" and n_cat and all(
-            r is not None and np.iinfo(X.dtype).min <= r[0] and r[1] <= np.iinfo(X.dtype).max for r in ranges
-        ):  # integer categories: one row-major pass
-            outside = offset_codes(X, np.asarray(position[:n_cat], dtype=np.int64),
-                                   [r[0] for r in ranges], [r[1] for r in ranges], codes[:, :n_cat])
-            unknown = {at.name: int(k) for at, k in zip(self.attributes, outside) if k}
+        if not frame and X.dtype.kind in "iu":  # integer columns: small lookup tables, one row-major pass
+            tables = {a: integer_table(at, X.dtype) for a, at in enumerate(self.attributes)}
+            tabled = [a for a, t in tables.items() if t is not None]
+            lo, table, below, above = zip(*[tables[a] for a in tabled]) if tabled else ([],) * 4
+            integer_codes(X, np.asarray([position[a] for a in tabled], dtype=np.int64), lo, table,
+                          below, above, codes, np.asarray(tabled, dtype=np.int64))
+            for a in (a for a in tabled if a < n_cat):  # integers are never missing: a categorical 0 is an unknown value
+                k = n - int(np.count_nonzero(codes[:, a]))
+                if k:
+                    unknown[self.attributes[a].name] = k
+            rest = [a for a, t in tables.items() if t is None]
         else:
-            for a, at in enumerate(self.attributes[:n_cat]):
-                column = X.iloc[:, position[a]] if frame else X[:, position[a]]
+            rest = range(len(self.attributes))
+        for a in rest:
+            at = self.attributes[a]
+            column = X.iloc[:, position[a]] if frame else X[:, position[a]]
+            if at.kind == CATEGORICAL:
                 k = encode_column(column, at.categories, codes[:, a])
                 if k:
                     unknown[at.name] = k
-        if n_cat < len(self.attributes):
-            edges = self.count_edges()
-            n_bins = np.asarray([at.n_bins for at in self.attributes[n_cat:]], dtype=np.int64)
-            if not frame and X.dtype.kind in "iuf":  # numeric attributes: one row-major pass
-                bin_codes(X, np.asarray(position[n_cat:], dtype=np.int64), edges, n_bins, codes[:, n_cat:])
-            else:
-                for j, at in enumerate(self.attributes[n_cat:]):
-                    a = n_cat + j
-                    column = numeric_values(X.iloc[:, position[a]] if frame else X[:, position[a]], at.name)
-                    bin_codes(column[:, None], np.zeros(1, dtype=np.int64), edges[j : j + 1], n_bins[j : j + 1],
+                continue
+            values = numeric_values(column, at.name)
+            table = integer_table(at, values.dtype) if values.dtype.kind in "iu" else None
+            if table is not None:
+                lo, table, below, above = table
+                integer_codes(values[:, None], np.zeros(1, dtype=np.int64), [lo], [table], [below], [above],
                               codes[:, a : a + 1])
+            else:
+                bin_codes(values[:, None], np.zeros(1, dtype=np.int64), at.edges()[None, :],
+                          np.array([at.n_bins], dtype=np.int64), codes[:, a : a + 1])
         return codes, np.empty((n, 0)), unknown
 
     def coded_view(self, X):

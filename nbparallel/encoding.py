@@ -24,7 +24,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from .kernels import lookup_codes, offset_codes, seen_values
+from .kernels import bin_values, integer_codes, lookup_codes, seen_values
 
 MAX_CATEGORIES = 65534
 
@@ -164,12 +164,41 @@ def encode_column(column, vocabulary, out):
         if span is not None and values.dtype.kind in "iu":
             info = np.iinfo(values.dtype)
             if info.min <= span[0] and span[1] <= info.max:
-                return int(offset_codes(values[:, None], np.zeros(1, np.int64), [span[0]], [span[1]], out[:, None])[0])
+                identity = np.arange(1, len(vocabulary) + 1)
+                integer_codes(values[:, None], np.zeros(1, np.int64), [span[0]], [identity], [0], [0], out[:, None])
+                return len(out) - int(np.count_nonzero(out))  # integers are never missing: a 0 is an unknown
         column = values
     indices, local = pd.factorize(column)
     table, unknown = _remap_table(local, vocabulary, out.dtype)
     lookup_codes(indices, table, out)
     return int(np.isin(indices, unknown).sum()) if len(unknown) else 0
+
+
+def integer_table(attribute, dtype):
+    """``(lo, table, below, above)`` turning an integer column of ``dtype`` into the attribute's codes, or None.
+
+    A categorical attribute whose vocabulary is a range ``lo..hi`` gets the
+    table ``1..M`` (values outside are unknown, code 0). A numeric one whose
+    range holds at most ``MAX_CATEGORIES`` integers gets the bin code of each
+    integer, computed once by :func:`nbparallel.kernels.bin_values` (exact);
+    values below or above the range fall in the end bins, as the kernel bins them.
+    """
+    info = np.iinfo(dtype)
+    if attribute.kind == "categorical":
+        span = integer_range(attribute.categories)
+        if span is None or not (info.min <= span[0] and span[1] <= info.max):
+            return None
+        return span[0], np.arange(1, len(attribute.categories) + 1), 0, 0
+    lo, hi = attribute.lo, attribute.hi
+    if not (np.isfinite(lo) and np.isfinite(hi)) or hi - lo >= MAX_CATEGORIES or max(abs(lo), abs(hi)) > 2**52:
+        return None
+    first, last = max(int(np.ceil(lo)), int(info.min)), min(int(np.floor(hi)), int(info.max))
+    if first > last:
+        return None
+    n_bins = np.array([attribute.n_bins], dtype=np.int64)
+    edges = attribute.edges()[None, :]
+    table = bin_values(np.arange(first, last + 1, dtype=np.float64)[:, None], edges, n_bins)[:, 0]
+    return first, table, 1, attribute.n_bins
 
 
 def code_dtype(n_values):

@@ -18,7 +18,7 @@ from numba import njit
 
 __all__ = [
     "best_classes", "bin_codes", "bin_values", "column_ranges", "count_partition", "joint_log_likelihood",
-    "lookup_codes", "offset_codes", "seen_values",
+    "integer_codes", "lookup_codes", "seen_values",
 ]
 
 _CODE_DTYPES = (np.dtype(np.uint8), np.dtype(np.uint16))
@@ -178,20 +178,21 @@ def _bin_codes_kernel(X, columns, padded, first_edge, inv_width, last_bin, out):
 
 
 @njit(nogil=True, cache=True)
-def _offset_codes_kernel(X, columns, lo, hi, out):
-    """``out[:, k]`` = ``X[:, columns[k]] - lo[k] + 1`` inside ``lo[k]..hi[k]``, else 0.
+def _integer_codes_kernel(X, columns, lo, hi, tables, out, targets):
+    """``out[:, targets[k]]`` = ``tables[k, x - lo[k]]`` for ``x = X[:, columns[k]]`` inside
+    ``lo[k]..hi[k]``; below the range ``tables[k, -2]``, above it ``tables[k, -1]``.
 
     ``lo`` and ``hi`` have X's dtype, so no comparison mixes signed and
-    unsigned integers. Returns the number of values outside the range, per column.
+    unsigned integers; the index is chosen without a branch.
     """
-    outside = np.zeros(columns.shape[0], np.int64)
+    below_slot = np.uint64(tables.shape[1] - 2)
     for i in range(X.shape[0]):
         for k in range(columns.shape[0]):
             x = X[i, columns[k]]
-            inside = (x >= lo[k]) and (x <= hi[k])
-            out[i, k] = (x - lo[k] + 1) if inside else 0
-            outside[k] += not inside
-    return outside
+            below = x < lo[k]
+            above = x > hi[k]
+            slot = below_slot + np.uint64(above) if below or above else np.uint64(x - lo[k])
+            out[i, targets[k]] = tables[k, slot]
 
 
 @njit(nogil=True, cache=True)
@@ -718,31 +719,41 @@ def bin_codes(X, columns, edges, n_bins, out):
         out[:] = bin_values(np.asarray(X[:, columns], dtype=np.float64), edges, n_bins)
 
 
-def offset_codes(X, columns, lo, hi, out):
-    """Integer columns as codes ``x - lo + 1`` (0 outside ``lo..hi``) in one row-major pass.
+def integer_codes(X, columns, lo, tables, below, above, out, targets=None):
+    """Integer columns as codes through small lookup tables, in one row-major pass, no copy.
 
     Parameters
     ----------
     X : ndarray of integers, shape (n_rows, n_columns), any layout
     columns : ndarray of int64, shape (k,)
-    lo, hi : sequence of int, length k
-        The value of code 1 and of the last code of each column, representable
-        in X's dtype; ``hi - lo + 1`` must fit the codes' dtype.
-    out : ndarray of uint8 or uint16, shape (n_rows, k), any layout
+    lo : sequence of int, length k
+        The value of each table's first entry, representable in X's dtype.
+    tables : list of k 1-D integer arrays
+        ``tables[k][x - lo[k]]`` is the code of value x; x is inside when that
+        index is in range, and ``lo[k] + len(tables[k]) - 1`` must be
+        representable in X's dtype.
+    below, above : sequence of int, length k
+        The code of a value below or above its table.
+    out : ndarray of uint8 or uint16, shape (n_rows, m), any layout
+    targets : ndarray of int64, shape (k,), optional
+        The column of ``out`` each column's codes go to (default ``0..k-1``).
 
-    Returns
-    -------
-    ndarray of int64, shape (k,)
-        Number of values outside ``lo..hi`` in each column.
     """
     _require_array("X", X, 2)
     if X.dtype.kind not in "iu":
         raise TypeError(f"X must hold integers, got dtype {X.dtype}")
     info = np.iinfo(X.dtype)
+    hi = [int(v) + len(t) - 1 for v, t in zip(lo, tables)]
     if any(not info.min <= int(v) <= info.max for v in [*lo, *hi]):
-        raise ValueError(f"lo and hi must be representable in X's dtype {X.dtype}")
-    lo, hi = np.asarray(lo, dtype=X.dtype), np.asarray(hi, dtype=X.dtype)
-    return _offset_codes_kernel(X, columns, lo, hi, out)
+        raise ValueError(f"the tables' ranges must be representable in X's dtype {X.dtype}")
+    width = max([len(t) for t in tables] + [1])
+    padded = np.zeros((len(tables), width + 2), dtype=out.dtype)
+    for k, t in enumerate(tables):
+        padded[k, : len(t)] = t
+    padded[:, -2], padded[:, -1] = below, above
+    _integer_codes_kernel(
+        X, columns, np.asarray(lo, dtype=X.dtype), np.asarray(hi, dtype=X.dtype), padded, out,
+        np.arange(len(tables), dtype=np.int64) if targets is None else targets)
 
 
 def lookup_codes(indices, table, out):
