@@ -13,6 +13,7 @@ benchmarks/results/encoding.json.
 import argparse
 import json
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import numpy as np
@@ -65,6 +66,16 @@ def best(fn, repeats):
     return min(times)
 
 
+def thread_speedup(codes, y, repeats):
+    """How much faster the kernel counts two halves on two threads than the whole on one (this machine, now)."""
+    count = kernel(codes, None, y, "codes")
+    halves = [kernel(half, None, y[: len(half)], "codes") for half in np.array_split(codes, 2)]
+    pool = ThreadPoolExecutor(2)
+    one = best(count, repeats)
+    two = best(lambda: list(pool.map(lambda f: f(), halves)), repeats)
+    return one / two
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--rows", type=int, default=2_000_000)
@@ -76,6 +87,9 @@ def main():
     floats = rng.normal(size=(n, N_ATTRIBUTES))
     rows = []
     print(f"{n} rows x {N_ATTRIBUTES} attributes; ns per cell, best of {args.repeats}")
+    speedup = thread_speedup(codes, (rng.random(n) < 0.5).astype(np.int64), args.repeats)
+    print(f"the kernel alone on 2 threads (two halves) is {speedup:.2f}x faster than on 1 here: "
+          "the target assumes about 2x")
     for name, X, y, features, kind in inputs(n):
         count = kernel(codes, floats, y, kind)
         model = NaiveBayes(n_partitions=2, categorical_features=features)
@@ -86,7 +100,8 @@ def main():
             kernel_s = min(kernel_s, best(count, 1))
         ratio = fit_s / kernel_s
         rows.append({"input": name, "rows": n, "fit_ns_per_cell": 1e9 * fit_s / cells,
-                     "kernel_ns_per_cell": 1e9 * kernel_s / cells, "ratio": ratio})
+                     "kernel_ns_per_cell": 1e9 * kernel_s / cells, "ratio": ratio,
+                     "kernel_two_thread_speedup": speedup})
         print(f"{name:28s} fit {1e9 * fit_s / cells:7.2f}  kernel {1e9 * kernel_s / cells:5.2f}  "
               f"ratio {ratio:5.2f}  {'PASS' if ratio <= 1.5 else 'FAIL'} (<= 1.5)")
     out = Path(__file__).parent / "results" / "encoding.json"
