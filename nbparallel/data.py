@@ -108,12 +108,68 @@ def check_weights(w, name="sample_weight"):
     return w
 
 
+_REFUSED_KINDS = {"M": "dates and times", "m": "time spans", "c": "complex numbers"}
+
+
+def _refuse_unsupported(names, dtypes):
+    """Raise TypeError for a column of dates, time spans or complex numbers: no kind of attribute fits them."""
+    for name, dtype in zip(names, dtypes):
+        kind = getattr(dtype, "kind", None)
+        if kind in _REFUSED_KINDS or isinstance(dtype, (pd.PeriodDtype, pd.IntervalDtype)):
+            what = _REFUSED_KINDS.get(kind, "periods or intervals")
+            advice = ("its real and imaginary parts or its modulus as numeric columns" if kind == "c" else
+                      "numbers (for example the day of the year, or .astype('int64')) or strings")
+            raise TypeError(f"column {name!r} holds {what} (dtype {dtype}), which naive Bayes cannot count: "
+                            f"convert it to {advice} first")
+
+
+def _column_names(columns):
+    """The columns' names as strings; raise for MultiIndex, duplicate or colliding names."""
+    if isinstance(columns, pd.MultiIndex):
+        raise TypeError("X has MultiIndex columns; flatten them to one level of names first, for example "
+                        "X.columns = ['_'.join(map(str, c)) for c in X.columns]")
+    names = [str(c) for c in columns]
+    if len(set(names)) < len(names):
+        repeated = sorted({n for n in names if names.count(n) > 1})
+        clashing = [c for c in columns if str(c) in repeated]
+        if len(set(map(repr, clashing))) == len(repeated):
+            raise ValueError(f"X has duplicate column names {repeated}: give every column its own name")
+        raise ValueError(f"X has column names that become the same string: {', '.join(map(repr, clashing))}; "
+                         "rename them so that their str() differ")
+    return names
+
+
+def _warn_numbers_as_categories(X, names, kinds, categorical_features):
+    """Warn when "auto" makes an object column of numbers categorical: surely not what was meant."""
+    import warnings
+
+    if not (isinstance(categorical_features, str) and categorical_features == "auto"):
+        return
+    for a, (name, kind) in enumerate(zip(names, kinds)):
+        column = X.iloc[:, a] if isinstance(X, pd.DataFrame) else X[:, a]
+        if kind == CATEGORICAL and column.dtype == object and pd.api.types.infer_dtype(column, skipna=True) in (
+            "integer", "floating", "mixed-integer-float", "decimal"
+        ):
+            warnings.warn(
+                f"column {name!r} has dtype object but holds only numbers: it is counted as categorical, one "
+                "category per distinct number. Convert it with astype(float) to bin it, or list it in "
+                "categorical_features to say it is categorical",
+                UserWarning,
+                stacklevel=5,
+            )
+
+
 def _kinds_for(names, dtypes, categorical_features):
     """Resolve ``categorical_features`` to kinds.
 
     "auto" takes the non-numeric columns, "all" every column, and a list of
     names or indices adds those numeric columns to the non-numeric ones.
+    Integer columns are numeric under "auto" (binned into ``n_bins`` equal
+    widths; one value per bin when their range is at most ``n_bins``); list
+    them, or pass "all", to count them per value. Dates, time spans and
+    complex numbers are refused.
     """
+    _refuse_unsupported(names, dtypes)
     numeric = [pd.api.types.is_numeric_dtype(d) and not pd.api.types.is_bool_dtype(d) for d in dtypes]
     if isinstance(categorical_features, str) and categorical_features in ("auto", "all"):
         if categorical_features == "all":
@@ -243,7 +299,7 @@ def _dask_frame_dataset(ddf, y, sample_weight, n_partitions, categorical_feature
         raise TypeError("with a Dask DataFrame or a file, y must be the name of the target column")
     if sample_weight is not None and not isinstance(sample_weight, str):
         raise TypeError("with a Dask DataFrame or a file, sample_weight must be the name of a column")
-    ddf = ddf.rename(columns={c: str(c) for c in ddf.columns})
+    ddf = ddf.rename(columns=dict(zip(ddf.columns, _column_names(ddf.columns))))
     columns, target, weight = _column_roles(ddf.columns, y, sample_weight, require_target)
     if not columns:
         raise ValueError("the data has no attribute columns besides the target")
@@ -295,10 +351,11 @@ def _checked_tuple(x, y, w):
 def _memory_dataset(X, y, sample_weight, n_partitions, categorical_features, require_target):
     target = None  # the target column's name, when y names one
     if isinstance(X, pd.DataFrame):
-        frame = X.rename(columns={c: str(c) for c in X.columns})
+        frame = X.set_axis(_column_names(X.columns), axis=1)
         columns, target, weight = _column_roles(frame.columns, y, sample_weight, require_target)
         kinds = _kinds_for(columns, [frame.dtypes[c] for c in columns], categorical_features)
         X = frame[columns]
+        _warn_numbers_as_categories(X, columns, kinds, categorical_features)
         if target is not None:
             y = frame[target].to_numpy()
         if weight is not None:
@@ -316,6 +373,8 @@ def _memory_dataset(X, y, sample_weight, n_partitions, categorical_features, req
             raise ValueError("Complex data not supported: X must hold real numbers or categories")
         columns = [str(i) for i in range(X.shape[1])]
         kinds = _kinds_for(columns, [X.dtype] * X.shape[1], categorical_features)
+        if X.dtype == object:
+            _warn_numbers_as_categories(X, columns, kinds, categorical_features)
     n = X.shape[0]
     if n == 0:
         raise ValueError("X holds no rows: at least one is needed")
@@ -478,7 +537,12 @@ class Attribute:
         """Inner edges of the equal-width bins (right-closed, as in SPSS)."""
         if self.lo is None or np.isnan(self.lo):
             return np.zeros(self.n_bins - 1)
-        return self.lo + (self.hi - self.lo) * np.arange(1, self.n_bins) / self.n_bins
+        with np.errstate(over="ignore", invalid="ignore"):
+            edges = self.lo + (self.hi - self.lo) * np.arange(1, self.n_bins) / self.n_bins
+        if np.all(np.isfinite(edges)):
+            return edges
+        steps = np.arange(1, self.n_bins) / self.n_bins  # a range near the float limits: no overflow
+        return self.lo * (1 - steps) + self.hi * steps
 
     def to_dict(self):
         """Plain values, for JSON."""
@@ -538,7 +602,12 @@ class Schema:
                 lo, hi = ranges.get(name, (scan.lo[a], scan.hi[a]))
                 attrs.append(Attribute(name, NUMERIC, lo=float(lo), hi=float(hi), n_bins=n_bins))
         attrs.sort(key=lambda at: at.kind != CATEGORICAL)
-        return cls(attrs, list(columns), sort_values(scan.classes) if classes is None else list(classes))
+        classes = sort_values(scan.classes) if classes is None else list(classes)
+        if len({str(c) for c in classes}) < len(classes):
+            printed = [c for c in classes if [str(d) for d in classes].count(str(c)) > 1]
+            raise ValueError(f"y holds classes that print the same but differ in type: {printed!r} "
+                             f"({', '.join(type(c).__name__ for c in printed)}); make the target one type")
+        return cls(attrs, list(columns), classes)
 
     @property
     def offsets(self):
@@ -710,6 +779,8 @@ def scan_schema(dataset, *, n_bins=10, classes=None, split_every=2, verbose=Fals
     )
     if scan.n_rows == 0:
         raise ValueError("the data holds no rows: at least one is needed")
+    if any(isinstance(c, float) and not c.is_integer() for c in scan.classes):
+        raise ValueError("Unknown label type: continuous. y must hold class labels, not continuous values")
     return Schema.from_scan(scan, dataset.columns, dataset.kinds, n_bins, classes, dataset.ranges), scan, record
 
 

@@ -57,6 +57,8 @@ def test_counts_and_schemas_are_bit_identical_to_the_old_data_layer(n_partitions
         old_schema, old_counts = legacy_fit_counts(X, y, n_partitions=n_partitions, categorical_features=features)
         schema, counts = _fit(X, y, n_partitions=n_partitions, categorical_features=features, split_every=3)
         assert schema.to_dict() == old_schema.to_dict(), name
+        for at, old_at in zip(schema.attributes[schema.n_categorical:], old_schema.attributes[schema.n_categorical:]):
+            assert at.edges().tobytes() == old_at.edges().tobytes(), name  # the same bins, bit for bit
         assert counts.equals(old_counts), name
 
 
@@ -173,3 +175,12 @@ def test_known_ranges_are_used_instead_of_the_data():
     schema, _, _ = scan_schema(dataset)
     assert (schema.attributes[1].lo, schema.attributes[1].hi) == (-10.0, 10.0)
     assert schema.attributes[0].lo == X[:, 0].min()
+
+
+def test_the_fitted_model_shows_each_column_kind():
+    from nbparallel import NaiveBayes
+
+    frame = pd.DataFrame({"k": [0, 1, 2, 1], "s": ["a", "b", "a", "b"], "x": [0.5, 1.5, 2.5, 3.5]})
+    assert NaiveBayes().fit(frame, [0, 1, 0, 1]).feature_kinds_ == {"k": "numeric", "s": "categorical", "x": "numeric"}
+    listed = NaiveBayes(categorical_features=["k"]).fit(frame, [0, 1, 0, 1])
+    assert listed.feature_kinds_ == {"k": "categorical", "s": "categorical", "x": "numeric"}

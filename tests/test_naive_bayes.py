@@ -291,7 +291,7 @@ class _Exploit:
 
 
 def test_failed_save_leaves_no_partial_file(tmp_path):
-    frame = pd.DataFrame({"when": [pd.Timestamp("2020-01-01"), pd.Timestamp("2021-01-01")] * 5,
+    frame = pd.DataFrame({"when": pd.Series([(2020, 1), (2021, 1)] * 5, dtype=object),  # tuples: unsaveable
                           "x": np.arange(10.0)})
     model = NaiveBayes().fit(frame, np.arange(10) % 2)
     path = tmp_path / "model.json"
