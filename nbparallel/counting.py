@@ -25,15 +25,28 @@ class CountSpec:
         return cls(schema, schema.offsets, schema.count_edges())
 
 
+BLOCK_ROWS = 1 << 18  # rows of a 2-D array encoded and counted at a time
+
+
 def count_rows(spec, X, y, w):
     """Count one partition: every attribute as codes (see :meth:`Schema.encode`), one kernel pass.
 
-    A categorical value the schema pass did not see means the partition
-    changed between the two passes (rows of weight zero excepted, which the
-    schema pass leaves out): that raises rather than count it as missing.
+    An unweighted 2-D array is encoded and counted ``BLOCK_ROWS`` rows at a
+    time, so its codes take O(one block) memory; integer counts add exactly,
+    so the table is the same. A categorical value the schema pass did not see
+    means the partition changed between the two passes (rows of weight zero
+    excepted, which the schema pass leaves out): that raises rather than count
+    it as missing.
     """
+    classes = spec.schema.encode_classes(y, w)
+    if w is None and isinstance(X, np.ndarray) and len(X) > BLOCK_ROWS:
+        return merge_tables(*[_count_block(spec, X[s : s + BLOCK_ROWS], classes[s : s + BLOCK_ROWS], None)
+                              for s in range(0, len(X), BLOCK_ROWS)])
+    return _count_block(spec, X, classes, w)
+
+
+def _count_block(spec, X, classes, w):
     schema = spec.schema
-    classes = schema.encode_classes(y, w)
     codes, values, unknown = schema.encode(X)
     if unknown and w is not None and np.any(np.asarray(w) == 0):
         unknown = schema.encode(X[np.asarray(w) > 0])[2]

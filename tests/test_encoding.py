@@ -184,3 +184,15 @@ def test_the_fitted_model_shows_each_column_kind():
     assert NaiveBayes().fit(frame, [0, 1, 0, 1]).feature_kinds_ == {"k": "numeric", "s": "categorical", "x": "numeric"}
     listed = NaiveBayes(categorical_features=["k"]).fit(frame, [0, 1, 0, 1])
     assert listed.feature_kinds_ == {"k": "categorical", "s": "categorical", "x": "numeric"}
+
+
+def test_counting_a_large_array_block_by_block_gives_the_same_table(monkeypatch):
+    from nbparallel import counting
+
+    rng = np.random.default_rng(4)
+    X = np.column_stack([rng.integers(0, 7, 1000), rng.integers(-50, 50, 1000)]).astype(np.int16)
+    y = rng.choice([0, 1, 2], 1000)
+    old_schema, old_counts = legacy_fit_counts(X, y, categorical_features=[0])
+    monkeypatch.setattr(counting, "BLOCK_ROWS", 97)
+    schema, counts = _fit(X, y, categorical_features=[0])
+    assert schema.to_dict() == old_schema.to_dict() and counts.equals(old_counts)
