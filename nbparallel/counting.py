@@ -25,36 +25,39 @@ class CountSpec:
         return cls(schema, schema.offsets, schema.count_edges())
 
 
-WIDE_ROWS = 256  # one table row per possible uint8 code
+BLOCK_ROWS = 1 << 18  # rows of a 2-D array encoded and counted at a time
 
 
 def count_rows(spec, X, y, w):
-    """Count one partition: categorical codes and in-pass binning of numeric values.
+    """Count one partition: every attribute as codes (see :meth:`Schema.encode`), one kernel pass.
 
-    Data already coded 1..M as uint8 is counted as it is, into a table of 256
-    rows per attribute; rows beyond an attribute's vocabulary must come out
-    empty, which checks the codes without another pass over the data.
+    An unweighted 2-D array is encoded and counted ``BLOCK_ROWS`` rows at a
+    time, so its codes take O(one block) memory; integer counts add exactly,
+    so the table is the same. A categorical value the schema pass did not see
+    means the partition changed between the two passes (rows of weight zero
+    excepted, which the schema pass leaves out): that raises rather than count
+    it as missing.
     """
     classes = spec.schema.encode_classes(y, w)
-    n_classes = len(spec.schema.classes)
-    coded = spec.schema.coded_view(X)
-    if coded is None:
-        codes, values = spec.schema.split(X)
-        table, totals, all_missing, n_missing = count_partition(
-            codes, values, classes, w, spec.offsets, spec.edges, n_classes)
-        return CountTable(table, spec.offsets, totals, all_missing, int(n_missing))
-    n_attributes = coded.shape[1]
-    wide = np.arange(0, WIDE_ROWS * n_attributes + 1, WIDE_ROWS, dtype=np.int64)
+    if w is None and isinstance(X, np.ndarray) and len(X) > BLOCK_ROWS:
+        return merge_tables(*[_count_block(spec, X[s : s + BLOCK_ROWS], classes[s : s + BLOCK_ROWS], None)
+                              for s in range(0, len(X), BLOCK_ROWS)])
+    return _count_block(spec, X, classes, w)
+
+
+def _count_block(spec, X, classes, w):
+    schema = spec.schema
+    codes, values, unknown = schema.encode(X)
+    if unknown and w is not None and np.any(np.asarray(w) == 0):
+        unknown = schema.encode(X[np.asarray(w) > 0])[2]
+    if unknown:
+        name, n = next(iter(unknown.items()))
+        raise ValueError(f"column {name!r} holds {n} value(s) the schema pass did not see: "
+                         "did the data change between the schema pass and the counting pass?")
+    edges = spec.edges if values.shape[1] else np.empty((0, 0))  # numeric attributes binned into codes
     table, totals, all_missing, n_missing = count_partition(
-        coded, np.empty((len(coded), 0)), classes, w, wide, np.empty((0, 0)), n_classes)
-    blocks = []
-    for a, at in enumerate(spec.schema.attributes):
-        block = table[wide[a] : wide[a + 1]]
-        if block[len(at.categories) + 1 :].any():
-            raise ValueError(f"column {at.name!r} holds codes outside 1..{len(at.categories)}, "
-                             "the values seen by the schema pass: did the data change between passes?")
-        blocks.append(block[: len(at.categories) + 1])
-    return CountTable(np.vstack(blocks), spec.offsets, totals, all_missing, int(n_missing))
+        codes, values, classes, w, spec.offsets, edges, len(schema.classes))
+    return CountTable(table, spec.offsets, totals, all_missing, int(n_missing))
 
 
 def count_dataset(dataset, schema, *, split_every=2, verbose=False):

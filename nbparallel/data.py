@@ -21,11 +21,14 @@ import numpy as np
 import pandas as pd
 
 from . import engine
-from .kernels import bin_values, column_ranges
+from .encoding import (
+    MAX_CATEGORIES, code_dtype, encode_column, integer_range, integer_table, numeric_values, observed,
+    value_range,
+)
+from .kernels import bin_codes, bin_values, column_ranges, integer_codes
 
 CATEGORICAL = "categorical"
 NUMERIC = "numeric"
-MAX_CATEGORIES = 65534
 
 
 # ---------------------------------------------------------------- datasets
@@ -49,6 +52,12 @@ class Dataset:
         partitions.
     n_rows : int or None
         Number of rows when known without reading the data.
+    token : str
+        Identifies the data, for task names.
+    ranges : dict or None
+        Numeric ``(min, max)`` per column name known without reading the data
+        (for example from Parquet statistics); the schema pass then does not
+        compute those columns' ranges.
     """
 
     partitions: list
@@ -98,12 +107,68 @@ def check_weights(w, name="sample_weight"):
     return w
 
 
+_REFUSED_KINDS = {"M": "dates and times", "m": "time spans", "c": "complex numbers"}
+
+
+def _refuse_unsupported(names, dtypes):
+    """Raise TypeError for a column of dates, time spans or complex numbers: no kind of attribute fits them."""
+    for name, dtype in zip(names, dtypes):
+        kind = getattr(dtype, "kind", None)
+        if kind in _REFUSED_KINDS or isinstance(dtype, (pd.PeriodDtype, pd.IntervalDtype)):
+            what = _REFUSED_KINDS.get(kind, "periods or intervals")
+            advice = ("its real and imaginary parts or its modulus as numeric columns" if kind == "c" else
+                      "numbers (for example the day of the year, or .astype('int64')) or strings")
+            raise TypeError(f"column {name!r} holds {what} (dtype {dtype}), which naive Bayes cannot count: "
+                            f"convert it to {advice} first")
+
+
+def _column_names(columns):
+    """The columns' names as strings; raise for MultiIndex, duplicate or colliding names."""
+    if isinstance(columns, pd.MultiIndex):
+        raise TypeError("X has MultiIndex columns; flatten them to one level of names first, for example "
+                        "X.columns = ['_'.join(map(str, c)) for c in X.columns]")
+    names = [str(c) for c in columns]
+    if len(set(names)) < len(names):
+        repeated = sorted({n for n in names if names.count(n) > 1})
+        clashing = [c for c in columns if str(c) in repeated]
+        if len(set(map(repr, clashing))) == len(repeated):
+            raise ValueError(f"X has duplicate column names {repeated}: give every column its own name")
+        raise ValueError(f"X has column names that become the same string: {', '.join(map(repr, clashing))}; "
+                         "rename them so that their str() differ")
+    return names
+
+
+def _warn_numbers_as_categories(X, names, kinds, categorical_features):
+    """Warn when "auto" makes an object column of numbers categorical: surely not what was meant."""
+    import warnings
+
+    if not (isinstance(categorical_features, str) and categorical_features == "auto"):
+        return
+    for a, (name, kind) in enumerate(zip(names, kinds)):
+        column = X.iloc[:, a] if isinstance(X, pd.DataFrame) else X[:, a]
+        if kind == CATEGORICAL and column.dtype == object and pd.api.types.infer_dtype(column, skipna=True) in (
+            "integer", "floating", "mixed-integer-float", "decimal"
+        ):
+            warnings.warn(
+                f"column {name!r} has dtype object but holds only numbers: it is counted as categorical, one "
+                "category per distinct number. Convert it with astype(float) to bin it, or list it in "
+                "categorical_features to say it is categorical",
+                UserWarning,
+                stacklevel=5,
+            )
+
+
 def _kinds_for(names, dtypes, categorical_features):
     """Resolve ``categorical_features`` to kinds.
 
     "auto" takes the non-numeric columns, "all" every column, and a list of
     names or indices adds those numeric columns to the non-numeric ones.
+    Integer columns are numeric under "auto" (binned into ``n_bins`` equal
+    widths; one value per bin when their range is at most ``n_bins``); list
+    them, or pass "all", to count them per value. Dates, time spans and
+    complex numbers are refused.
     """
+    _refuse_unsupported(names, dtypes)
     numeric = [pd.api.types.is_numeric_dtype(d) and not pd.api.types.is_bool_dtype(d) for d in dtypes]
     if isinstance(categorical_features, str) and categorical_features in ("auto", "all"):
         if categorical_features == "all":
@@ -222,7 +287,7 @@ def _dask_frame_dataset(ddf, y, sample_weight, n_partitions, categorical_feature
         raise TypeError("with a Dask DataFrame or a file, y must be the name of the target column")
     if sample_weight is not None and not isinstance(sample_weight, str):
         raise TypeError("with a Dask DataFrame or a file, sample_weight must be the name of a column")
-    ddf = ddf.rename(columns={c: str(c) for c in ddf.columns})
+    ddf = ddf.rename(columns=dict(zip(ddf.columns, _column_names(ddf.columns))))
     columns, target, weight = _column_roles(ddf.columns, y, sample_weight, require_target)
     if not columns:
         raise ValueError("the data has no attribute columns besides the target")
@@ -274,10 +339,11 @@ def _checked_tuple(x, y, w):
 def _memory_dataset(X, y, sample_weight, n_partitions, categorical_features, require_target):
     target = None  # the target column's name, when y names one
     if isinstance(X, pd.DataFrame):
-        frame = X.rename(columns={c: str(c) for c in X.columns})
+        frame = X.set_axis(_column_names(X.columns), axis=1)
         columns, target, weight = _column_roles(frame.columns, y, sample_weight, require_target)
         kinds = _kinds_for(columns, [frame.dtypes[c] for c in columns], categorical_features)
         X = frame[columns]
+        _warn_numbers_as_categories(X, columns, kinds, categorical_features)
         if target is not None:
             y = frame[target].to_numpy()
         if weight is not None:
@@ -295,6 +361,8 @@ def _memory_dataset(X, y, sample_weight, n_partitions, categorical_features, req
             raise ValueError("Complex data not supported: X must hold real numbers or categories")
         columns = [str(i) for i in range(X.shape[1])]
         kinds = _kinds_for(columns, [X.dtype] * X.shape[1], categorical_features)
+        if X.dtype == object:
+            _warn_numbers_as_categories(X, columns, kinds, categorical_features)
     n = X.shape[0]
     if n == 0:
         raise ValueError("X holds no rows: at least one is needed")
@@ -314,9 +382,8 @@ def _memory_dataset(X, y, sample_weight, n_partitions, categorical_features, req
             raise ValueError(f"sample_weight has shape {sample_weight.shape}, expected ({n},)")
         if not sample_weight.any():
             raise ValueError("sample_weight is zero for every row: at least one positive weight is needed")
-    P = n_partitions or default_partitions(n, engine.available_workers())
-    bounds = np.linspace(0, n, min(P, n) + 1).astype(int) if P <= n else np.arange(n + 1)
-    bounds = np.concatenate([bounds, np.full(P + 1 - len(bounds), n)])
+    P = min(n_partitions or default_partitions(n, engine.available_workers()), n)  # no empty partitions
+    bounds = np.linspace(0, n, P + 1).astype(int)
     take = (lambda a, s, e: a.iloc[s:e]) if isinstance(X, pd.DataFrame) else (lambda a, s, e: a[s:e])
     parts = [
         (
@@ -332,74 +399,12 @@ def _memory_dataset(X, y, sample_weight, n_partitions, categorical_features, req
 # ------------------------------------------------------------------ schema
 
 
-def _is_missing(values):
-    return pd.isna(values)
-
-
-def _integer_range(vocabulary):
-    """``(lo, hi)`` when the vocabulary is every integer from lo to hi, else None."""
-    if vocabulary and type(vocabulary[0]) is int and type(vocabulary[-1]) is int:
-        lo, hi = vocabulary[0], vocabulary[-1]
-        if hi - lo + 1 == len(vocabulary) and all(type(v) is int for v in vocabulary):
-            return lo, hi
-    return None
-
-
 def _within(codes, sizes):
     """True when every column j of ``codes`` holds only 1..sizes[j]."""
     if len(codes) == 0:
         return True
     lo, hi = column_ranges(codes)
     return bool(np.all(lo >= 1) and np.all(hi <= sizes))
-
-
-def _codes(vocabulary, values):
-    """Codes 1..M of the values, 0 for missing or unseen ones."""
-    values = values.to_numpy() if isinstance(values, pd.Series) else np.asarray(values)
-    span = _integer_range(vocabulary) if values.dtype.kind in "iu" else None
-    if span is not None and len(values):
-        lo, hi = span
-        if values.min() >= lo and values.max() <= hi:  # a shift, vectorised
-            return values.astype(np.int64) - (lo - 1) if lo != 1 else values
-    return _positions(vocabulary, values) + 1
-
-
-def _positions(vocabulary, values):
-    """Index of each value in the vocabulary; -1 for missing or unseen values."""
-    values = values.to_numpy() if isinstance(values, pd.Series) else np.asarray(values)
-    if values.dtype.kind in "iu" and vocabulary and all(type(v) is int for v in vocabulary):
-        lo, hi = min(vocabulary), max(vocabulary)
-        if hi - lo < 2**20:  # a lookup table: one gather per value
-            table = np.full(hi - lo + 2, -1, dtype=np.int32)  # the last slot catches out-of-range values
-            table[np.asarray(vocabulary) - lo] = np.arange(len(vocabulary))
-            offset = values.astype(np.int64) - lo
-            offset[(offset < 0) | (offset > hi - lo)] = hi - lo + 1
-            return table[offset]
-    return pd.Index(vocabulary, dtype=object).get_indexer(values.astype(object, copy=False))
-
-
-def _observed(values, exact=False):
-    """The distinct non-missing values of a column, as plain Python values.
-
-    Unless ``exact``, an integer column's vocabulary is every integer from its
-    smallest to its largest value (as scikit-learn's CategoricalNB takes
-    0..max), found by a vectorised min/max; values in that range that never
-    occur have zero counts and are removed from the calculations like any empty
-    category. A range wider than ``MAX_CATEGORIES`` falls back to the exact set.
-    """
-    values = values.to_numpy() if isinstance(values, pd.Series) else np.asarray(values)
-    if values.dtype.kind in "iu" and not exact:
-        if not len(values):
-            return set()
-        lo, hi = int(values.min()), int(values.max())
-        if hi - lo < MAX_CATEGORIES:
-            return set(range(lo, hi + 1))
-    if values.dtype.kind in "biu":
-        from .kernels import seen_values
-
-        return set(seen_values(values).tolist())
-    uniq = pd.unique(pd.Series(values, dtype=object if values.dtype.kind == "O" else None))
-    return {v.item() if isinstance(v, np.generic) else v for v in uniq if not _is_missing(v)}
 
 
 @dataclass
@@ -413,10 +418,13 @@ class ColumnScan:
     n_rows: int = 0
 
 
-def scan_partition(columns, kinds, X, y, w):
+def scan_partition(columns, kinds, known_ranges, X, y, w):
     """Schema summary of one partition: vocabularies, ranges, classes.
 
-    Rows of weight zero are left out, as if absent.
+    Rows of weight zero are left out, as if absent. Numeric columns named in
+    ``known_ranges`` are not read. A 2-D numeric array is read in one row-major
+    pass for every column's min and max; DataFrame columns are read one by one,
+    each as it is stored (see :mod:`nbparallel.encoding`).
     """
     if w is not None and np.any(w == 0):
         keep = np.asarray(w) > 0
@@ -424,29 +432,36 @@ def scan_partition(columns, kinds, X, y, w):
         y = None if y is None else np.asarray(y)[keep]
     frame = isinstance(X, pd.DataFrame)
     values = [None] * len(columns)
-    numeric = [a for a, kind in enumerate(kinds) if kind == NUMERIC]
-    categorical = [a for a, kind in enumerate(kinds) if kind == CATEGORICAL]
-    if not frame and X.dtype.kind in "iu" and len(X) and categorical:
-        lo_int, hi_int = column_ranges(X if len(categorical) == X.shape[1] else X[:, categorical])
-        for a, low, high in zip(categorical, lo_int.tolist(), hi_int.tolist()):
-            values[a] = set(range(low, high + 1)) if high - low < MAX_CATEGORIES else _observed(X[:, a])
-    else:
-        for a in categorical:
-            values[a] = _observed(X.iloc[:, a] if frame else X[:, a])
     lo = np.full(len(columns), np.nan)
     hi = np.full(len(columns), np.nan)
-    if numeric and len(X):
-        block_lo, block_hi = column_ranges(_numeric_block(X, numeric, [columns[a] for a in numeric]))
-        seen = block_lo <= block_hi  # else the column is all NaN here
-        lo[numeric], hi[numeric] = np.where(seen, block_lo, np.nan), np.where(seen, block_hi, np.nan)
-        infinite = np.isinf(lo) | np.isinf(hi)
-        if infinite.any():
-            name = columns[int(np.flatnonzero(infinite)[0])]
-            raise ValueError(
-                f"column {name!r} holds infinite values, which cannot be binned; "
-                "replace them or mark the column categorical"
-            )
-    classes = _observed(y, exact=True) if y is not None else set()
+    wanted = [kind == CATEGORICAL or name not in known_ranges for name, kind in zip(columns, kinds)]
+    if not frame and X.dtype.kind in "iuf" and X.dtype != np.uint64 and len(X) and any(wanted):
+        block_lo, block_hi = column_ranges(X)  # one pass over every column, no copy (int64 results)
+        for a, kind in enumerate(kinds):
+            if kind == NUMERIC:
+                if block_lo[a] <= block_hi[a]:  # else the column is all NaN here
+                    lo[a], hi[a] = float(block_lo[a]), float(block_hi[a])
+            elif X.dtype.kind in "iu" and block_hi[a] - block_lo[a] < MAX_CATEGORIES:
+                values[a] = set(range(int(block_lo[a]), int(block_hi[a]) + 1))
+            else:
+                values[a] = observed(X[:, a])
+    else:
+        for a, (name, kind) in enumerate(zip(columns, kinds)):
+            if not wanted[a]:
+                continue
+            column = X.iloc[:, a] if frame else X[:, a]
+            if kind == CATEGORICAL:
+                values[a] = observed(column)
+            else:
+                lo[a], hi[a] = value_range(numeric_values(column, name))
+    infinite = np.isinf(lo) | np.isinf(hi)
+    if infinite.any():
+        name = columns[int(np.flatnonzero(infinite)[0])]
+        raise ValueError(
+            f"column {name!r} holds infinite values, which cannot be binned; "
+            "replace them or mark the column categorical"
+        )
+    classes = observed(y, exact=True) if y is not None else set()
     return ColumnScan(values, lo, hi, classes, len(X))
 
 
@@ -457,23 +472,14 @@ def _numeric_block(X, positions, names):
             return X.iloc[:, positions].to_numpy(dtype=np.float64, na_value=np.nan)
         except (TypeError, ValueError):
             for i, name in zip(positions, names):
-                _as_float(X.iloc[:, i], name)
+                numeric_values(X.iloc[:, i], name)
             raise
     if positions == list(range(X.shape[1])) and X.dtype in (np.float64, np.float32):
         return X
     for i, name in zip(positions, names):
         if X.dtype.kind == "O":
-            _as_float(X[:, i], name)
+            numeric_values(X[:, i], name)
     return np.asarray(X[:, positions], dtype=np.float64)
-
-
-def _as_float(col, name):
-    try:
-        if isinstance(col, pd.Series):
-            return col.to_numpy(dtype=np.float64, na_value=np.nan)
-        return np.asarray(col, dtype=np.float64)
-    except (TypeError, ValueError) as exc:
-        raise TypeError(f"column {name!r} is numeric in the schema but holds non-numeric values: {exc}") from None
 
 
 def merge_scans(*scans):
@@ -519,7 +525,12 @@ class Attribute:
         """Inner edges of the equal-width bins (right-closed, as in SPSS)."""
         if self.lo is None or np.isnan(self.lo):
             return np.zeros(self.n_bins - 1)
-        return self.lo + (self.hi - self.lo) * np.arange(1, self.n_bins) / self.n_bins
+        with np.errstate(over="ignore", invalid="ignore"):
+            edges = self.lo + (self.hi - self.lo) * np.arange(1, self.n_bins) / self.n_bins
+        if np.all(np.isfinite(edges)):
+            return edges
+        steps = np.arange(1, self.n_bins) / self.n_bins  # a range near the float limits: no overflow
+        return self.lo * (1 - steps) + self.hi * steps
 
     def to_dict(self):
         """Plain values, for JSON."""
@@ -565,8 +576,9 @@ class Schema:
     classes: list
 
     @classmethod
-    def from_scan(cls, scan, columns, kinds, n_bins, classes=None):
-        """Build the schema from a merged :class:`ColumnScan`."""
+    def from_scan(cls, scan, columns, kinds, n_bins, classes=None, ranges=None):
+        """Build the schema from a merged :class:`ColumnScan` (and numeric ranges known beforehand)."""
+        ranges = ranges or {}
         attrs = []
         for a, (name, kind) in enumerate(zip(columns, kinds)):
             if kind == CATEGORICAL:
@@ -575,15 +587,27 @@ class Schema:
                     raise ValueError(f"column {name!r} has {len(cats)} categories; at most {MAX_CATEGORIES} are supported")
                 attrs.append(Attribute(name, CATEGORICAL, categories=cats))
             else:
-                attrs.append(Attribute(name, NUMERIC, lo=float(scan.lo[a]), hi=float(scan.hi[a]), n_bins=n_bins))
+                lo, hi = ranges.get(name, (scan.lo[a], scan.hi[a]))
+                attrs.append(Attribute(name, NUMERIC, lo=float(lo), hi=float(hi), n_bins=n_bins))
         attrs.sort(key=lambda at: at.kind != CATEGORICAL)
-        return cls(attrs, list(columns), sort_values(scan.classes) if classes is None else list(classes))
+        classes = sort_values(scan.classes) if classes is None else list(classes)
+        if len({str(c) for c in classes}) < len(classes):
+            printed = [c for c in classes if [str(d) for d in classes].count(str(c)) > 1]
+            raise ValueError(f"y holds classes that print the same but differ in type: {printed!r} "
+                             f"({', '.join(type(c).__name__ for c in printed)}); make the target one type")
+        return cls(attrs, list(columns), classes)
 
     @property
     def offsets(self):
         """Row offsets of the attributes in a count table (one missing row each)."""
         sizes = [at.n_values + 1 for at in self.attributes]
         return np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
+
+    @property
+    def feature_kinds(self):
+        """The resolved kind of every input column, ``{name: "categorical" or "numeric"}``, in input order."""
+        kinds = {at.name: at.kind for at in self.attributes}
+        return {name: kinds[name] for name in self.columns}
 
     @property
     def n_categorical(self):
@@ -604,13 +628,17 @@ class Schema:
 
         A row of weight zero is as if absent: an unknown class there is harmless.
         """
-        codes = (_codes(self.classes, y) - 1).astype(np.int32)
-        unknown = (codes < 0) & ~_is_missing(y)
-        if w is not None:
-            codes[unknown & (np.asarray(w) == 0)] = 0  # adds weight zero
-            unknown &= np.asarray(w) > 0
-        if np.any(unknown):
-            raise ValueError(f"y holds classes not seen in training: {sort_values(set(np.asarray(y)[unknown].tolist()))[:5]}")
+        y = np.asarray(y)
+        codes = np.empty(len(y), dtype=np.int32)
+        n_unknown = encode_column(y, self.classes, codes)
+        codes -= 1
+        if n_unknown:
+            unknown = (codes < 0) & ~pd.isna(y)
+            if w is not None:
+                codes[unknown & (np.asarray(w) == 0)] = 0  # adds weight zero
+                unknown &= np.asarray(w) > 0
+            if np.any(unknown):
+                raise ValueError(f"y holds classes not seen in training: {sort_values(set(y[unknown].tolist()))[:5]}")
         return codes
 
     def split(self, X):
@@ -622,17 +650,71 @@ class Schema:
         position = {c: i for i, c in enumerate(self.columns)}
         n_cat = self.n_categorical
         categorical = self.attributes[:n_cat]
-        dtype = np.uint8 if all(at.n_values < 255 for at in categorical) else np.uint16
         numeric = [position[at.name] for at in self.attributes[n_cat:]]
         values = _numeric_block(X, numeric, [at.name for at in self.attributes[n_cat:]])
         coded = self.coded_view(X)
         if coded is not None and _within(coded, [len(at.categories) for at in categorical]):
             return coded, values
-        codes = np.empty((len(X), n_cat), dtype=dtype, order="F")
+        codes = np.empty((len(X), n_cat), dtype=code_dtype([at.n_values for at in categorical]), order="F")
         for a, at in enumerate(categorical):
             i = position[at.name]
-            codes[:, a] = _codes(at.categories, X.iloc[:, i] if frame else X[:, i])
+            encode_column(X.iloc[:, i] if frame else X[:, i], at.categories, codes[:, a])
         return codes, values
+
+    def encode(self, X):
+        """A partition as the counting kernel takes it: ``(codes, values, unknown)``.
+
+        Every attribute becomes codes (numeric ones binned under the equal-width
+        edges), in one pass per column for DataFrames and one row-major pass for
+        2-D arrays, except that a float array of numeric attributes is passed as
+        ``values`` (the kernel bins it in the counting pass) and data coded 1..M
+        in uint8 as codes, both without a copy. ``unknown`` maps the name of
+        each categorical column holding values outside its vocabulary to their
+        number (0 codes, counted as missing).
+        """
+        frame = isinstance(X, pd.DataFrame)
+        n_cat, n = self.n_categorical, len(X)
+        position = [self.columns.index(at.name) for at in self.attributes]
+        no_codes = np.empty((n, 0), dtype=np.uint8)
+        if not frame and n_cat == 0 and position == list(range(X.shape[1])) and X.dtype in (np.float64, np.float32):
+            return no_codes, X, {}
+        coded = self.coded_view(X)
+        if coded is not None and _within(coded, [len(at.categories) for at in self.attributes]):
+            return coded, np.empty((n, 0)), {}
+        codes = np.empty((n, len(self.attributes)), dtype=code_dtype([at.n_values for at in self.attributes]),
+                         order="F" if frame else "C")
+        unknown = {}
+        if not frame and X.dtype.kind in "iu":  # integer columns: small lookup tables, one row-major pass
+            tables = {a: integer_table(at, X.dtype) for a, at in enumerate(self.attributes)}
+            tabled = [a for a, t in tables.items() if t is not None]
+            lo, table, below, above = zip(*[tables[a] for a in tabled]) if tabled else ([],) * 4
+            integer_codes(X, np.asarray([position[a] for a in tabled], dtype=np.int64), lo, table,
+                          below, above, codes, np.asarray(tabled, dtype=np.int64))
+            for a in (a for a in tabled if a < n_cat):  # integers are never missing: a categorical 0 is an unknown value
+                k = n - int(np.count_nonzero(codes[:, a]))
+                if k:
+                    unknown[self.attributes[a].name] = k
+            rest = [a for a, t in tables.items() if t is None]
+        else:
+            rest = range(len(self.attributes))
+        for a in rest:
+            at = self.attributes[a]
+            column = X.iloc[:, position[a]] if frame else X[:, position[a]]
+            if at.kind == CATEGORICAL:
+                k = encode_column(column, at.categories, codes[:, a])
+                if k:
+                    unknown[at.name] = k
+                continue
+            values = numeric_values(column, at.name)
+            table = integer_table(at, values.dtype) if values.dtype.kind in "iu" else None
+            if table is not None:
+                lo, table, below, above = table
+                integer_codes(values[:, None], np.zeros(1, dtype=np.int64), [lo], [table], [below], [above],
+                              codes[:, a : a + 1])
+            else:
+                bin_codes(values[:, None], np.zeros(1, dtype=np.int64), at.edges()[None, :],
+                          np.array([at.n_bins], dtype=np.int64), codes[:, a : a + 1])
+        return codes, np.empty((n, 0)), unknown
 
     def coded_view(self, X):
         """X itself when it is a uint8 array laid out as codes 1..M of every attribute, else None.
@@ -644,7 +726,7 @@ class Schema:
             return None
         if self.columns != [at.name for at in self.attributes]:
             return None
-        if any(_integer_range(at.categories) != (1, len(at.categories)) or len(at.categories) >= 255
+        if any(integer_range(at.categories) != (1, len(at.categories)) or len(at.categories) >= 255
                for at in self.attributes):
             return None
         return X
@@ -673,9 +755,10 @@ def scan_schema(dataset, *, n_bins=10, classes=None, split_every=2, verbose=Fals
         The merged summary (for example its row count).
     record : nbparallel.reduce.TreeRecord
     """
+    known = set(dataset.ranges or ())
     scan, record = engine.run_pass(
         dataset.partitions,
-        dataset.map(scan_partition, dataset.columns, dataset.kinds),
+        dataset.map(scan_partition, dataset.columns, dataset.kinds, known),
         merge_scans,
         split_every=split_every,
         name="nbparallel-schema",
@@ -684,7 +767,9 @@ def scan_schema(dataset, *, n_bins=10, classes=None, split_every=2, verbose=Fals
     )
     if scan.n_rows == 0:
         raise ValueError("the data holds no rows: at least one is needed")
-    return Schema.from_scan(scan, dataset.columns, dataset.kinds, n_bins, classes), scan, record
+    if any(isinstance(c, float) and not c.is_integer() for c in scan.classes):
+        raise ValueError("Unknown label type: continuous. y must hold class labels, not continuous values")
+    return Schema.from_scan(scan, dataset.columns, dataset.kinds, n_bins, classes, dataset.ranges), scan, record
 
 
 def all_codes(codes, values, edges_list):

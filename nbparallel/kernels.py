@@ -16,7 +16,10 @@ negative-index wraparound fix-up, which made the counting loop ~1.6x slower.
 import numpy as np
 from numba import njit
 
-__all__ = ["best_classes", "count_partition", "bin_values", "column_ranges", "joint_log_likelihood", "seen_values"]
+__all__ = [
+    "best_classes", "bin_codes", "bin_values", "column_ranges", "count_partition", "joint_log_likelihood",
+    "integer_codes", "lookup_codes", "seen_values",
+]
 
 _CODE_DTYPES = (np.dtype(np.uint8), np.dtype(np.uint16))
 _VALUE_DTYPES = (np.dtype(np.float64), np.dtype(np.float32))
@@ -144,16 +147,109 @@ def _count_codes(codes, y, weights, offsets, n_classes, counts):
         counts[:, offsets[f_cat - 1] : offsets[f_cat]] += paired[:, pair_offsets[-2] :]
 
 
+@njit(nogil=True, cache=True, inline="always")
+def _bin_slot(x, j, flat_padded, padded_width, first_edge, inv_width, last_bin):
+    """1 + the bin of ``x`` under attribute ``j``'s equal-width edges, 0 for NaN.
+
+    The bin is guessed arithmetically and corrected by one branch-free
+    comparison with each neighbouring edge, which is exact when
+    ``_binning_setup`` found every guess within one bin.
+    """
+    guess = (x - first_edge[j]) * inv_width[j] + 1.0
+    guess = guess if guess > 0.0 else 0.0  # also maps NaN to 0
+    guess = guess if guess < last_bin[j] else last_bin[j]
+    guess_bin = np.uint64(guess)
+    at = np.uint64(j) * padded_width + guess_bin
+    too_high = (flat_padded[at] >= x) & (guess_bin > 0)
+    too_low = flat_padded[at + np.uint64(1)] < x
+    slot = guess_bin + np.uint64(1 + too_low - too_high)
+    return slot if x == x else np.uint64(0)
+
+
+@njit(nogil=True, cache=True)
+def _bin_codes_kernel(X, columns, padded, first_edge, inv_width, last_bin, out):
+    """``out[:, k]`` = 1 + bin of ``X[:, columns[k]]`` (0 for NaN), row by row, any real dtype."""
+    padded_width = np.uint64(padded.shape[1])
+    flat_padded = padded.ravel()
+    for i in range(X.shape[0]):
+        for k in range(columns.shape[0]):
+            x = np.float64(X[i, columns[k]])
+            out[i, k] = _bin_slot(x, k, flat_padded, padded_width, first_edge, inv_width, last_bin)
+
+
+@njit(nogil=True, cache=True)
+def _integer_codes_kernel(X, columns, lo, span, tables, out, targets):
+    """``out[:, targets[k]]`` = ``tables[k, x - lo[k]]`` for ``x = X[:, columns[k]]`` when
+    ``x - lo[k]`` (modulo 2**64) is at most ``span[k]``; else ``tables[k, -2]`` below the range
+    and ``tables[k, -1]`` above it.
+
+    ``lo`` has X's dtype; the unsigned difference makes one comparison test
+    both ends. Every index is unsigned and the small arrays are local copies,
+    so numba adds no bounds fix-ups and LLVM keeps them out of the loop.
+    """
+    columns = columns.astype(np.uint64)
+    targets = targets.astype(np.uint64)
+    lo = lo.copy()
+    span = span.copy()
+    tables = tables.copy()
+    below_slot = np.uint64(tables.shape[1] - 2)
+    for i in range(X.shape[0]):
+        row = np.uint64(i)
+        for k in range(columns.shape[0]):
+            at = np.uint64(k)
+            x = X[row, columns[at]]
+            offset = np.uint64(x - lo[at])
+            slot = offset if offset <= span[at] else below_slot + np.uint64(x > lo[at])
+            out[row, targets[at]] = tables[at, slot]
+
+
+@njit(nogil=True, cache=True)
+def _small_integer_codes_kernel(X, tables, out):
+    """``out[i, k] = tables[k, X[i, k]]``: X unsigned, each table covering its whole dtype.
+
+    Unsigned indices and no indirection: numba adds no bounds fix-up, and the
+    loop runs at one load, one gather and one store per value.
+    """
+    for i in range(X.shape[0]):
+        row = np.uint64(i)
+        for k in range(X.shape[1]):
+            out[row, np.uint64(k)] = tables[np.uint64(k), X[row, np.uint64(k)]]
+
+
+@njit(nogil=True, cache=True)
+def _small_integer_codes_gather_kernel(X, columns, tables, out, targets):
+    """:func:`_small_integer_codes_kernel` for some columns of X into some columns of out."""
+    columns = columns.astype(np.uint64)
+    targets = targets.astype(np.uint64)
+    for i in range(X.shape[0]):
+        row = np.uint64(i)
+        for k in range(columns.shape[0]):
+            out[row, targets[k]] = tables[np.uint64(k), X[row, columns[k]]]
+
+
+@njit(nogil=True, cache=True)
+def _unsigned_lookup_kernel(indices, table, out):
+    """``out[i] = table[indices[i]]`` for unsigned indices: no bounds fix-up, no branch."""
+    for i in range(indices.shape[0]):
+        out[i] = table[indices[i]]
+
+
+@njit(nogil=True, cache=True)
+def _lookup_kernel(indices, table, out):
+    """``out[i] = table[indices[i]]``; a negative index (missing) takes the table's last entry."""
+    last = table.shape[0] - 1
+    for i in range(indices.shape[0]):
+        k = indices[i]
+        out[i] = table[k] if k >= 0 else table[last]
+
+
 @njit(nogil=True, cache=True)
 def _count_values_kernel(
     values, y, weights, offsets, padded, first_edge, inv_width, n_classes, counts
 ):
-    """Bin and add the numeric counts; same ``counts`` layout as the codes.
+    """Bin (see :func:`_bin_slot`) and add the numeric counts; same ``counts`` layout as the codes.
 
-    The numeric attributes own ``offsets[-f_num - 1:]``. The bin is guessed
-    arithmetically and corrected by one branch-free comparison with each
-    neighbouring edge, which is exact when ``_binning_setup`` found every
-    guess within one bin.
+    The numeric attributes own ``offsets[-f_num - 1:]``.
     """
     n_rows, f_num = values.shape
     attr_offsets = offsets[offsets.shape[0] - f_num - 1 :]
@@ -165,16 +261,7 @@ def _count_values_kernel(
     for i in range(n_rows):
         increment, base = _row_start(y, weights, i, n_classes, n_table_rows)
         for j in range(f_num):
-            x = values[i, j]
-            guess = (x - first_edge[j]) * inv_width[j] + 1.0
-            guess = guess if guess > 0.0 else 0.0  # also maps NaN to 0
-            guess = guess if guess < last_bin[j] else last_bin[j]
-            guess_bin = np.uint64(guess)
-            at = np.uint64(j) * padded_width + guess_bin
-            too_high = (flat_padded[at] >= x) & (guess_bin > 0)
-            too_low = flat_padded[at + np.uint64(1)] < x
-            slot = guess_bin + np.uint64(1 + too_low - too_high)
-            slot = slot if x == x else np.uint64(0)
+            slot = _bin_slot(values[i, j], j, flat_padded, padded_width, first_edge, inv_width, last_bin)
             counts[base + row_offset[j] + slot] += increment
 
 
@@ -639,3 +726,105 @@ def seen_values(column):
     lowest_typed = np.uint64(lowest) if column.dtype.kind == "u" else np.int64(lowest)
     _flag_values_kernel(column, lowest_typed, flags)
     return (np.flatnonzero(flags) + lowest).astype(column.dtype)
+
+
+def bin_codes(X, columns, edges, n_bins, out):
+    """Write 1 + the bin of each value (0 = NaN) of some columns into a code array.
+
+    The bins are ``np.searchsorted(edges[k, :n_bins[k] - 1], x, side="left")``
+    exactly, as :func:`count_partition` bins; integer columns are binned as
+    they are, each value converted to float64 in a register (no copy).
+
+    Parameters
+    ----------
+    X : ndarray of integers or floats, shape (n_rows, n_columns), any layout
+    columns : ndarray of int64, shape (k,)
+        The columns of X to bin.
+    edges : ndarray of float64, shape (k, max(n_bins) - 1)
+        Inner edges, padded with +inf.
+    n_bins : ndarray of int64, shape (k,)
+    out : ndarray of uint8 or uint16, shape (n_rows, k), any layout
+    """
+    _require_array("X", X, 2)
+    if X.dtype.kind not in "iuf":
+        raise TypeError(f"X must hold integers or floats, got dtype {X.dtype}")
+    _check_edges(edges, n_bins)
+    if columns.shape[0] == 0:
+        return
+    padded, first_edge, inv_width, guess_within_one = _binning_setup(edges, n_bins)
+    if guess_within_one:
+        _bin_codes_kernel(X, columns, padded, first_edge, inv_width, n_bins - 1, out)
+    else:  # irregular edges: bisect (a float copy of these columns; rare)
+        out[:] = bin_values(np.asarray(X[:, columns], dtype=np.float64), edges, n_bins)
+
+
+def integer_codes(X, columns, lo, tables, below, above, out, targets=None):
+    """Integer columns as codes through small lookup tables, in one row-major pass, no copy.
+
+    Parameters
+    ----------
+    X : ndarray of integers, shape (n_rows, n_columns), any layout
+    columns : ndarray of int64, shape (k,)
+    lo : sequence of int, length k
+        The value of each table's first entry, representable in X's dtype.
+    tables : list of k 1-D integer arrays
+        ``tables[k][x - lo[k]]`` is the code of value x; x is inside when that
+        index is in range, and ``lo[k] + len(tables[k]) - 1`` must be
+        representable in X's dtype.
+    below, above : sequence of int, length k
+        The code of a value below or above its table.
+    out : ndarray of uint8 or uint16, shape (n_rows, m), any layout
+    targets : ndarray of int64, shape (k,), optional
+        The column of ``out`` each column's codes go to (default ``0..k-1``).
+
+    """
+    _require_array("X", X, 2)
+    if X.dtype.kind not in "iu":
+        raise TypeError(f"X must hold integers, got dtype {X.dtype}")
+    info = np.iinfo(X.dtype)
+    hi = [int(v) + len(t) - 1 for v, t in zip(lo, tables)]
+    if any(not info.min <= int(v) <= info.max for v in [*lo, *hi]):
+        raise ValueError(f"the tables' ranges must be representable in X's dtype {X.dtype}")
+    targets = np.arange(len(tables), dtype=np.int64) if targets is None else targets
+    if X.dtype.itemsize <= 2:  # a table over the whole dtype: no range checks
+        every = np.arange(info.min, info.max + 1, dtype=np.int64)
+        full = np.empty((len(tables), len(every)), dtype=out.dtype)
+        for k, (start, t) in enumerate(zip(lo, tables)):
+            index = np.clip(every - int(start), 0, len(t) - 1)
+            full[k] = np.where(every < int(start), below[k], np.where(index < every - int(start), above[k], t[index]))
+        unsigned = X.view(np.dtype(f"u{X.dtype.itemsize}"))
+        full = full[:, every.astype(X.dtype).view(unsigned.dtype).argsort()]  # indexed by the unsigned view
+        if X.shape[1] == len(tables) and np.array_equal(columns, targets) and np.array_equal(columns, np.arange(len(tables))):
+            _small_integer_codes_kernel(unsigned, full, out)
+        else:
+            _small_integer_codes_gather_kernel(unsigned, columns, full, out, targets)
+        return
+    width = max([len(t) for t in tables] + [1])
+    padded = np.zeros((len(tables), width + 2), dtype=out.dtype)
+    for k, t in enumerate(tables):
+        padded[k, : len(t)] = t
+    padded[:, -2], padded[:, -1] = below, above
+    span = np.asarray([len(t) - 1 for t in tables], dtype=np.uint64)
+    _integer_codes_kernel(X, columns, np.asarray(lo, dtype=X.dtype), span, padded, out, targets)
+
+
+def lookup_codes(indices, table, out):
+    """``out[i] = table[indices[i]]``, a negative index taking ``table[-1]``: a dictionary's
+    local indices (pandas codes, factorize, Arrow) onto global codes in one pass, no temporary.
+
+    Parameters
+    ----------
+    indices : ndarray of integers, shape (n,)
+        Local dictionary indices in ``-1 .. len(table) - 2``; not range-checked.
+    table : ndarray of uint8, uint16 or int32, shape (n_local + 1,)
+    out : ndarray, shape (n,)
+    """
+    _require_array("indices", indices, 1)
+    if indices.dtype.kind == "i" and indices.dtype.itemsize <= 2:  # pandas codes: a table over the whole dtype
+        n_entries = 2 ** (8 * indices.dtype.itemsize)
+        full = np.zeros(n_entries, dtype=table.dtype)
+        full[: len(table) - 1] = table[:-1]
+        full[-1] = table[-1]  # index -1, read unsigned
+        _unsigned_lookup_kernel(indices.view(np.dtype(f"u{indices.dtype.itemsize}")), full, out)
+        return
+    _lookup_kernel(indices, table, out)

@@ -75,7 +75,7 @@ def test_files_are_read_inside_tasks(tmp_path, frame):
     dataset = as_dataset(str(tmp_path / "data.parquet"), "y")
     assert all(hasattr(p, "dask") for p in dataset.partitions)  # lazy: delayed reads, no rows on the client
     (tmp_path / "data.parquet").unlink()
-    with pytest.raises(Exception):
+    with pytest.raises(FileNotFoundError, match="data.parquet"):  # the read happens in the task
         scan_schema(dataset)
 
 
@@ -143,5 +143,72 @@ def test_codes_outside_the_schema_are_caught_without_a_scan():
     model = NaiveBayes(categorical_features="all").fit(X, X[:, 0] % 2)
     changed = X.copy()
     changed[17, 2] = 9  # the data changed after the schema pass
-    with pytest.raises(ValueError, match="column '2' holds codes outside 1..4"):
+    with pytest.raises(ValueError, match="column .2. holds 1 value.s. the schema pass did not see"):
         count_rows(CountSpec.of(model.schema_), changed, X[:, 0] % 2, None)
+
+
+@pytest.mark.parametrize("columns, error, message", [
+    (["a", "a"], ValueError, r"duplicate column names \['a'\]"),
+    ([1, "1"], ValueError, r"become the same string: 1, '1'"),
+    (pd.MultiIndex.from_tuples([("a", "b"), ("a", "c")]), TypeError, "MultiIndex columns"),
+])
+def test_column_names_that_would_mix_columns_are_refused(columns, error, message):
+    X = pd.DataFrame([[1.0, "u"], [2.0, "v"]], columns=columns)
+    with pytest.raises(error, match=message):
+        NaiveBayes().fit(X, [0, 1])
+    with pytest.raises(error, match=message):
+        NaiveBayes().fit(dd.from_pandas(X.assign(y=[0, 1]) if not isinstance(columns, pd.MultiIndex) else X,
+                                        npartitions=1), "y")
+
+
+@pytest.mark.parametrize("column, what", [
+    (pd.to_datetime(["2020-01-01", "2020-03-01"]), "dates and times"),
+    (pd.to_timedelta([1, 2], unit="D"), "time spans"),
+    (np.array([1 + 2j, 3j]), "complex numbers"),
+])
+def test_dates_time_spans_and_complex_columns_are_refused(column, what):
+    with pytest.raises(TypeError, match=f"column 'c' holds {what}"):
+        NaiveBayes().fit(pd.DataFrame({"c": column, "x": [1.0, 2.0]}), [0, 1])
+
+
+def test_object_columns_of_numbers_warn_that_they_are_counted_as_categories():
+    X = pd.DataFrame({"n": [1.5, 2, 3, 4], "s": ["a", "b", "a", "b"]}).astype(object)
+    with pytest.warns(UserWarning, match="column 'n' has dtype object but holds only numbers"):
+        model = NaiveBayes().fit(X, [0, 1, 0, 1])
+    assert model.schema_.feature_kinds == {"n": "categorical", "s": "categorical"}
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # said explicitly: no warning
+        NaiveBayes(categorical_features=["n"]).fit(X, [0, 1, 0, 1])
+
+
+def test_targets_that_are_not_class_labels_are_refused_on_every_path(tmp_path):
+    with pytest.raises(ValueError, match="print the same but differ in type"):
+        NaiveBayes().fit(np.array([[1], [2]]), np.array([1, "1"], dtype=object))
+    frame = pd.DataFrame({"x": [1.0, 2.0, 3.0, 4.0], "y": [0.5, 1.25, 3.5, 0.1]})
+    frame.to_parquet(tmp_path / "t.parquet", index=False)
+    for data in (dd.from_pandas(frame, npartitions=2), str(tmp_path / "t.parquet")):
+        with pytest.raises(ValueError, match="Unknown label type: continuous"):
+            NaiveBayes().fit(data, "y")
+
+
+def test_values_near_the_float_limits_are_binned_without_overflow():
+    X = np.array([[-1e308], [1e308], [0.5e308], [-0.7e308]] * 10)
+    y = np.array([0, 1, 1, 0] * 10)
+    model = NaiveBayes().fit(X, y)
+    edges = model.schema_.attributes[0].edges()
+    assert np.all(np.isfinite(edges)) and np.all(np.diff(edges) > 0)
+    assert (model.predict(X) == y).all()
+
+
+def test_a_partition_that_changed_between_the_passes_is_refused():
+    from nbparallel.counting import count_dataset
+    from nbparallel.data import Dataset
+
+    part = pd.DataFrame({"s": ["a", "b"], "x": [1.0, 2.0]})
+    dataset = Dataset([(part, np.array([0, 1]), None)], ["s", "x"], ["categorical", "numeric"])
+    schema, _, _ = scan_schema(dataset)
+    dataset.partitions[0] = (part.assign(s=["a", "new"]), np.array([0, 1]), None)
+    with pytest.raises(ValueError, match="column 's' holds 1 value.s. the schema pass did not see"):
+        count_dataset(dataset, schema)

@@ -291,7 +291,7 @@ class _Exploit:
 
 
 def test_failed_save_leaves_no_partial_file(tmp_path):
-    frame = pd.DataFrame({"when": [pd.Timestamp("2020-01-01"), pd.Timestamp("2021-01-01")] * 5,
+    frame = pd.DataFrame({"when": pd.Series([(2020, 1), (2021, 1)] * 5, dtype=object),  # tuples: unsaveable
                           "x": np.arange(10.0)})
     model = NaiveBayes().fit(frame, np.arange(10) % 2)
     path = tmp_path / "model.json"
@@ -382,7 +382,7 @@ def test_model_is_independent_of_the_partitioning(n_rows, n_partitions, split_ev
     one = NaiveBayes(n_partitions=1).fit(frame, y, sample_weight=weights)
     many = NaiveBayes(n_partitions=n_partitions, split_every=split_every).fit(frame, y, sample_weight=weights)
     assert many.counts_.equals(one.counts_)
-    assert many.reduction_.n_leaves == n_partitions
+    assert many.reduction_.n_leaves == min(n_partitions, n_rows)  # no empty partitions
     np.testing.assert_array_equal(many.predict_proba(frame), one.predict_proba(frame))
 
 

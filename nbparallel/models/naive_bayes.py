@@ -107,6 +107,9 @@ class NaiveBayes(NBParallelMixin, ClassifierMixin, BaseEstimator):
         Every pass run by the last fit: kind, tree record and wall seconds.
     schema_ : nbparallel.data.Schema
         Attributes (categorical first, then numeric), vocabularies, ranges.
+    feature_kinds_ : dict
+        The resolved kind of every input column, "categorical" or "numeric"
+        (under "auto", integer columns are numeric: binned).
     n_missing_target_ : int
         Training rows skipped because their target was missing.
     class_log_prior_ : ndarray of shape (n_classes,)
@@ -291,6 +294,7 @@ class NaiveBayes(NBParallelMixin, ClassifierMixin, BaseEstimator):
         """Smoothed log-probabilities from the counts (never merged)."""
         counts, schema = self.counts_, self.schema_
         self.classes_ = np.asarray(schema.classes)
+        self.feature_kinds_ = schema.feature_kinds
         self.n_missing_target_ = counts.n_missing_target
         N_k = counts.class_counts
         N = N_k.sum()

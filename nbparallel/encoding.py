@@ -1,0 +1,206 @@
+"""Columns to codes, without per-value Python work.
+
+A column (a pandas Series or a 1-D numpy array) is one of three shapes, and
+each becomes codes ``1..M`` (0 = missing or not in the vocabulary) in one
+vectorised pass:
+
+- a **dictionary column**: pandas ``Categorical`` (its codes, no copy) or
+  strings and other objects, dictionary-encoded once by a vectorised hash
+  (``pandas.factorize``, which runs Arrow's ``dictionary_encode`` on Arrow-backed
+  strings). Its small local dictionary is mapped onto the global vocabulary by a
+  lookup table of size ``|local dictionary|``, applied by one compiled loop;
+- an **integer column** whose vocabulary is a range ``lo..hi``: the codes are
+  ``x - lo + 1``, computed by a compiled loop on the column's own dtype;
+- a **numeric column**: binned arithmetically by the kernels (see
+  :func:`nbparallel.kernels.bin_codes`), integers included, with no float copy.
+
+The schema pass reads as little as it can: the categories a ``Categorical``
+actually uses (a flag pass over its codes), an integer column's min and max, a
+string column's distinct values (one hash pass), and numeric min and max.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from .kernels import bin_values, integer_codes, lookup_codes, seen_values
+
+MAX_CATEGORIES = 65534
+
+
+def python_value(v):
+    """A numpy scalar as the plain Python value it holds; anything else as it is."""
+    return v.item() if isinstance(v, np.generic) else v
+
+
+def _is_dictionary(column):
+    return isinstance(column, pd.Series) and isinstance(column.dtype, pd.CategoricalDtype)
+
+
+def _is_string(column):
+    return isinstance(column, pd.Series) and isinstance(column.dtype, pd.StringDtype)
+
+
+def _plain(column):
+    """A column that is neither Categorical nor strings as a numpy array (a view when possible)."""
+    return column.to_numpy() if isinstance(column, pd.Series) else np.asarray(column)
+
+
+def _used_categories(codes):
+    """Positions of the categories a Categorical's codes use (a flag pass, no sort)."""
+    seen = seen_values(codes)
+    return seen[seen >= 0]
+
+
+# ----------------------------------------------------------------- schema pass
+
+
+def observed(column, exact=False):
+    """The distinct non-missing values of a column, as plain Python values.
+
+    Unless ``exact``, a numpy integer column's vocabulary is every integer
+    from its smallest to its largest value (as scikit-learn's CategoricalNB
+    takes 0..max), found by a vectorised min/max; values in that range that
+    never occur have zero counts and are removed from the calculations like
+    any empty category. A range wider than ``MAX_CATEGORIES`` falls back to
+    the exact set. A Categorical's vocabulary is the categories its rows use.
+    """
+    if _is_dictionary(column):
+        categories = column.cat.categories
+        return {python_value(v) for v in categories.take(_used_categories(column.cat.codes.to_numpy()))}
+    if _is_string(column):
+        return {v for v in pd.unique(column) if not pd.isna(v)}
+    values = _plain(column)
+    if values.dtype.kind in "iu" and not exact:
+        if not len(values):
+            return set()
+        lo, hi = int(values.min()), int(values.max())
+        if hi - lo < MAX_CATEGORIES:
+            return set(range(lo, hi + 1))
+    if values.dtype.kind in "biu":
+        return set(seen_values(values).tolist())
+    unique = pd.unique(pd.Series(values, dtype=object if values.dtype.kind == "O" else None))
+    return {python_value(v) for v in unique if not pd.isna(v)}
+
+
+def numeric_values(column, name):
+    """A numeric column as a numpy array of integers or floats, a view when it is one.
+
+    Raises
+    ------
+    TypeError
+        When the column holds values that are not numbers.
+    """
+    if isinstance(column, pd.Series) and isinstance(column.dtype, np.dtype) and column.dtype.kind in "iuf":
+        return column.to_numpy()
+    if isinstance(column, np.ndarray) and column.dtype.kind in "iuf":
+        return column
+    try:
+        if isinstance(column, pd.Series):
+            return column.to_numpy(dtype=np.float64, na_value=np.nan)
+        return np.asarray(column, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise TypeError(f"column {name!r} is numeric in the schema but holds non-numeric values: {exc}") from None
+
+
+def value_range(values):
+    """``(min, max)`` of a numeric array as floats, NaN skipped; ``(nan, nan)`` when there is no value."""
+    if not len(values):
+        return np.nan, np.nan
+    if values.dtype.kind in "iu":
+        return float(values.min()), float(values.max())
+    return float(np.fmin.reduce(values)), float(np.fmax.reduce(values))
+
+
+# ---------------------------------------------------------------- counting pass
+
+
+def integer_range(vocabulary):
+    """``(lo, hi)`` when the vocabulary is every integer from lo to hi, else None."""
+    if vocabulary and type(vocabulary[0]) is int and type(vocabulary[-1]) is int:
+        lo, hi = vocabulary[0], vocabulary[-1]
+        if hi - lo + 1 == len(vocabulary) and all(type(v) is int for v in vocabulary):
+            return lo, hi
+    return None
+
+
+def _remap_table(local, vocabulary, dtype):
+    """Global code of each local dictionary entry (0 when not in the vocabulary), then 0 for missing."""
+    local = np.asarray(local, dtype=object)
+    positions = pd.Index(vocabulary, dtype=object).get_indexer(local) if len(vocabulary) else np.full(len(local), -1)
+    table = np.zeros(len(local) + 1, dtype=dtype)
+    table[: len(local)] = positions + 1
+    return table, np.flatnonzero(positions < 0)
+
+
+def encode_column(column, vocabulary, out):
+    """Write the codes of a categorical column into ``out``.
+
+    Parameters
+    ----------
+    column : pandas.Series or 1-D ndarray
+    vocabulary : list
+        The sorted categories; code ``i + 1`` is ``vocabulary[i]``.
+    out : ndarray of uint8, uint16 or int32, shape (n,)
+        Receives the codes: 1..M, 0 for a missing value or one not in the vocabulary.
+
+    Returns
+    -------
+    int
+        Number of non-missing values not in the vocabulary.
+    """
+    if _is_dictionary(column):
+        indices = column.cat.codes.to_numpy()
+        table, unknown = _remap_table(column.cat.categories, vocabulary, out.dtype)
+        lookup_codes(indices, table, out)
+        if not len(unknown):
+            return 0
+        used = np.intersect1d(unknown, _used_categories(indices))
+        return int(np.isin(indices, used).sum()) if len(used) else 0
+    if not _is_string(column):
+        values = _plain(column)
+        span = integer_range(vocabulary)
+        if span is not None and values.dtype.kind in "iu":
+            info = np.iinfo(values.dtype)
+            if info.min <= span[0] and span[1] <= info.max:
+                identity = np.arange(1, len(vocabulary) + 1)
+                integer_codes(values[:, None], np.zeros(1, np.int64), [span[0]], [identity], [0], [0], out[:, None])
+                return len(out) - int(np.count_nonzero(out))  # integers are never missing: a 0 is an unknown
+        column = values
+    indices, local = pd.factorize(column)
+    table, unknown = _remap_table(local, vocabulary, out.dtype)
+    lookup_codes(indices, table, out)
+    return int(np.isin(indices, unknown).sum()) if len(unknown) else 0
+
+
+def integer_table(attribute, dtype):
+    """``(lo, table, below, above)`` turning an integer column of ``dtype`` into the attribute's codes, or None.
+
+    A categorical attribute whose vocabulary is a range ``lo..hi`` gets the
+    table ``1..M`` (values outside are unknown, code 0). A numeric one whose
+    range holds at most ``MAX_CATEGORIES`` integers gets the bin code of each
+    integer, computed once by :func:`nbparallel.kernels.bin_values` (exact);
+    values below or above the range fall in the end bins, as the kernel bins them.
+    """
+    info = np.iinfo(dtype)
+    if attribute.kind == "categorical":
+        span = integer_range(attribute.categories)
+        if span is None or not (info.min <= span[0] and span[1] <= info.max):
+            return None
+        return span[0], np.arange(1, len(attribute.categories) + 1), 0, 0
+    lo, hi = attribute.lo, attribute.hi
+    if not (np.isfinite(lo) and np.isfinite(hi)) or hi - lo >= MAX_CATEGORIES or max(abs(lo), abs(hi)) > 2**52:
+        return None
+    first, last = max(int(np.ceil(lo)), int(info.min)), min(int(np.floor(hi)), int(info.max))
+    if first > last:
+        return None
+    n_bins = np.array([attribute.n_bins], dtype=np.int64)
+    edges = attribute.edges()[None, :]
+    table = bin_values(np.arange(first, last + 1, dtype=np.float64)[:, None], edges, n_bins)[:, 0]
+    return first, table, 1, attribute.n_bins
+
+
+def code_dtype(n_values):
+    """The smallest unsigned dtype holding codes 0..max(n_values)."""
+    return np.uint8 if max(n_values, default=0) < 255 else np.uint16
