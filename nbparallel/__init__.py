@@ -32,8 +32,6 @@ def __getattr__(name):
     module = _EXPORTS.get(name)
     if module is None:
         raise AttributeError(f"module 'nbparallel' has no attribute {name!r}")
-    if name == "load":  # the model classes register themselves with io on import
-        importlib.import_module(".models", __name__)
     value = getattr(importlib.import_module(module, __name__), name)
     globals()[name] = value
     return value

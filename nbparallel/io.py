@@ -27,6 +27,7 @@ path.
 from __future__ import annotations
 
 import hashlib
+import importlib
 import json
 import os
 import stat
@@ -223,6 +224,7 @@ def load(path):
             f"this nbparallel reads version {FORMAT_VERSION}"
         )
     name = data.get("estimator")
+    importlib.import_module("nbparallel.models")  # the estimators register themselves on import
     cls = _ESTIMATORS.get(name) if isinstance(name, str) else None
     if cls is None:
         raise ValueError(f"{path} holds an unknown estimator {name!r}; known: {sorted(_ESTIMATORS)}")
