@@ -10,6 +10,7 @@ from .engine import run_pass
 from .io import load
 from .models import AutoClass, BoostedNaiveBayes, NaiveBayes
 from .reduce import TreeRecord
+from .selection import SelectedNaiveBayes
 
 __version__ = "0.1.0"
-__all__ = ["AutoClass", "BoostedNaiveBayes", "CountTable", "NaiveBayes", "TreeRecord", "load", "run_pass", "__version__"]
+__all__ = ["AutoClass", "BoostedNaiveBayes", "CountTable", "NaiveBayes", "SelectedNaiveBayes", "TreeRecord", "load", "run_pass", "__version__"]
