@@ -169,7 +169,8 @@ def _test_partition(model, tables, subsets, X, y, w):
 
 
 def simulate_codes(model, size, random_state):
-    """``size`` cases drawn from the fitted model: y from pi, each x_j from p^j_{.y}.
+    """``size`` cases drawn from a fitted :class:`NaiveBayes` (all its predictors):
+    y from pi, each x_j from p^j_{.y}.
 
     Ignored attributes are left missing (code 0). These are the simulated
     pseudo-data of Natarajan and Pednault from which B(J) is estimated.
