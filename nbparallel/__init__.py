@@ -6,6 +6,7 @@ from the merged counts.
 """
 
 from .counts import CountTable
+from .cross_validation import cross_validate
 from .engine import run_pass
 from .io import load
 from .models import AutoClass, BoostedNaiveBayes, NaiveBayes
@@ -13,4 +14,4 @@ from .reduce import TreeRecord
 from .selection import SelectedNaiveBayes
 
 __version__ = "0.1.0"
-__all__ = ["AutoClass", "BoostedNaiveBayes", "CountTable", "NaiveBayes", "SelectedNaiveBayes", "TreeRecord", "load", "run_pass", "__version__"]
+__all__ = ["AutoClass", "BoostedNaiveBayes", "CountTable", "NaiveBayes", "SelectedNaiveBayes", "TreeRecord", "cross_validate", "load", "run_pass", "__version__"]
