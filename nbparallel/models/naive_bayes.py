@@ -316,6 +316,12 @@ class NaiveBayes(NBParallelMixin, ClassifierMixin, BaseEstimator):
         self._log_offsets = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
         self._tie_order = np.argsort(-self.class_log_prior_, kind="stable")
 
+    def plot_evidence(self, max_attributes=8, path=None):
+        """The model as a figure: see :func:`nbparallel.report.plot_evidence`."""
+        from ..report import plot_evidence
+
+        return plot_evidence(self, max_attributes=max_attributes, path=path)
+
     @property
     def log_odds_weights_(self):
         """Elkan's eq. 2 weights w_jj' = log P(a_jj'|C=1) - log P(a_jj'|C=0), per attribute."""
