@@ -91,3 +91,16 @@ def test_other_estimators_and_lazy_splitters_are_refused():
         cross_validate(SelectedNaiveBayes(), X, y)
     with pytest.raises(TypeError, match="in-memory"):
         cross_validate(NaiveBayes(), dd.from_pandas(X.assign(t=y), npartitions=2), "t", cv=KFold(3))
+
+
+def test_cli_cv(tmp_path, capsys):
+    from nbparallel.cli import main
+
+    X, y = categorical_frame(n=120)
+    X.assign(t=y).to_csv(tmp_path / "d.csv", index=False)
+    assert main(["cv", str(tmp_path / "d.csv"), "--target", "t", "--folds", "4", "--quiet"]) == 0
+    out = capsys.readouterr().out
+    expected = cross_val_score(NaiveBayes(), pd.read_csv(tmp_path / "d.csv").drop(columns="t"),
+                               pd.read_csv(tmp_path / "d.csv")["t"], cv=KFold(4)).mean()
+    assert f"mean accuracy {expected:.4f}" in out
+    assert "count (" in out and "score (" in out

@@ -83,11 +83,32 @@ def test_report_files(tmp_path):
     model = NaiveBayes().fit(frame, data.target)
     fig = model.plot_evidence(max_attributes=4)
     assert len([ax for ax in fig.axes if ax.get_images()]) == 4
-    png = write_report(model, tmp_path / "r.png")
+    png = write_report(model, tmp_path / "r.png", max_attributes=2)
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
-    page = write_report(model, tmp_path / "r.html").read_text()
+    page = write_report(model, tmp_path / "r.html", max_attributes=2).read_text()
     assert "flavanoids" in page and "batch</b>: a single observed category" in page
     assert page.count("<h3>") == 13
     with pytest.raises(ValueError, match="must end in"):
         write_report(model, tmp_path / "r.txt")
     assert not list(tmp_path.glob(".*"))  # no temporary file left
+
+
+def test_cli_report_evaluate_json_and_fit_warning(tmp_path, capsys):
+    import json
+
+    from nbparallel.cli import main
+
+    data = load_wine(as_frame=True)
+    frame = data.data.assign(cls=data.target)
+    frame.to_csv(tmp_path / "d.csv", index=False)
+    assert main(["fit", str(tmp_path / "d.csv"), "--target", "cls", "-o", str(tmp_path / "m.json"), "--quiet"]) == 0
+    capsys.readouterr()
+    assert main(["evaluate", str(tmp_path / "m.json"), str(tmp_path / "d.csv"), "--json"]) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert result["classes"] == [0, 1, 2] and len(result["f1"]) == 3
+    assert result["classification_error"] == pytest.approx(1 - result["accuracy"])
+    assert main(["report", str(tmp_path / "m.json"), "-o", str(tmp_path / "r.html"), "--top", "1"]) == 0
+    assert "flavanoids" in (tmp_path / "r.html").read_text()
+    frame[["cls"]].assign(batch="one").to_csv(tmp_path / "bad.csv", index=False)
+    assert main(["fit", str(tmp_path / "bad.csv"), "--target", "cls", "-o", str(tmp_path / "b.json"), "--quiet"]) == 0
+    assert "warning: every attribute is ignored" in capsys.readouterr().err

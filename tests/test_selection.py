@@ -262,3 +262,22 @@ def test_sklearn_check_estimator():
     failed = [(r["check_name"], r["exception"]) for r in results if r["status"] == "failed"]
     assert len(results) > 40
     assert failed == []
+
+
+def test_cli_select(tmp_path, capsys):
+    from nbparallel.cli import main
+
+    data = load_wine(as_frame=True)
+    frame = data.data.assign(cls=data.target)
+    frame.iloc[::2].to_csv(tmp_path / "train.csv", index=False)
+    frame.iloc[1::2].to_csv(tmp_path / "test.csv", index=False)
+    out = tmp_path / "sel.json"
+    assert main(["select", str(tmp_path / "train.csv"), "--target", "cls", "-o", str(out), "--test",
+                 str(tmp_path / "test.csv"), "--max-features", "4", "--must", "hue", "--quiet"]) == 0
+    text = capsys.readouterr().out
+    model = nbparallel.load(out)
+    assert model.selected_features_[0] == "hue" and model.criterion_ == "test"
+    assert f"selected {len(model.selected_features_)} predictors by test" in text
+    assert len(model.selection_path_) == 4 and "1 test" in text
+    assert main(["select", str(tmp_path / "train.csv"), "--target", "cls", "-o", str(out), "--features", "99"]) == 2
+    assert "n_features=99" in capsys.readouterr().err
