@@ -42,8 +42,10 @@ def _value_labels(model, a):
         return [str(c) for c in at.categories]
     edges = model.bin_edges_[at.name]
     bounds = [-np.inf, *edges, np.inf]
-    return [f"({lo:.3g}, {hi:.3g}]" if np.isfinite(hi) else f"> {lo:.3g}" for lo, hi in zip(bounds[:-1], bounds[1:])] \
-        if len(edges) else ["all values"]
+    if not len(edges):
+        return ["all values"]
+    return [f"<= {hi:.3g}" if not np.isfinite(lo) else f"> {lo:.3g}" if not np.isfinite(hi) else f"({lo:.3g}, {hi:.3g}]"
+            for lo, hi in zip(bounds[:-1], bounds[1:])]
 
 
 def mutual_information(cells):
@@ -145,13 +147,17 @@ def plot_evidence(model, max_attributes=8, path=None):
     ax = fig.add_subplot(grid[0, 1])
     ax.axis("off")
     lines = ["How to read the evidence panels", "",
-             "Each cell: how a value shifts the log-odds of a class",
-             "away from its prior, log P(class | value) - log P(class).",
+             "Each cell: how much a value shifts the log-odds",
+             "of a class away from its prior,",
+             "  log P(class | value) - log P(class).",
              "Blue favours the class, red speaks against it;",
-             "0 means the value tells nothing about the class.",
-             "A case's prediction adds up the evidence of its values.", "",
+             "0: the value says nothing about the class.",
+             "A case's score adds up the evidence of its values.",
+             "About -5 and below: the value never occurs with",
+             "the class in training (only smoothing keeps it > 0).",
+             "n = training cases with the value.", "",
              *textwrap.wrap("Class priors: " + ", ".join(f"{c} {p:.1%}" for c, p in zip(classes, summary["prior"])),
-                            60, subsequent_indent="  ")]
+                            50, subsequent_indent="  ")]
     if summary["ignored"]:
         lines += ["", f"Ignored attributes ({len(summary['ignored'])}):"]
         lines += [f"  {name}: {why}" for name, why in list(summary["ignored"].items())[:8]]
