@@ -29,13 +29,14 @@ import numpy as np
 import pandas as pd
 from dask import delayed
 from dask.delayed import Delayed
+from numba import njit
 
 from . import engine
 from .counts import CountTable, merge_tables
 from .counting import CountSpec
 from .data import scan_schema
 from .kernels import count_partition
-from .models.naive_bayes import NaiveBayes, _normalise, check_classes
+from .models.naive_bayes import NaiveBayes, check_classes
 
 SCORINGS = ("accuracy", "log_likelihood")
 
@@ -57,11 +58,43 @@ class Folds:
         sizes[: n_rows % k] += 1
         return cls(bounds=np.concatenate([[0], np.cumsum(sizes)]))
 
+    def segments(self, offset, n):
+        """``(fold, rows)`` covering the rows ``offset .. offset + n - 1``; rows is a slice for blocks."""
+        if self.labels is None:
+            starts = np.clip(self.bounds - offset, 0, n)
+            return [(i, slice(int(a), int(b))) for i, (a, b) in enumerate(zip(starts[:-1], starts[1:])) if a < b]
+        labels = self.labels[offset : offset + n]
+        return [(int(i), np.flatnonzero(labels == i)) for i in np.unique(labels)]
+
     def of(self, offset, n):
         """Folds of the rows ``offset .. offset + n - 1``."""
-        if self.labels is not None:
-            return self.labels[offset : offset + n]
-        return np.searchsorted(self.bounds, offset + np.arange(n), side="right") - 1
+        fold = np.empty(n, dtype=np.int32)
+        for i, rows in self.segments(offset, n):
+            fold[rows] = i
+        return fold
+
+
+@njit(nogil=True, cache=True)
+def _tally(jll, truth, predicted, confusion):
+    """Add the rows with a known target to ``confusion``; return their summed log P(y|x) and count."""
+    total, n = 0.0, 0
+    for i in range(jll.shape[0]):
+        t = truth[i]
+        if t < 0:
+            continue
+        best = 0
+        for k in range(1, jll.shape[1]):
+            if jll[i, k] > jll[i, best]:
+                best = k
+        top = jll[i, best]
+        s = 0.0
+        for k in range(jll.shape[1]):
+            if k != best:
+                s += np.exp(jll[i, k] - top)
+        total += jll[i, t] - top - np.log1p(s)
+        confusion[t, predicted[i]] += 1
+        n += 1
+    return total, n
 
 
 def _pair(offset, part):
@@ -82,8 +115,10 @@ def _count_folds(spec, folds, k, offset, X, y, w):
     """One partition's counts in a ``K * k``-class table: class code ``y + K * fold``."""
     classes = spec.schema.encode_classes(y, w)
     n_classes = len(spec.schema.classes)
-    fold = folds.of(offset, len(classes))
-    labels = np.where(classes >= 0, classes + n_classes * fold, -1).astype(np.int32)
+    labels = folds.of(offset, len(classes))
+    labels *= n_classes
+    labels += classes
+    labels[classes < 0] = -1
     codes, values = spec.schema.split(X)
     weights = None if w is None else np.asarray(w, dtype=np.float64)
     table, totals, all_missing, n_missing = count_partition(
@@ -96,19 +131,13 @@ def _score_folds(models, folds, offset, X, y, w):
     schema = models[0].schema_
     k, n_classes = len(models), len(schema.classes)
     truth = schema.encode_classes(y)
-    fold = folds.of(offset, len(truth))
     codes, values = schema.split(X)
     confusion = np.zeros((k, n_classes, n_classes), dtype=np.int64)
     loglik, n = np.zeros(k), np.zeros(k, dtype=np.int64)
-    for i in np.unique(fold):
-        rows = np.flatnonzero((fold == i) & (truth >= 0))
-        if not len(rows):
-            continue
+    for i, rows in folds.segments(offset, len(truth)):
         model = models[i]
         jll = model._jll_of_codes(model._final_codes(codes[rows], values[rows]))
-        np.add.at(confusion[i], (truth[rows], model._class_indices(jll)), 1)
-        loglik[i] = _normalise(jll)[np.arange(len(rows)), truth[rows]].sum()
-        n[i] = len(rows)
+        loglik[i], n[i] = _tally(jll, truth[rows], model._class_indices(jll), confusion[i])
     return confusion, loglik, n
 
 
