@@ -22,6 +22,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+from numba import njit
 from sklearn.feature_selection import SelectorMixin
 from sklearn.utils import check_random_state
 
@@ -118,13 +119,41 @@ def candidate_sums(tables, log_prior, codes, weights, subset, candidates):
     for a in subset:
         base += tables[a][codes[:, a]]
         present |= codes[:, a] > 0
+    stacked = np.vstack([np.zeros((0, len(log_prior)))] + [tables[c] for c in candidates])
+    starts = np.concatenate([[0], np.cumsum([len(tables[c]) for c in candidates])]).astype(np.int64)
     sums, kept = np.zeros(len(candidates) + 1), np.zeros(len(candidates) + 1)
-    for i, c in enumerate([None, *candidates]):
-        scores, rows = (base, present) if c is None else (base + tables[c][codes[:, c]], present | (codes[:, c] > 0))
-        if rows.any():
-            sums[i] = float(np.dot(w[rows], _log_sum_exp(scores[rows])))
-            kept[i] = float(w[rows].sum())
+    _candidate_sums_kernel(codes, w, base, present, np.asarray(candidates, dtype=np.int64), stacked, starts,
+                           sums, kept)
     return sums, kept
+
+
+@njit(nogil=True, cache=True)
+def _log_sum_exp_row(scores, extra):
+    """log sum_k exp(scores[k] + extra[k])."""
+    top = -np.inf
+    for k in range(scores.shape[0]):
+        top = max(top, scores[k] + extra[k])
+    total = 0.0
+    for k in range(scores.shape[0]):
+        total += np.exp(scores[k] + extra[k] - top)
+    return top + np.log(total)
+
+
+@njit(nogil=True, cache=True)
+def _candidate_sums_kernel(codes, w, base, present, columns, stacked, starts, sums, kept):
+    zero = np.zeros(base.shape[1])
+    for i in range(codes.shape[0]):
+        if w[i] == 0:
+            continue
+        if present[i]:
+            sums[0] += w[i] * _log_sum_exp_row(base[i], zero)
+            kept[0] += w[i]
+        for j in range(columns.shape[0]):
+            code = codes[i, columns[j]]
+            if code == 0 and not present[i]:
+                continue  # every predictor of the subset is missing: the term is ignored
+            sums[j + 1] += w[i] * _log_sum_exp_row(base[i], stacked[starts[j] + code])
+            kept[j + 1] += w[i]
 
 
 def _known_rows(model, X, y, w):
