@@ -20,6 +20,7 @@ p^j_mk do not depend on the other predictors), restricted to the subset.
 from __future__ import annotations
 
 import math
+import warnings
 
 import numpy as np
 from numba import njit
@@ -35,10 +36,12 @@ B_ESTIMATES = ("sample", "exact")
 
 
 def auto_max_features(n_predictors, n_must):
-    """``J_Max = min{J_Must + min{100, max(20, J0 / 5)}, J0}`` (SPSS), rounded down.
+    """``J_Max = min{J_Must + min{100, max(20, J0 / 5)}, J0}``, rounded down.
+
+    SPSS, "Feature Selection / Create the Sequence of Subsets".
 
     >>> auto_max_features(10, 0), auto_max_features(1000, 3), auto_max_features(110, 2)
-    (10, 103, 22)
+    (10, 103, 24)
     """
     return int(math.floor(min(n_must + min(100, max(20, n_predictors / 5)), n_predictors)))
 
@@ -60,7 +63,9 @@ def value_counts(model, a):
 
 
 def a_terms(model):
-    """The pieces of A(J) (SPSS "Average Log-likelihood").
+    """The pieces of ``A(J) = (1/N) sum_k N_k log(pi_k) + (1/N) sum_k sum_j sum_m N^j_mk log(p^j_mk)``.
+
+    SPSS, "Average Log-likelihood" (the first two lines of l(J) = A(J) + B(J)).
 
     Returns
     -------
@@ -90,7 +95,9 @@ def candidate_sums(tables, log_prior, codes, weights, subset, candidates):
     log p^j_{x_j k}`` is computed once; each candidate's term is added to it
     and the log-sum-exp over classes taken (the log() term of B(J) in the
     SPSS "Missing Values" section: missing values contribute no factor). A
-    row's term is ignored when every predictor of the subset is missing.
+    row's term is ignored when every predictor of the subset is missing. Then
+    ``B(J) = -(1/N') sum_i log(sum_k pi_k prod_{j: x_ji not missing} p^j_{x_ji k})``
+    is ``-sums / kept`` (SPSS, "Missing Values"; N' counts the terms kept).
 
     Parameters
     ----------
@@ -200,6 +207,9 @@ def _test_partition(model, tables, subsets, X, y, w):
 def simulate_codes(model, size, random_state):
     """``size`` cases drawn from a fitted :class:`NaiveBayes` (all its predictors):
     y from pi, each x_j from p^j_{.y}.
+
+    SPSS, "Calculation of average log-likelihood by sampling":
+    ``B(J) = -(1/m) sum_{i=1..m} log(sum_k pi_k prod_j p^j_{x_ji k})`` on these cases (m = 1000 by default).
 
     Ignored attributes are left missing (code 0). These are the simulated
     pseudo-data of Natarajan and Pednault from which B(J) is estimated.
@@ -425,9 +435,16 @@ class SelectedNaiveBayes(SelectorMixin, NaiveBayes):
         order = [self.schema_.attributes[a].name for a in subset]
         self.selected_features_ = order[: path[chosen]["n_features"]]
         self.selection_path_ = path
+        if not self.selected_features_:
+            warnings.warn(f"no predictor lowers the {self.criterion_} criterion Q(J) below that of the empty "
+                          "subset: the model predicts from the class prior alone", UserWarning, stacklevel=3)
 
     def _score_path(self, path, dataset, test, tables):
-        """l_test(J) (one pass over the test data) and Q(J) of every subset in the path."""
+        """l_test(J) (one pass over the test data) and Q(J) of every subset in the path.
+
+        SPSS, "Find the 'Best' Subset": the test data criterion ``Q(J) = -l_test(J)``, or the
+        pseudo-BIC criterion ``Q(J) = -l_train(J) + J log(N) / (2N)``.
+        """
         N = float(self.counts_.class_counts.sum())
         self.criterion_ = "test" if self.criterion == "test" or (self.criterion == "auto" and test) else "bic"
         l_test = [None] * len(path)

@@ -281,3 +281,14 @@ def test_cli_select(tmp_path, capsys):
     assert len(model.selection_path_) == 4 and "1 test" in text
     assert main(["select", str(tmp_path / "train.csv"), "--target", "cls", "-o", str(out), "--features", "99"]) == 2
     assert "n_features=99" in capsys.readouterr().err
+
+
+def test_empty_best_subset_warns_and_predicts_the_prior():
+    rng = np.random.default_rng(0)
+    X = rng.integers(0, 3, size=(400, 3))
+    y = rng.integers(0, 2, 400)
+    with pytest.warns(UserWarning, match="predicts from the class prior alone"):
+        model = SelectedNaiveBayes(random_state=0, categorical_features="all").fit(X, y)
+    assert model.selected_features_ == [] and not model.get_support().any()
+    prior = np.exp(model.class_log_prior_)
+    np.testing.assert_allclose(model.predict_proba(X[:5]), np.tile(prior / prior.sum(), (5, 1)), rtol=1e-12)
