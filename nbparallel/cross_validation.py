@@ -216,7 +216,7 @@ def cross_validate(estimator, X, y=None, *, cv=10, scoring=SCORINGS, sample_weig
         if not concrete:
             raise TypeError("a scikit-learn splitter needs in-memory data; for Dask collections and files pass "
                             "cv as the number of folds")
-        folds, k = _folds_from_splitter(cv, *_in_memory(X, y, dataset))
+        folds, k = _folds_from_splitter(cv, *_in_memory(dataset))
     else:
         if isinstance(cv, bool) or not isinstance(cv, (int, np.integer)) or not 2 <= cv <= n_rows:
             raise ValueError(f"cv must be an int between 2 and the number of rows ({n_rows}) "
@@ -266,11 +266,8 @@ def _folded(template, fn, *args):
     return partial(_at_offset, template, fn, args)
 
 
-def _in_memory(X, y, dataset):
-    """``(X, y, n_rows)`` to hand a splitter: the attribute rows and the target values."""
-    target = dataset.target
+def _in_memory(dataset):
+    """``(X, y, n_rows)`` of in-memory partitions, to hand a splitter."""
     Xs = [p[0] for p in dataset.partitions]
-    ys = [p[1] for p in dataset.partitions]
     frame = pd.concat(Xs) if isinstance(Xs[0], pd.DataFrame) else np.concatenate(Xs)
-    labels = None if ys[0] is None and target is None else np.concatenate(ys)
-    return frame, labels, len(frame)
+    return frame, np.concatenate([p[1] for p in dataset.partitions]), len(frame)
