@@ -19,6 +19,8 @@ _EXPORTS = {
     "BoostedNaiveBayes": ".models",
     "MultinomialNaiveBayes": ".models",
     "NaiveBayes": ".models",
+    "SelectedNaiveBayes": ".selection",
+    "cross_validate": ".cross_validation",
     "CountTable": ".counts",
     "TreeRecord": ".reduce",
     "load": ".io",

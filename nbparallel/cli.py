@@ -199,7 +199,7 @@ def cmd_fit(args):
         split_every=args.split_every, verbose=0 if args.quiet else 1,
     )
     start = time.perf_counter()
-    with _execution(args):
+    with _execution(args), _warnings_as_messages("fit"):
         model.fit(_training_data(args), args.target, sample_weight=args.weight)
     elapsed = time.perf_counter() - start
     model.save(args.output)
@@ -288,6 +288,76 @@ def cmd_predict(args):
     print(f"{len(out)} predictions written to {args.output}")
 
 
+@contextlib.contextmanager
+def _warnings_as_messages(command):
+    """Show the library's warnings (ignored attributes, ...) as plain messages on stderr."""
+    import warnings
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", UserWarning)
+        yield
+    for w in caught:
+        print(f"nbparallel {command}: warning: {w.message}", file=sys.stderr)
+
+
+def cmd_select(args):
+    from .selection import SelectedNaiveBayes
+
+    model = SelectedNaiveBayes(
+        n_features=args.features, max_features=args.max_features or "auto", must_include=args.must or (),
+        b_estimate="exact" if args.exact else "sample", sample_size=args.sample_size, random_state=args.seed,
+        n_bins=args.bins, categorical_features=args.categorical or "auto", n_partitions=args.partitions,
+        split_every=args.split_every, verbose=0 if args.quiet else 1,
+    )
+    start = time.perf_counter()
+    with _execution(args), _warnings_as_messages("select"):
+        test = None if args.test is None else _read_table(args.test)
+        model.fit(_training_data(args), args.target, X_test=test, y_test=None if test is None else args.target)
+    elapsed = time.perf_counter() - start
+    model.save(args.output)
+    print(f"{'J':>3}  {'added':<28} {'l_train':>10} {'l_test':>10} {'Q':>10}")
+    for step in model.selection_path_:
+        lt = "" if step["l_test"] is None else f"{step['l_test']:.5f}"
+        print(f"{step['n_features']:>3}  {str(step['added'] or '(initial)'):<28} {step['l_train']:>10.5f} "
+              f"{lt:>10} {step['Q']:>10.5f}")
+    print(f"selected {len(model.selected_features_)} predictors by {model.criterion_}: "
+          + ", ".join(model.selected_features_))
+    _print_passes(model)
+    print(f"in {elapsed:.2f} s; model written to {args.output}")
+
+
+def cmd_cv(args):
+    from .cross_validation import cross_validate
+    from .models import NaiveBayes
+
+    estimator = NaiveBayes(alpha=args.alpha, class_alpha=args.class_alpha, n_bins=args.bins,
+                           categorical_features=args.categorical or "auto", n_partitions=args.partitions,
+                           split_every=args.split_every, verbose=0 if args.quiet else 1)
+    start = time.perf_counter()
+    with _execution(args):
+        result = cross_validate(estimator, _training_data(args), args.target, cv=args.folds)
+    elapsed = time.perf_counter() - start
+    table = pd.DataFrame({"rows": result["n_test_rows"], "accuracy": result["test_accuracy"],
+                          "log_likelihood": result["test_log_likelihood"]})
+    table.index.name = "fold"
+    print(table.to_string(float_format=lambda v: f"{v:.4f}"))
+    print(f"mean accuracy {table['accuracy'].mean():.4f} (sd {table['accuracy'].std(ddof=0):.4f}), "
+          f"mean log-likelihood {table['log_likelihood'].mean():.4f}")
+    print("passes: " + ", ".join(f"{p['kind']} ({p['seconds']:.2f} s)" for p in result["passes"])
+          + f"; {elapsed:.2f} s in all")
+
+
+def cmd_report(args):
+    from .io import load
+    from .report import write_report
+
+    model = load(args.model)
+    if not hasattr(model, "feature_log_prob_"):
+        raise TypeError(f"a report needs a NaiveBayes or SelectedNaiveBayes model, got {type(model).__name__}")
+    path = write_report(model, args.output, max_attributes=args.top)
+    print(f"report written to {path}")
+
+
 def cmd_evaluate(args):
     model = _loaded(args)
     if not hasattr(model, "evaluate"):
@@ -304,11 +374,23 @@ def cmd_evaluate(args):
         if target in columns:
             raise ValueError(f"target column {target!r} is one of the attributes the model was fitted on")
         result = model.evaluate(data[columns + [target]], target)
+    if args.json:
+        import json
+
+        classes = [c.item() if isinstance(c, np.generic) else c for c in model.classes_]
+        print(json.dumps({"classes": classes, **{k: v.tolist() if isinstance(v, np.ndarray) else v
+                                                 for k, v in result.items()}}, indent=2))
+        return
     print(f"rows                    {result['n_rows']}")
     print(f"accuracy                {result['accuracy']:.4f}")
     print(f"average log-likelihood  {result['average_log_likelihood']:.4f}")
+    if "classification_error" in result:
+        print(f"classification error    {result['classification_error']:.4f}")
     print("confusion matrix (rows: true class, columns: predicted):")
     print(pd.DataFrame(result["confusion_matrix"], index=model.classes_, columns=model.classes_).to_string())
+    if "precision" in result:
+        print(pd.DataFrame({k: result[k] for k in ("precision", "recall", "f1")}, index=model.classes_)
+              .to_string(float_format=lambda v: f"{v:.4f}"))
 
 
 def _read_documents(path, labels_path, n_features):
@@ -492,6 +574,7 @@ def build_parser():
     p.add_argument("--target", help="target column (default: the one the model was fitted on)")
     p.add_argument("--quiet", action="store_true", help="no progress bars")
     _add_na_values(p)
+    p.add_argument("--json", action="store_true", help="print the results as JSON")
     _add_cluster_options(p)
     p.set_defaults(func=cmd_evaluate)
 
@@ -519,6 +602,38 @@ def build_parser():
     p.add_argument("--proba", action="store_true", help="also write class probabilities")
     _add_cluster_options(p)
     p.set_defaults(func=cmd_text_predict)
+
+    p = sub.add_parser("select", help="SPSS forward feature selection; save the selected naive Bayes model")
+    p.add_argument("data", help="CSV or Parquet file or directory")
+    p.add_argument("--target", required=True, help="name of the target column")
+    p.add_argument("-o", "--output", required=True, help="model file to write (JSON)")
+    size = p.add_mutually_exclusive_group()
+    size.add_argument("--max-features", type=int, metavar="K", help="grow to at most K predictors (default: J_Max)")
+    size.add_argument("--features", type=int, metavar="K", help="select exactly K predictors")
+    p.add_argument("--must", nargs="+", metavar="COL", help="predictors always included")
+    p.add_argument("--test", metavar="DATA", help="test data: the best subset maximises its log-likelihood")
+    p.add_argument("--exact", action="store_true", help="exact B(J): one data pass per step (default: sampled)")
+    p.add_argument("--sample-size", type=int, default=1000, help="simulated cases for B(J) (default 1000)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the simulated cases (default 0)")
+    _add_data_options(p)
+    _add_cluster_options(p)
+    p.set_defaults(func=cmd_select)
+
+    p = sub.add_parser("cv", help="exact k-fold cross-validation in one counting pass")
+    p.add_argument("data", help="CSV or Parquet file or directory")
+    p.add_argument("--target", required=True, help="name of the target column")
+    p.add_argument("--folds", type=int, default=10, help="number of folds, contiguous in row order (default 10)")
+    p.add_argument("--alpha", type=_smoothing, default="1/N", help="cell smoothing f (default 1/N; 1 = Laplace)")
+    p.add_argument("--class-alpha", type=_smoothing, default="1/N", help="class-prior smoothing lambda (default 1/N)")
+    _add_data_options(p)
+    _add_cluster_options(p)
+    p.set_defaults(func=cmd_cv)
+
+    p = sub.add_parser("report", help="draw a model: evidence of every value, attributes ranked, ignored ones")
+    p.add_argument("model")
+    p.add_argument("-o", "--output", default="report.png", help="report.png, .svg, .pdf or .html (default report.png)")
+    p.add_argument("--top", type=int, default=8, help="evidence panels for the top N attributes (default 8)")
+    p.set_defaults(func=cmd_report)
 
     p = sub.add_parser("demo", help="the main job: fit and score on bundled real datasets, locally")
     p.add_argument("--partitions", type=int, default=8, help="number of partitions (default 8)")

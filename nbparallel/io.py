@@ -43,6 +43,7 @@ MAX_FILE_BYTES = 1 << 30
 DIGEST_KEY = "sha256"
 _TOP_KEYS = ("format", "format_version", "estimator", "params", "fitted", DIGEST_KEY)
 _ESTIMATORS = {}
+ESTIMATOR_MODULES = ("nbparallel.models", "nbparallel.selection")  # where registered estimators live
 
 
 def register(cls):
@@ -224,7 +225,8 @@ def load(path):
             f"this nbparallel reads version {FORMAT_VERSION}"
         )
     name = data.get("estimator")
-    importlib.import_module("nbparallel.models")  # the estimators register themselves on import
+    for module in ESTIMATOR_MODULES:  # the estimators register themselves on import
+        importlib.import_module(module)
     cls = _ESTIMATORS.get(name) if isinstance(name, str) else None
     if cls is None:
         raise ValueError(f"{path} holds an unknown estimator {name!r}; known: {sorted(_ESTIMATORS)}")

@@ -217,6 +217,7 @@ class NaiveBayes(NBParallelMixin, ClassifierMixin, BaseEstimator):
         self.n_partitions_ = record.n_leaves
         self._set_feature_names(dataset)
         self._derive()
+        self._warn_ignored()
         return self
 
     def _fixed_ranges(self, schema):
@@ -237,6 +238,36 @@ class NaiveBayes(NBParallelMixin, ClassifierMixin, BaseEstimator):
         fixed_schema = Schema(fixed, schema.columns, schema.classes)
         _warn_out_of_range(fixed_schema, schema)
         return fixed_schema
+
+    def ignored_reasons(self):
+        """Why each ignored attribute is ignored, ``{name: reason}`` in schema order."""
+        check_is_fitted(self, "counts_")
+        reasons = {}
+        for a, at in enumerate(self.schema_.attributes):
+            if at.name not in self.ignored_attributes_:
+                continue
+            seen = np.flatnonzero(self.counts_.attribute(a).sum(axis=1) > 0)
+            if not len(seen):
+                reasons[at.name] = "no observed value (every value missing)"
+            elif at.kind == CATEGORICAL:
+                reasons[at.name] = f"a single observed category ({at.categories[seen[0]]!r})"
+            elif at.lo == at.hi:
+                reasons[at.name] = f"constant (every observed value is {at.lo:g})"
+            else:
+                reasons[at.name] = "every observed value falls in one bin"
+        return reasons
+
+    def _warn_ignored(self):
+        """Warn when fitting ignored every attribute, or more than half of them, naming the causes."""
+        reasons = self.ignored_reasons()
+        n = len(self.schema_.attributes)
+        if len(reasons) <= n / 2:
+            return
+        causes = "; ".join(f"{name!r}: {why}" for name, why in list(reasons.items())[:5])
+        more = f"; and {len(reasons) - 5} more" if len(reasons) > 5 else ""
+        head = ("every attribute is ignored, so the model predicts from the class prior alone"
+                if len(reasons) == n else f"{len(reasons)} of {n} attributes are ignored")
+        warnings.warn(f"{head} ({causes}{more})", UserWarning, stacklevel=4)
 
     @classmethod
     def from_counts(cls, counts, schema, *, n_features_in, feature_names_in=None, **params):
@@ -325,6 +356,12 @@ class NaiveBayes(NBParallelMixin, ClassifierMixin, BaseEstimator):
         sizes = [len(p) + 1 for p in self.feature_log_prob_]
         self._log_offsets = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
         self._tie_order = np.argsort(-self.class_log_prior_, kind="stable")
+
+    def plot_evidence(self, max_attributes=8, path=None):
+        """The model as a figure: see :func:`nbparallel.report.plot_evidence`."""
+        from ..report import plot_evidence
+
+        return plot_evidence(self, max_attributes=max_attributes, path=path)
 
     @property
     def log_odds_weights_(self):
@@ -426,8 +463,10 @@ class NaiveBayes(NBParallelMixin, ClassifierMixin, BaseEstimator):
 
         Returns
         -------
-        dict with ``accuracy``, ``confusion_matrix`` (rows: true class,
-        columns: predicted), ``average_log_likelihood`` and ``n_rows``.
+        dict with ``accuracy``, ``classification_error`` (the SPSS
+        misclassification ratio, 1 - accuracy), ``confusion_matrix`` (rows:
+        true class, columns: predicted), per-class ``precision``, ``recall``
+        and ``f1`` (0 where undefined), ``average_log_likelihood`` and ``n_rows``.
         """
         check_is_fitted(self, "counts_")
         dataset = self._dataset(X, y)
@@ -437,7 +476,9 @@ class NaiveBayes(NBParallelMixin, ClassifierMixin, BaseEstimator):
         confusion, loglik, n = summary
         return {
             "accuracy": float(np.trace(confusion) / n) if n else float("nan"),
+            "classification_error": float(1 - np.trace(confusion) / n) if n else float("nan"),
             "confusion_matrix": confusion,
+            **per_class_scores(confusion),
             "average_log_likelihood": float(loglik / n) if n else float("nan"),
             "n_rows": int(n),
         }
@@ -530,6 +571,21 @@ def _evaluate_partition(model, X, y, w):
     np.add.at(confusion, (truth, predicted), 1)
     loglik = _normalise(jll)[np.arange(len(truth)), truth].sum()
     return confusion, float(loglik), int(known.sum())
+
+
+def per_class_scores(confusion):
+    """Per-class precision, recall and F1 from a confusion matrix (rows true, columns predicted); 0 where undefined.
+
+    >>> per_class_scores(np.array([[3, 1], [0, 4]]))["recall"].tolist()
+    [0.75, 1.0]
+    """
+    hits = np.diag(confusion).astype(np.float64)
+    predicted, actual = confusion.sum(axis=0), confusion.sum(axis=1)
+    precision = np.divide(hits, predicted, out=np.zeros_like(hits), where=predicted > 0)
+    recall = np.divide(hits, actual, out=np.zeros_like(hits), where=actual > 0)
+    both = precision + recall
+    f1 = np.divide(2 * precision * recall, both, out=np.zeros_like(hits), where=both > 0)
+    return {"precision": precision, "recall": recall, "f1": f1}
 
 
 def _add_evaluations(*parts):
