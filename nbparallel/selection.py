@@ -491,11 +491,13 @@ class SelectedNaiveBayes(SelectorMixin, NaiveBayes):
         return {**super()._to_dict(), "selected_features": list(self.selected_features_),
                 "selection_path": self.selection_path_, "criterion": self.criterion_}
 
+    _SELECTION_KEYS = ("selected_features", "selection_path", "criterion")
+
     def _from_dict(self, d):
         self.selected_features_ = [str(name) for name in d["selected_features"]]
         self.selection_path_ = list(d["selection_path"])
         self.criterion_ = str(d["criterion"])
-        super()._from_dict(d)
+        super()._from_dict({k: v for k, v in d.items() if k not in self._SELECTION_KEYS})
         unknown = set(self.selected_features_) - {at.name for at in self.schema_.attributes}
         if unknown:
             raise ValueError(f"selected features {sorted(unknown)} are not in the model's schema")
