@@ -167,7 +167,7 @@ def _known_rows(model, X, y, w):
     """Codes under the final bins and weights of the rows with a known target, and their class codes."""
     labels = model.schema_.encode_classes(y, w)
     known = labels >= 0
-    codes = model._encode_for_prediction(X)[known]
+    codes = model.encode(X)[known]
     return codes, None if w is None else np.asarray(w, dtype=np.float64)[known], labels[known]
 
 
@@ -346,13 +346,12 @@ class SelectedNaiveBayes(SelectorMixin, NaiveBayes):
         self._check_selection_params()
         if self.criterion == "test" and X_test is None:
             raise ValueError("criterion='test' needs test data: pass X_test (and y_test) to fit")
-        for attr in ("schema_", "counts_", "selected_features_", "selection_path_"):
-            self.__dict__.pop(attr, None)
-        dataset = self._dataset(X, y, sample_weight)
-        self._fit_counts(dataset, classes=None)  # the full model: every statistic, one counting pass
+        self._clear_fitted()
+        dataset = self.dataset(X, y, sample_weight)
+        self._fit_counts(X, dataset, classes=None)  # the full model: every statistic, one counting pass
         test = None
         if X_test is not None:
-            test = self._dataset(X_test, y_test)
+            test = self.dataset(X_test, y_test)
             if list(test.columns) != list(dataset.columns):
                 raise ValueError(f"X_test has columns {list(test.columns)}; X has {list(dataset.columns)}")
         self._select(dataset, test)
@@ -495,7 +494,8 @@ class SelectedNaiveBayes(SelectorMixin, NaiveBayes):
         self.selected_features_ = [str(name) for name in d["selected_features"]]
         self.selection_path_ = list(d["selection_path"])
         self.criterion_ = str(d["criterion"])
-        super()._from_dict(d)
+        super()._from_dict({k: v for k, v in d.items() if k not in ("selected_features", "selection_path",
+                                                                     "criterion")})
         unknown = set(self.selected_features_) - {at.name for at in self.schema_.attributes}
         if unknown:
             raise ValueError(f"selected features {sorted(unknown)} are not in the model's schema")
