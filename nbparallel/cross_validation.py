@@ -192,6 +192,9 @@ def cross_validate(estimator, X, y=None, *, cv=10, scoring=SCORINGS, sample_weig
     """
     if type(estimator) is not NaiveBayes:
         raise TypeError(f"cross_validate takes a NaiveBayes estimator, got {type(estimator).__name__}")
+    if estimator.numeric != "binned":
+        raise ValueError("cross_validate counts folds in one count table, so it takes numeric='binned' only; "
+                         f"got numeric={estimator.numeric!r}")
     scoring = (scoring,) if isinstance(scoring, str) else tuple(scoring)
     unknown = [s for s in scoring if s not in SCORINGS]
     if unknown or not scoring:

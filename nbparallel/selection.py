@@ -473,6 +473,7 @@ class SelectedNaiveBayes(SelectorMixin, NaiveBayes):
                                   for at, p in zip(self.schema_.attributes, self.feature_log_prob_)]
         self._log_table = np.vstack([np.vstack([np.zeros((1, len(self.classes_))), p])
                                      for p in self.feature_log_prob_])
+        self.log_probabilities_ = self._log_probabilities_by_column()
 
     def _get_support_mask(self):
         chosen = set(self.selected_features_)

@@ -72,3 +72,27 @@ def test_parameters_are_checked_at_fit_by_the_declared_constraints(make, name):
     X, y = _frame()
     with pytest.raises(InvalidParameterError, match=f"The '{name}' parameter of .* must be"):
         make().fit(X, y)
+
+
+def test_log_probabilities_are_keyed_by_input_column_with_value_labels():
+    rng = np.random.default_rng(0)
+    frame = pd.DataFrame({"x": rng.uniform(0, 3, 90), "c": rng.choice(["p", "q"], 90), "h": rng.normal(size=90)})
+    y = rng.integers(0, 2, 90)
+    model = NaiveBayes(numeric={"h": "gaussian"}, n_bins=3, alpha=1.0).fit(frame, y)
+    assert list(model.log_probabilities_) == ["x", "c", "h"]  # input order, not the table's categorical-first
+    c = model.log_probabilities_["c"]
+    assert list(c.index) == ["p", "q"] and list(c.columns) == [0, 1]
+    counts = pd.crosstab(frame["c"], y).to_numpy()
+    np.testing.assert_allclose(c.to_numpy(), np.log((counts + 1) / (counts.sum(axis=0) + 2)))
+    x = model.log_probabilities_["x"]
+    edges = model.bin_edges_["x"]
+    assert x.index[0] == f"(-inf, {edges[0]:g}]" and x.index[-1] == f"({edges[-1]:g}, inf]"
+    np.testing.assert_allclose(model.log_probabilities_["h"].loc["theta"], model.theta_[:, 0])
+
+
+def test_cross_validate_refuses_gaussian_models_instead_of_binning_them():
+    from nbparallel import cross_validate
+
+    X, y = _frame()
+    with pytest.raises(ValueError, match="numeric='binned' only"):
+        cross_validate(NaiveBayes(numeric="gaussian"), X, y, cv=3)

@@ -136,6 +136,13 @@ class NaiveBayes(PartitionedClassifier):
         Attributes with no observed value or a single observed category.
     bin_edges_ : dict
         Inner bin edges of each binned attribute after empty-bin elimination.
+    log_probabilities_ : dict of DataFrame
+        The fitted probabilities a user reads, keyed by input column in
+        input order: log P(value | class) with value labels (categories, or
+        bin intervals "(lo, hi]") as the index and ``classes_`` as columns;
+        for a Gaussian column, the rows "theta" and "var".
+        (``feature_log_prob_`` and ``log_odds_weights_`` are the same numbers
+        as arrays in the order of ``schema_.attributes``.)
     gaussian_features_ : list of str
         The Gaussian attributes, in input order (empty when none).
     moments_ : nbparallel.models.gaussian.GaussianMoments
@@ -435,11 +442,29 @@ class NaiveBayes(PartitionedClassifier):
             unseen = self.moments_.n.sum(axis=0) <= 0
             self.ignored_attributes_ += [c for c, u in zip(self.gaussian_features_, unseen) if u]
             self._gaussian_positions = [schema.columns.index(c) for c in self.gaussian_features_]
+        self.log_probabilities_ = self._log_probabilities_by_column()
         self._log_table = np.vstack([np.zeros((0, len(N_k)))] + [np.vstack([np.zeros((1, len(N_k))), p])
                                                                  for p in self.feature_log_prob_])
         sizes = [len(p) + 1 for p in self.feature_log_prob_]
         self._log_offsets = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
         self._tie_order = np.argsort(-self.class_log_prior_, kind="stable")
+
+    def _log_probabilities_by_column(self):
+        """``{input column: DataFrame}`` in input order: log P(value | class) with value labels
+        (categories, or bin intervals ``(lo, hi]`` after empty-bin elimination) as the index and
+        the classes as columns; a Gaussian column has the rows ``theta`` and ``var`` instead."""
+        by_name = {}
+        for at, logp in zip(self.schema_.attributes, self.feature_log_prob_):
+            if at.kind == CATEGORICAL:
+                labels = [str(c) for c in at.categories]
+            else:
+                bounds = [-np.inf, *self.bin_edges_[at.name], np.inf]
+                labels = [f"({lo:g}, {hi:g}]" for lo, hi in zip(bounds[:-1], bounds[1:])][:len(logp)]
+            by_name[at.name] = pd.DataFrame(logp, index=labels, columns=self.classes_)
+        for g, name in enumerate(self.gaussian_features_):
+            by_name[name] = pd.DataFrame([self.theta_[:, g], self.var_[:, g]], index=["theta", "var"],
+                                         columns=self.classes_)
+        return {c: by_name[c] for c in self.schema_.columns}
 
     def plot_evidence(self, max_attributes=8, path=None):
         """The model as a figure: see :func:`nbparallel.report.plot_evidence`."""
