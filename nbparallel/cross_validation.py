@@ -136,8 +136,8 @@ def _score_folds(models, folds, offset, X, y, w):
     loglik, n = np.zeros(k), np.zeros(k, dtype=np.int64)
     for i, rows in folds.segments(offset, len(truth)):
         model = models[i]
-        jll = model._jll_of_codes(model._final_codes(codes[rows], values[rows]))
-        loglik[i], n[i] = _tally(jll, truth[rows], model._class_indices(jll), confusion[i])
+        jll = model.joint_log_likelihood_of_codes(model.encode_split(codes[rows], values[rows]))
+        loglik[i], n[i] = _tally(jll, truth[rows], model.best_classes(jll), confusion[i])
     return confusion, loglik, n
 
 
@@ -192,12 +192,15 @@ def cross_validate(estimator, X, y=None, *, cv=10, scoring=SCORINGS, sample_weig
     """
     if type(estimator) is not NaiveBayes:
         raise TypeError(f"cross_validate takes a NaiveBayes estimator, got {type(estimator).__name__}")
+    if estimator.numeric != "binned":
+        raise ValueError("cross_validate counts folds in one count table, so it takes numeric='binned' only; "
+                         f"got numeric={estimator.numeric!r}")
     scoring = (scoring,) if isinstance(scoring, str) else tuple(scoring)
     unknown = [s for s in scoring if s not in SCORINGS]
     if unknown or not scoring:
         raise ValueError(f"scoring must name some of {SCORINGS}, got {scoring!r}")
     estimator._check_params()
-    dataset = estimator._dataset(X, y, sample_weight)
+    dataset = estimator.dataset(X, y, sample_weight)
     passes, split_every, verbose = [], estimator.split_every, bool(estimator.verbose)
 
     def record(kind, start):

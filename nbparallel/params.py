@@ -21,6 +21,11 @@ from dataclasses import dataclass
 import numpy as np
 
 BOOLEAN = "boolean"
+
+
+class InvalidParameterError(ValueError, TypeError):
+    """A hyperparameter of the wrong type or value (both a ValueError and a TypeError, as scikit-learn's)."""
+
 ARRAY_LIKE = "array-like"
 
 
@@ -35,7 +40,7 @@ class Interval:
 
     def accepts(self, value):
         kind = numbers.Integral if self.type is int else numbers.Real
-        if isinstance(value, bool) or not isinstance(value, kind):
+        if isinstance(value, bool) or not isinstance(value, kind) or value != value:
             return False
         if self.low is not None and (value < self.low or (value == self.low and self.closed in ("right", "neither"))):
             return False
@@ -47,7 +52,8 @@ class Interval:
         right = "]" if self.closed in ("right", "both") and self.high is not None else ")"
         low = "-inf" if self.low is None else self.low
         high = "inf" if self.high is None else self.high
-        return f"{'an int' if self.type is int else 'a number'} in {left}{low}, {high}{right}"
+        what = "an int" if self.type is int else "a number" if self.high is None else "a finite number"
+        return f"{what} in {left}{low}, {high}{right}"
 
 
 @dataclass(frozen=True)
@@ -88,10 +94,10 @@ def _describe(constraint):
 
 
 def check_params(estimator, constraints):
-    """Raise ValueError for the first parameter that meets none of its constraints."""
+    """Raise InvalidParameterError for the first parameter that meets none of its constraints."""
     for name, allowed in constraints.items():
         value = getattr(estimator, name)
         if not any(_accepts(c, value) for c in allowed):
             expected = " or ".join(_describe(c) for c in allowed)
-            raise ValueError(f"The {name!r} parameter of {type(estimator).__name__} must be {expected}. "
+            raise InvalidParameterError(f"The {name!r} parameter of {type(estimator).__name__} must be {expected}. "
                              f"Got {value!r} instead.")

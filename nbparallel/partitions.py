@@ -8,6 +8,7 @@ identity (folds, reproducible sampling) ask for with ``with_info=True``.
 
 from __future__ import annotations
 
+import os
 from functools import partial
 from typing import Any, NamedTuple
 
@@ -59,3 +60,22 @@ def feature_names_of(X):
         raise TypeError("Feature names are only supported if all input features have string names, "
                         f"but X has column names of types {sorted({type(c).__name__ for c in names})}")
     return None
+
+
+def input_feature_names(X, columns):
+    """The names of an input's attribute columns, or None: the one rule of every estimator.
+
+    A DataFrame (pandas or Dask) whose columns are all strings, or a file (a
+    path), names its attributes ``columns`` (the target and weight columns
+    left out); arrays and frames with other column labels have no names.
+
+    >>> import pandas as pd
+    >>> input_feature_names(pd.DataFrame({"a": [1], "y": [0]}), ["a"]).tolist(), input_feature_names(np.ones((1, 1)), ["0"])
+    (['a'], None)
+    """
+    if isinstance(X, (str, os.PathLike)):
+        return np.asarray(columns, dtype=object)
+    original = getattr(X, "columns", None)
+    if original is None or isinstance(X, np.ndarray) or not all(isinstance(c, str) for c in original):
+        return None
+    return np.asarray(columns, dtype=object)

@@ -167,7 +167,7 @@ def _known_rows(model, X, y, w):
     """Codes under the final bins and weights of the rows with a known target, and their class codes."""
     labels = model.schema_.encode_classes(y, w)
     known = labels >= 0
-    codes = model._encode_for_prediction(X)[known]
+    codes = model.encode(X)[known]
     return codes, None if w is None else np.asarray(w, dtype=np.float64)[known], labels[known]
 
 
@@ -346,13 +346,12 @@ class SelectedNaiveBayes(SelectorMixin, NaiveBayes):
         self._check_selection_params()
         if self.criterion == "test" and X_test is None:
             raise ValueError("criterion='test' needs test data: pass X_test (and y_test) to fit")
-        for attr in ("schema_", "counts_", "selected_features_", "selection_path_"):
-            self.__dict__.pop(attr, None)
-        dataset = self._dataset(X, y, sample_weight)
-        self._fit_counts(dataset, classes=None)  # the full model: every statistic, one counting pass
+        self._clear_fitted()
+        dataset = self.dataset(X, y, sample_weight)
+        self._fit_counts(X, dataset, classes=None)  # the full model: every statistic, one counting pass
         test = None
         if X_test is not None:
-            test = self._dataset(X_test, y_test)
+            test = self.dataset(X_test, y_test)
             if list(test.columns) != list(dataset.columns):
                 raise ValueError(f"X_test has columns {list(test.columns)}; X has {list(dataset.columns)}")
         self._select(dataset, test)
@@ -474,6 +473,7 @@ class SelectedNaiveBayes(SelectorMixin, NaiveBayes):
                                   for at, p in zip(self.schema_.attributes, self.feature_log_prob_)]
         self._log_table = np.vstack([np.vstack([np.zeros((1, len(self.classes_))), p])
                                      for p in self.feature_log_prob_])
+        self.log_probabilities_ = self._log_probabilities_by_column()
 
     def _get_support_mask(self):
         chosen = set(self.selected_features_)

@@ -92,11 +92,14 @@ class Evaluation:
                 and self.log_likelihood == other.log_likelihood)
 
     def report(self):
-        """Accuracy, confusion matrix, average log-likelihood and number of rows."""
+        """Accuracy, classification error, confusion matrix, per-class precision, recall
+        and F1, average log-likelihood and number of rows."""
         n = self.n_rows
         return {
             "accuracy": float(np.trace(self.confusion) / n) if n else float("nan"),
+            "classification_error": float(1 - np.trace(self.confusion) / n) if n else float("nan"),
             "confusion_matrix": self.confusion,
+            **per_class_scores(self.confusion),
             "average_log_likelihood": float(self.log_likelihood / n) if n else float("nan"),
             "n_rows": n,
         }
@@ -112,3 +115,18 @@ class Evaluation:
         if confusion.ndim != 2 or confusion.shape[0] != confusion.shape[1] or np.any(confusion < 0):
             raise ValueError("an evaluation's confusion matrix must be square and non-negative")
         return cls(confusion, float(data["log_likelihood"]))
+
+
+def per_class_scores(confusion):
+    """Per-class precision, recall and F1 from a confusion matrix (rows true, columns predicted); 0 where undefined.
+
+    >>> per_class_scores(np.array([[3, 1], [0, 4]]))["recall"].tolist()
+    [0.75, 1.0]
+    """
+    hits = np.diag(confusion).astype(np.float64)
+    predicted, actual = confusion.sum(axis=0), confusion.sum(axis=1)
+    precision = np.divide(hits, predicted, out=np.zeros_like(hits), where=predicted > 0)
+    recall = np.divide(hits, actual, out=np.zeros_like(hits), where=actual > 0)
+    both = precision + recall
+    f1 = np.divide(2 * precision * recall, both, out=np.zeros_like(hits), where=both > 0)
+    return {"precision": precision, "recall": recall, "f1": f1}

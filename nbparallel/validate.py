@@ -57,6 +57,8 @@ def numbers(value, where, shape, low=None):
     if array.size and array.dtype.kind not in "iuf":
         raise ValueError(f"{where} must hold numbers only, got {array.dtype} values")
     array = array.astype(np.float64)
+    if array.size == 0 and len(shape) > 1 and shape[0] == 0:  # a table of no rows is written as []
+        array = array.reshape([max(s, 0) for s in shape])
     if array.ndim != len(shape) or any(s not in (-1, n) for s, n in zip(shape, array.shape)):
         raise ValueError(f"{where} has shape {array.shape}, expected {tuple(shape)}")
     if not np.all(np.isfinite(array)) or (low is not None and np.any(array < low)):

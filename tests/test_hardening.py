@@ -261,7 +261,7 @@ def test_random_state_forms(wine, tmp_path):
 
 def test_absurd_sizes_fail_at_once_with_the_parameter_named(wine, monkeypatch):
     X, y = wine
-    with pytest.raises(ValueError, match=r"n_bins must be an int in \[2, 65534\]"):
+    with pytest.raises(ValueError, match=r"n_bins. parameter of NaiveBayes must be an int in \[2, 65534\]"):
         NaiveBayes(n_bins=10**9).fit(X, y)
     with pytest.raises(ValueError, match="n_clusters=1000000 x n_restarts=5 need about .* fewer clusters"):
         AutoClass(n_clusters=10**6).fit(X)

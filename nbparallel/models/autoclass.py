@@ -15,14 +15,19 @@ from dataclasses import dataclass
 
 import numpy as np
 from numba import njit
-from sklearn.base import BaseEstimator, ClusterMixin
+import os
+
+from sklearn.base import ClusterMixin
 from sklearn.utils.validation import check_is_fitted
 
 from .. import engine, io, limits, validate
 from ..data import all_codes, as_dataset
 from ..kernels import joint_log_likelihood
+from ..params import Interval, Options
+from ..partitions import input_feature_names
 from ..passes import Checkpoint, PassScheduler, passes_to_json
-from .base import NBParallelMixin
+from ..summaries import check_same_type, merge_summaries
+from .base import PartitionedModel
 
 
 @njit(nogil=True, cache=True)
@@ -68,18 +73,33 @@ class ExpectedCounts:
     totals: np.ndarray
     log_likelihood: np.ndarray
 
-    def merge(self, other):
-        """Add two summaries."""
+    @classmethod
+    def empty(cls, n_table_rows, n_restarts, n_clusters):
+        """No rows: all zeros."""
+        return cls(np.zeros((n_table_rows, n_restarts * n_clusters)), np.zeros(n_restarts * n_clusters),
+                   np.zeros(n_restarts))
+
+    def __add__(self, other):
+        check_same_type(self, other)
+        if self.table.shape != other.table.shape or self.log_likelihood.shape != other.log_likelihood.shape:
+            raise ValueError(f"cannot add expected counts of shapes {self.table.shape} and {other.table.shape}")
         return ExpectedCounts(self.table + other.table, self.totals + other.totals,
                               self.log_likelihood + other.log_likelihood)
 
+    def to_dict(self):
+        """Plain lists, for JSON."""
+        return {"table": self.table.tolist(), "totals": self.totals.tolist(),
+                "log_likelihood": self.log_likelihood.tolist()}
 
-def merge_expected(*summaries):
-    """Merge summaries left to right."""
-    result = summaries[0]
-    for s in summaries[1:]:
-        result = result.merge(s)
-    return result
+    @classmethod
+    def from_dict(cls, data):
+        """Inverse of :meth:`to_dict`."""
+        table = np.asarray(data["table"], dtype=np.float64)
+        totals = np.asarray(data["totals"], dtype=np.float64)
+        log_likelihood = np.asarray(data["log_likelihood"], dtype=np.float64)
+        if table.ndim != 2 or totals.shape != (table.shape[1],) or log_likelihood.ndim != 1:
+            raise ValueError("expected counts have inconsistent shapes")
+        return cls(table, totals, log_likelihood)
 
 
 def encode_rows(schema, X):
@@ -145,7 +165,7 @@ def random_counts(schema, n_clusters, n_rows, seed):
 
 
 @io.register
-class AutoClass(NBParallelMixin, ClusterMixin, BaseEstimator):
+class AutoClass(ClusterMixin, PartitionedModel):
     """Unsupervised naive Bayes clustering (AutoClass) by EM, one pass per iteration.
 
     All restarts run together: one pass per iteration computes the expected
@@ -198,6 +218,18 @@ class AutoClass(NBParallelMixin, ClusterMixin, BaseEstimator):
         The passes this fit ran.
     """
 
+    _parameter_constraints = {
+        **PartitionedModel._parameter_constraints,
+        "n_clusters": [Interval(int, 2, None)],
+        "n_restarts": [Interval(int, 1, None)],
+        "max_iter": [Interval(int, 1, None)],
+        "tol": [Interval(float, 0, np.inf, "left")],
+        "alpha": [Interval(float, 0, np.inf, "neither")],
+        "n_bins": [Interval(int, 2, validate.MAX_BINS)],
+        "persist": [Options(("auto",)), "boolean"],
+        "checkpoint": [None, str, os.PathLike],
+    }
+
     def __init__(self, *, n_clusters=2, n_restarts=5, max_iter=100, tol=1e-6, random_state=None, alpha=1.0,
                  n_bins=10, categorical_features="auto", n_partitions=None, split_every=2, persist="auto",
                  checkpoint=None, verbose=0):
@@ -216,18 +248,8 @@ class AutoClass(NBParallelMixin, ClusterMixin, BaseEstimator):
         self.verbose = verbose
 
     def _check_params(self):
-        for name, low in (("n_clusters", 2), ("n_restarts", 1), ("max_iter", 1), ("n_bins", 2)):
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < low:
-                raise ValueError(f"{name} must be an int >= {low}, got {value!r}")
-        if self.n_bins > validate.MAX_BINS:
-            raise ValueError(f"n_bins must be an int in [2, {validate.MAX_BINS}], got {self.n_bins!r}")
-        for name, low in (("tol", 0), ("alpha", 0)):
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)) \
-                    or not low <= value < np.inf or (name == "alpha" and value == 0):
-                relation = ">= 0" if name == "tol" else "> 0"
-                raise ValueError(f"{name} must be a finite number {relation}, got {value!r}")
+        """The declared checks, then ``random_state`` (TypeError for a wrong type)."""
+        super()._check_params()
         check_random_state(self.random_state)
 
     def _seeds(self):
@@ -256,6 +278,7 @@ class AutoClass(NBParallelMixin, ClusterMixin, BaseEstimator):
             Non-negative row weights; they multiply into the expected counts.
         """
         self._check_params()
+        self._clear_fitted()
         dataset = self._dataset(X, sample_weight)
         scheduler = PassScheduler(dataset, split_every=self.split_every, persist=self.persist,
                                   verbose=bool(self.verbose))
@@ -279,7 +302,7 @@ class AutoClass(NBParallelMixin, ClusterMixin, BaseEstimator):
         self.resumed_iterations_ = n_iter
         while n_iter < self.max_iter and not converged.all():
             log_table, log_prior = log_parameters(table, totals, schema.offsets, K, self.alpha)
-            summary = scheduler.run_stateful("em", e_step_partition, merge_expected,
+            summary = scheduler.run_stateful("em", e_step_partition, merge_summaries,
                                              schema, log_table, log_prior, K)
             n_iter += 1
             n_weight = float(summary.totals[:K].sum())
@@ -300,15 +323,10 @@ class AutoClass(NBParallelMixin, ClusterMixin, BaseEstimator):
         self.schema_, self.counts_, self.cluster_totals_ = schema, table[:, columns].copy(), totals[columns].copy()
         self.restart_histories_, self.history_, self.best_restart_ = histories, histories[best], best
         self.converged_, self.n_iter_, self.passes_ = bool(converged[best]), n_iter, scheduler.passes
-        self._set_feature_names(dataset.columns)
+        self._set_input_features(n_features=len(dataset.columns),
+                                 feature_names=input_feature_names(X, dataset.columns))
         self._derive()
         return self
-
-    def _set_feature_names(self, columns):
-        self.n_features_in_ = len(columns)
-        self.__dict__.pop("feature_names_in_", None)
-        if not all(c == str(i) for i, c in enumerate(columns)):
-            self.feature_names_in_ = np.asarray(columns, dtype=object)
 
     def _derive(self):
         self._log_table, self.cluster_log_prior_ = log_parameters(
@@ -322,8 +340,8 @@ class AutoClass(NBParallelMixin, ClusterMixin, BaseEstimator):
         """Log-responsibilities (n_rows, K) and row log-likelihoods (n_rows,)."""
         check_is_fitted(self, "counts_")
         dataset = self._dataset(X)
-        if list(dataset.columns) != list(self.schema_.columns):
-            raise ValueError(f"X has columns {list(dataset.columns)}; the model was fitted on {self.schema_.columns}")
+        self._check_input_features(n_features=len(dataset.columns),
+                                   feature_names=input_feature_names(X, dataset.columns))
         parts = engine.map_partitions(dataset.partitions, dataset.map(_log_responsibilities_of, self),
                                       name="nbparallel-autoclass-predict", token=dataset.token,
                                       verbose=bool(self.verbose))
@@ -395,7 +413,9 @@ class AutoClass(NBParallelMixin, ClusterMixin, BaseEstimator):
         if not self.history_ or not isinstance(d["converged"], bool):
             raise ValueError("the kept restart has no history or 'converged' is not a boolean")
         self.converged_ = d["converged"]
-        self._set_feature_names(self.schema_.columns)
+        columns = self.schema_.columns  # model files of arrays have the columns "0", "1", ...
+        named = columns != [str(i) for i in range(len(columns))]
+        self._set_input_features(n_features=len(columns), feature_names=columns if named else None)
         self.passes_ = validate.passes(d["passes"])
         self._derive()
 

@@ -11,8 +11,10 @@ are written once, over partitions, on top of two things a model supplies:
 - ``_joint_log_likelihood_part(X)``: log P(x, c) of the rows of one partition,
   shape (n_rows, n_classes), columns in the order of ``classes_``.
 
-The base also owns one rule for input features and for what a fresh ``fit``
-clears, and the declared parameter checks.
+The rules every estimator follows (declared parameter checks, what a fresh
+``fit`` clears, input features) live in :class:`PartitionedModel`, which
+AutoClass, a clusterer, uses too; :class:`PartitionedClassifier` adds the
+scoring.
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.metrics import accuracy_score
 from sklearn.utils.validation import check_is_fitted
 
-from .. import engine, io
+from .. import engine, io, limits
 from ..params import Interval, Options, check_params
 from ..partitions import feature_names_of
 from ..summaries import Evaluation, merge_summaries
@@ -63,6 +65,19 @@ def _jll_task(model, X, y, w):
     return model._joint_log_likelihood_part(X)
 
 
+def _rows(X, start, stop):
+    return X.iloc[start:stop] if isinstance(X, pd.DataFrame) else X[start:stop]
+
+
+def _predict_task(model, X, y, w):
+    """Class indices of a partition's rows, in row chunks of bounded (row x class) size."""
+    step = max(1, limits.PREDICT_CHUNK_CELLS // len(model.classes_))
+    n = X.shape[0]
+    return np.concatenate([np.zeros(0, dtype=np.int64)] + [
+        model._best_classes(model._joint_log_likelihood_part(_rows(X, start, start + step)))
+        for start in range(0, n, step)])
+
+
 def _evaluation_task(model, X, y, w):
     """Confusion counts and summed log P(y|x) of one partition's labelled rows."""
     truth = model._encode_targets(y)
@@ -74,10 +89,8 @@ def _evaluation_task(model, X, y, w):
     return Evaluation(confusion, float(_normalise(jll)[np.arange(len(truth)), truth].sum()))
 
 
-class PartitionedClassifier(NBParallelMixin, ClassifierMixin, BaseEstimator):
-    """Base of the classifiers scored partition by partition.
-
-    Rules every subclass follows:
+class PartitionedModel(NBParallelMixin, BaseEstimator):
+    """The rules every nbparallel estimator follows.
 
     - **Parameters** are declared in ``_parameter_constraints`` (see
       :mod:`nbparallel.params`) and checked by :meth:`_check_params` at the start
@@ -147,6 +160,10 @@ class PartitionedClassifier(NBParallelMixin, ClassifierMixin, BaseEstimator):
         """Keep a pass's tree record in ``passes_`` (and the counting pass's in ``reduction_``)."""
         self.passes_ = [*getattr(self, "passes_", []), {"kind": kind, "tree": record, "seconds": seconds}]
 
+
+class PartitionedClassifier(ClassifierMixin, PartitionedModel):
+    """Base of the classifiers scored partition by partition (see the module docstring)."""
+
     # ------------------------------------------------------------- what models supply
 
     def _data(self, X, y=None, sample_weight=None):
@@ -185,6 +202,11 @@ class PartitionedClassifier(NBParallelMixin, ClassifierMixin, BaseEstimator):
         """log P(x, c) for every row and class, shape (n_rows, n_classes)."""
         check_is_fitted(self, self._fitted_attribute)
         data = self._data(X)
+        n_rows = getattr(X, "shape", (None,))[0]
+        if isinstance(n_rows, (int, np.integer)):
+            limits.check_memory(limits.CELL_BYTES * int(n_rows) * len(self.classes_) * 2,
+                                f"the probabilities of {n_rows} rows x {len(self.classes_)} classes",
+                                "predict the classes only, or predict fewer rows at a time")
         parts = engine.map_partitions(data.partitions, data.map(_jll_task, self), name="nbparallel-jll",
                                       token=data.token, verbose=bool(self.verbose))
         return np.vstack(parts) if parts else np.empty((0, len(self.classes_)))
@@ -198,9 +220,17 @@ class PartitionedClassifier(NBParallelMixin, ClassifierMixin, BaseEstimator):
         return np.exp(self.predict_log_proba(X))
 
     def predict(self, X):
-        """The class with the largest posterior."""
-        jll = self.predict_joint_log_proba(X)
-        return self.classes_[self._best_classes(jll)]
+        """The class with the largest posterior, computed in row chunks of bounded size."""
+        check_is_fitted(self, self._fitted_attribute)
+        data = self._data(X)
+        parts = engine.map_partitions(data.partitions, data.map(_predict_task, self), name="nbparallel-predict",
+                                      token=data.token, verbose=bool(self.verbose))
+        return self.classes_[np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64)]
+
+    def _predict_part(self, X, proba=False):
+        """Labels, and posteriors when ``proba``, of one in-memory partition (for the CLI)."""
+        labels = self.classes_[_predict_task(self, X, None, None)]
+        return labels, (np.exp(_normalise(self._joint_log_likelihood_part(X))) if proba else None)
 
     def score(self, X, y, sample_weight=None):
         """Mean accuracy of ``predict(X)`` against ``y`` (weighted if asked)."""
@@ -214,10 +244,15 @@ class PartitionedClassifier(NBParallelMixin, ClassifierMixin, BaseEstimator):
 
         Returns
         -------
-        dict with ``accuracy``, ``confusion_matrix`` (rows: true class,
-        columns: predicted), ``average_log_likelihood`` and ``n_rows``.
+        dict with ``accuracy``, ``classification_error`` (the SPSS
+        misclassification ratio, 1 - accuracy), ``confusion_matrix`` (rows:
+        true class, columns: predicted), per-class ``precision``, ``recall``
+        and ``f1`` (0 where undefined), ``average_log_likelihood`` and ``n_rows``.
         """
         check_is_fitted(self, self._fitted_attribute)
+        if y is None:
+            raise ValueError("evaluate needs y: the target values, or the target column's name for a DataFrame "
+                             "or a file")
         data = self._data(X, y)
         summary, _ = engine.run_pass(data.partitions, data.map(_evaluation_task, self), merge_summaries,
                                      split_every=self.split_every, name="nbparallel-evaluate",

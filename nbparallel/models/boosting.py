@@ -14,16 +14,20 @@ cost T + 1 passes after the schema pass.
 
 from __future__ import annotations
 
+import os
+
 import numpy as np
-from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
 
 from .. import engine, io, validate
 from ..counting import CountSpec
-from ..counts import CountTable, merge_tables
+from ..counts import CountTable
 from ..kernels import count_partition
+from ..params import Interval, Options
+from ..partitions import input_feature_names
 from ..passes import Checkpoint, PassScheduler, passes_to_json
-from .base import NBParallelMixin
+from ..summaries import merge_summaries
+from .base import PartitionedClassifier
 from .naive_bayes import AUTO_SMOOTHING, NaiveBayes, check_classes, check_counts
 
 
@@ -37,14 +41,14 @@ def _final_codes(learner, codes, values, cache):
     key = tuple(edges.tobytes() for edges in learner.bin_edges_.values())
     if cache is not None and cache[0] == key:
         return cache[1], cache
-    final = learner._final_codes(codes, values)
+    final = learner.encode_split(codes, values)
     return final, (key, final)
 
 
 def _wrong(learner, codes, values, classes, cache=None):
     """Rows ``learner`` classifies wrongly (never those with a missing target), and the codes cache."""
     final, cache = _final_codes(learner, codes, values, cache)
-    predicted = learner._class_indices(learner._jll_of_codes(final))
+    predicted = learner.best_classes(learner.joint_log_likelihood_of_codes(final))
     return (predicted != classes) & (classes >= 0), cache
 
 
@@ -133,7 +137,7 @@ def round_outcome(counts, n_classes):
 
 
 @io.register
-class BoostedNaiveBayes(NBParallelMixin, ClassifierMixin, BaseEstimator):
+class BoostedNaiveBayes(PartitionedClassifier):
     """Boosted naive Bayes: AdaBoost.M1 (two classes) or SAMME (more), one pass per round.
 
     Each weak learner is a :class:`~nbparallel.NaiveBayes` derived from
@@ -175,6 +179,13 @@ class BoostedNaiveBayes(NBParallelMixin, ClassifierMixin, BaseEstimator):
     """
 
     _fitted_attribute = "estimators_"
+    _parameter_constraints = {
+        **PartitionedClassifier._parameter_constraints,
+        **{name: NaiveBayes._parameter_constraints[name] for name in ("alpha", "class_alpha", "n_bins")},
+        "n_rounds": [Interval(int, 1, None)],
+        "persist": [Options(("auto",)), "boolean"],
+        "checkpoint": [None, str, os.PathLike],
+    }
 
     def __init__(self, *, n_rounds=10, alpha=AUTO_SMOOTHING, class_alpha=AUTO_SMOOTHING, n_bins=10,
                  categorical_features="auto", n_partitions=None, split_every=2, persist="auto",
@@ -189,12 +200,6 @@ class BoostedNaiveBayes(NBParallelMixin, ClassifierMixin, BaseEstimator):
         self.persist = persist
         self.checkpoint = checkpoint
         self.verbose = verbose
-
-    def _check_params(self):
-        if isinstance(self.n_rounds, bool) or not isinstance(self.n_rounds, (int, np.integer)) \
-                or self.n_rounds < 1:
-            raise ValueError(f"n_rounds must be an int >= 1, got {self.n_rounds!r}")
-        self._base()._check_params()
 
     def _base(self):
         """A NaiveBayes with this model's naive Bayes parameters."""
@@ -222,18 +227,16 @@ class BoostedNaiveBayes(NBParallelMixin, ClassifierMixin, BaseEstimator):
             Initial non-negative row weights.
         """
         self._check_params()
-        base = self._base()
-        dataset = base._dataset(X, y, sample_weight)
+        self._clear_fitted()
+        dataset = self._base().dataset(X, y, sample_weight)
         scheduler = PassScheduler(dataset, split_every=self.split_every, persist=self.persist,
                                   verbose=bool(self.verbose))
         self.schema_, scan = scheduler.schema(n_bins=self.n_bins)
         check_classes(self.schema_.classes)
-        base._set_feature_names(dataset)
-        self.n_features_in_ = base.n_features_in_
-        for name in ("feature_names_in_", "target_column_"):
-            self.__dict__.pop(name, None)
-            if hasattr(base, name):
-                setattr(self, name, getattr(base, name))
+        self._set_input_features(n_features=len(dataset.columns),
+                                 feature_names=input_feature_names(X, dataset.columns))
+        if dataset.target is not None:
+            self.target_column_ = dataset.target
         self.classes_ = np.asarray(self.schema_.classes)
 
         checkpoint = Checkpoint.for_fit(self, self.schema_, scan.n_rows, ignore=("n_rounds",))
@@ -243,12 +246,12 @@ class BoostedNaiveBayes(NBParallelMixin, ClassifierMixin, BaseEstimator):
         n_classes = len(self.classes_)
         scored = tuple((self._learner(r["counts"]), r["right"], r["wrong"]) for r in rounds)
         if pending is None and not rounds:
-            pending = scheduler.run_stateful("count", boost_partition, merge_tables, spec, scored, None)
+            pending = scheduler.run_stateful("count", boost_partition, merge_summaries, spec, scored, None)
             check_counts(pending)
             checkpoint.save(self._state(rounds, pending, stopped))
         while len(rounds) < self.n_rounds and not stopped:
             learner = self._learner(pending)
-            counts = scheduler.run_stateful("boost", boost_partition, merge_tables, spec, scored, learner)
+            counts = scheduler.run_stateful("boost", boost_partition, merge_summaries, spec, scored, learner)
             error, alpha, right, wrong = round_outcome(counts, n_classes)
             stopped = right is None
             if stopped and error > 0 and rounds:  # no better than chance: dropped
@@ -294,10 +297,28 @@ class BoostedNaiveBayes(NBParallelMixin, ClassifierMixin, BaseEstimator):
 
     # --------------------------------------------------------- prediction
 
+    def _data(self, X, y=None, sample_weight=None):
+        """The input to score, checked against the fitted features."""
+        dataset = self._base().dataset(X, y, sample_weight, require_target=y is not None)
+        self._check_input_features(n_features=len(dataset.columns),
+                                   feature_names=input_feature_names(X, dataset.columns))
+        return dataset
+
+    def _joint_log_likelihood_part(self, X):
+        """The log of each class's share of the learners' weighted votes.
+
+        The scoring of the base then gives ``predict_proba`` = vote shares,
+        ``predict`` = the class with the largest weighted vote, and
+        ``evaluate``'s ``average_log_likelihood`` = the mean log vote share of
+        the true class (-inf when some row gets no vote for it).
+        """
+        with np.errstate(divide="ignore"):
+            return np.log(self._vote_shares(_predictions_of(self.estimators_, X, None, None)))
+
     def _learner_predictions(self, X):
         """Class index predicted by every learner, shape (n_rows, n_learners)."""
         check_is_fitted(self, "estimators_")
-        dataset = self.estimators_[0]._prediction_dataset(X)
+        dataset = self._data(X)
         parts = engine.map_partitions(dataset.partitions, dataset.map(_predictions_of, self.estimators_),
                                       name="nbparallel-boost-predict", token=dataset.token,
                                       verbose=bool(self.verbose))
@@ -309,45 +330,10 @@ class BoostedNaiveBayes(NBParallelMixin, ClassifierMixin, BaseEstimator):
             votes[np.arange(len(predictions)), predictions[:, t]] += alpha
         return votes / self.estimator_weights_.sum()
 
-    def predict_proba(self, X):
-        """Each class's share of the learners' weighted votes; rows sum to one."""
-        return self._vote_shares(self._learner_predictions(X))
-
     def decision_function(self, X):
         """Vote shares, shape (n_rows, n_classes); for two classes, class 1's share minus class 0's."""
         shares = self.predict_proba(X)
         return shares[:, 1] - shares[:, 0] if len(self.classes_) == 2 else shares
-
-    def predict(self, X):
-        """The class with the largest weighted vote."""
-        return self.classes_[np.argmax(self.predict_proba(X), axis=1)]
-
-    def evaluate(self, X, y=None):
-        """Accuracy, confusion matrix and average log vote share of the true class, in one pass.
-
-        Returns
-        -------
-        dict with ``accuracy``, ``confusion_matrix`` (rows: true class,
-        columns: predicted), ``average_log_likelihood`` (mean log of the true
-        class's vote share; -inf when some row gets no vote for it) and ``n_rows``.
-        """
-        check_is_fitted(self, "estimators_")
-        dataset = self._base()._dataset(X, y)
-        (confusion, loglik, n), _ = engine.run_pass(
-            dataset.partitions, dataset.map(_evaluate_partition, self), _add_evaluations,
-            split_every=self.split_every, name="nbparallel-boost-evaluate", token=dataset.token,
-            verbose=bool(self.verbose))
-        return {
-            "accuracy": float(np.trace(confusion) / n) if n else float("nan"),
-            "confusion_matrix": confusion,
-            "average_log_likelihood": float(loglik / n) if n else float("nan"),
-            "n_rows": int(n),
-        }
-
-    def _predict_part(self, X, proba=False):
-        """Labels, and vote shares when ``proba``, of one in-memory partition's attribute columns."""
-        shares = self._vote_shares(_predictions_of(self.estimators_, X, None, None))
-        return self.classes_[np.argmax(shares, axis=1)], (shares if proba else None)
 
     def staged_predict(self, X):
         """Predictions of the ensemble of the first t learners, for t = 1, 2, ..."""
@@ -377,9 +363,8 @@ class BoostedNaiveBayes(NBParallelMixin, ClassifierMixin, BaseEstimator):
         self.schema_ = validate.schema(d["schema"])
         check_classes(self.schema_.classes)
         self.classes_ = np.asarray(self.schema_.classes)
-        self.n_features_in_, names, target = validate.feature_names(d, self.schema_)
-        if names is not None:
-            self.feature_names_in_ = np.asarray(names, dtype=object)
+        n_features, names, target = validate.feature_names(d, self.schema_)
+        self._set_input_features(n_features=n_features, feature_names=names)
         if target is not None:
             self.target_column_ = target
         if not isinstance(d["rounds"], list) or not d["rounds"]:
@@ -402,21 +387,5 @@ def _predictions_of(learners, X, y, w):
     columns, cache = [], None
     for learner in learners:
         final, cache = _final_codes(learner, codes, values, cache)
-        columns.append(learner._class_indices(learner._jll_of_codes(final)))
+        columns.append(learner.best_classes(learner.joint_log_likelihood_of_codes(final)))
     return np.column_stack(columns)
-
-
-def _evaluate_partition(model, X, y, w):
-    truth = model.schema_.encode_classes(y)
-    known = truth >= 0
-    shares = model._vote_shares(_predictions_of(model.estimators_, X, y, w)[known])
-    truth = truth[known]
-    confusion = np.zeros((len(model.classes_),) * 2, dtype=np.int64)
-    np.add.at(confusion, (truth, np.argmax(shares, axis=1)), 1)
-    with np.errstate(divide="ignore"):
-        loglik = np.log(shares[np.arange(len(truth)), truth]).sum()
-    return confusion, float(loglik), int(known.sum())
-
-
-def _add_evaluations(*parts):
-    return sum(p[0] for p in parts), sum(p[1] for p in parts), sum(p[2] for p in parts)

@@ -8,26 +8,22 @@ from dataclasses import replace
 
 import numpy as np
 import pandas as pd
-from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
 
 from .. import engine, io, limits, validate
-from ..counting import count_dataset
-from ..data import CATEGORICAL, Schema, all_codes, as_dataset, scan_schema, sort_values
+from ..counting import CountSpec, count_dataset
+from ..data import CATEGORICAL, NUMERIC, Attribute, Schema, all_codes, as_dataset, scan_schema, sort_values
 from ..kernels import best_classes, joint_log_likelihood
-from .base import NBParallelMixin
+from ..params import Interval, Options
+from ..partitions import input_feature_names
+from ..summaries import merge_summaries
+from .base import PartitionedClassifier
+from .gaussian import (
+    BINNED, GAUSSIAN, GaussianMoments, count_and_moments, gaussian_log_likelihood, gaussian_parameters,
+    gaussian_values,
+)
 
 AUTO_SMOOTHING = "1/N"
-
-
-def _check_smoothing(value, name):
-    if isinstance(value, str):
-        if value != AUTO_SMOOTHING:
-            raise ValueError(f"{name} must be a positive number or '{AUTO_SMOOTHING}', got {value!r}")
-        return value
-    if isinstance(value, bool) or not isinstance(value, (int, float, np.number)) or not 0 < value < np.inf:
-        raise ValueError(f"{name} must be a positive finite number or '{AUTO_SMOOTHING}', got {value!r}")
-    return float(value)
 
 
 def check_classes(classes):
@@ -38,7 +34,12 @@ def check_classes(classes):
 
 def check_counts(counts):
     """Raise ValueError when no case has both a known target and a known attribute value."""
-    if counts.class_counts.sum() <= 0:
+    check_class_weights(counts.class_counts)
+
+
+def check_class_weights(class_weights):
+    """Raise ValueError when no case has both a known target and a known attribute value."""
+    if class_weights.sum() <= 0:
         raise ValueError("no training case has both a known target and a known attribute value (all weights zero?)")
 
 
@@ -58,7 +59,7 @@ def merged_bins(counts, edges):
 
 
 @io.register
-class NaiveBayes(NBParallelMixin, ClassifierMixin, BaseEstimator):
+class NaiveBayes(PartitionedClassifier):
     """Naive Bayes by counting, in parallel, with a binary-tree reduction.
 
     Categorical attributes are counted per value and class; numeric attributes
@@ -88,6 +89,19 @@ class NaiveBayes(NBParallelMixin, ClassifierMixin, BaseEstimator):
         Fan-in of the reduction tree; False merges all partitions at once.
     verbose : int, default 0
         1 shows a progress bar for each pass.
+    numeric : "binned", "gaussian" or dict, default "binned"
+        How numeric attributes are modelled: "binned" counts them in
+        ``n_bins`` equal-width bins; "gaussian" fits a normal distribution per
+        class (the primer; scikit-learn's ``GaussianNB``), from per-class
+        weighted count, mean and M2 summed in the same counting pass. A dict
+        ``{column name or index: "binned" or "gaussian"}`` chooses per column
+        (columns it leaves out are binned). Categorical columns stay
+        categorical. With ``class_alpha`` tiny (say 1e-12) the prior is the
+        empirical one and the model is GaussianNB's on all-numeric data.
+    var_smoothing : float >= 0, default 1e-9
+        As in ``GaussianNB``: ``var_smoothing`` times the largest variance of
+        a Gaussian attribute (all classes together) is added to every
+        Gaussian variance.
     numeric_ranges : dict or None, default None
         ``{column: (lo, hi)}``: the range the equal-width bins of these
         numeric columns cover, instead of the data's min and max. Give it to
@@ -121,11 +135,36 @@ class NaiveBayes(NBParallelMixin, ClassifierMixin, BaseEstimator):
     ignored_attributes_ : list of str
         Attributes with no observed value or a single observed category.
     bin_edges_ : dict
-        Inner bin edges of each numeric attribute after empty-bin elimination.
+        Inner bin edges of each binned attribute after empty-bin elimination.
+    log_probabilities_ : dict of DataFrame
+        The fitted probabilities a user reads, keyed by input column in
+        input order: log P(value | class) with value labels (categories, or
+        bin intervals "(lo, hi]") as the index and ``classes_`` as columns;
+        for a Gaussian column, the rows "theta" and "var".
+        (``feature_log_prob_`` and ``log_odds_weights_`` are the same numbers
+        as arrays in the order of ``schema_.attributes``.)
+    gaussian_features_ : list of str
+        The Gaussian attributes, in input order (empty when none).
+    moments_ : nbparallel.models.gaussian.GaussianMoments
+        Their merged per-class weighted count, mean and M2 (only with
+        Gaussian attributes), and from them ``theta_`` and ``var_`` (shape
+        (n_classes, n_gaussian), columns as ``gaussian_features_``) and
+        ``epsilon_``, as in ``GaussianNB``.
     """
 
+    _parameter_constraints = {
+        **PartitionedClassifier._parameter_constraints,
+        "alpha": [Interval(float, 0, np.inf, "neither"), Options((AUTO_SMOOTHING,))],
+        "class_alpha": [Interval(float, 0, np.inf, "neither"), Options((AUTO_SMOOTHING,))],
+        "n_bins": [Interval(int, 2, validate.MAX_BINS)],
+        "numeric_ranges": [None, dict],
+        "numeric": [Options((BINNED, GAUSSIAN)), dict],
+        "var_smoothing": [Interval(float, 0, np.inf, "left")],
+    }
+
     def __init__(self, *, alpha=AUTO_SMOOTHING, class_alpha=AUTO_SMOOTHING, n_bins=10,
-                 categorical_features="auto", n_partitions=None, split_every=2, verbose=0, numeric_ranges=None):
+                 categorical_features="auto", n_partitions=None, split_every=2, verbose=0, numeric_ranges=None,
+                 numeric=BINNED, var_smoothing=1e-9):
         self.alpha = alpha
         self.class_alpha = class_alpha
         self.n_bins = n_bins
@@ -134,31 +173,35 @@ class NaiveBayes(NBParallelMixin, ClassifierMixin, BaseEstimator):
         self.split_every = split_every
         self.verbose = verbose
         self.numeric_ranges = numeric_ranges
+        self.numeric = numeric
+        self.var_smoothing = var_smoothing
 
     # ------------------------------------------------------------ fitting
 
     def _check_params(self):
-        _check_smoothing(self.alpha, "alpha")
-        _check_smoothing(self.class_alpha, "class_alpha")
-        if isinstance(self.n_bins, bool) or not isinstance(self.n_bins, (int, np.integer)) \
-                or not 2 <= self.n_bins <= validate.MAX_BINS:
-            raise ValueError(f"n_bins must be an int in [2, {validate.MAX_BINS}], got {self.n_bins!r}")
+        """The declared checks (``categorical_features`` is checked against the columns by the data layer)."""
+        super()._check_params()
         _check_ranges(self.numeric_ranges)
 
-    def _dataset(self, X, y, sample_weight=None, require_target=True):
+    def dataset(self, X, y=None, sample_weight=None, *, require_target=True):
+        """The input as partitions (:class:`nbparallel.data.Dataset`), with this model's
+        partitioning and categorical features; sparse input is refused."""
         _reject_sparse(X)
-        return as_dataset(
-            X, y, sample_weight,
-            n_partitions=self.n_partitions,
-            categorical_features=self.categorical_features,
-            require_target=require_target,
-        )
+        return as_dataset(X, y, sample_weight, n_partitions=self.n_partitions,
+                          categorical_features=self.categorical_features, require_target=require_target)
+
+    def _data(self, X, y=None, sample_weight=None):
+        """The input to score, checked against the fitted features."""
+        dataset = self.dataset(X, y, sample_weight, require_target=y is not None)
+        self._check_input_features(n_features=len(dataset.columns),
+                                   feature_names=input_feature_names(X, dataset.columns))
+        return dataset
 
     def _run(self, kind, fn, *args, **kwargs):
         """Run one pass, returning what ``fn`` returns (its tree record last), and record it."""
         start = time.perf_counter()
         out = fn(*args, split_every=self.split_every, verbose=bool(self.verbose), **kwargs)
-        self.passes_.append({"kind": kind, "tree": out[-1], "seconds": time.perf_counter() - start})
+        self._record_pass(kind, out[-1], time.perf_counter() - start)
         return out
 
     def fit(self, X, y=None, sample_weight=None):
@@ -175,9 +218,8 @@ class NaiveBayes(NBParallelMixin, ClassifierMixin, BaseEstimator):
             into the counts.
         """
         self._check_params()
-        for attr in ("schema_", "counts_"):
-            self.__dict__.pop(attr, None)
-        return self._fit_counts(self._dataset(X, y, sample_weight), classes=None)
+        self._clear_fitted()
+        return self._fit_counts(X, self.dataset(X, y, sample_weight), classes=None)
 
     def partial_fit(self, X, y=None, sample_weight=None, classes=None):
         """Add the counts of more data to the model.
@@ -190,16 +232,21 @@ class NaiveBayes(NBParallelMixin, ClassifierMixin, BaseEstimator):
         or on pieces gives the same counts when the ranges are the same.
         """
         self._check_params()
-        return self._fit_counts(self._dataset(X, y, sample_weight), classes=classes)
+        return self._fit_counts(X, self.dataset(X, y, sample_weight), classes=classes)
 
-    def _fit_counts(self, dataset, classes):
-        self.passes_ = []
+    def _fit_counts(self, X, dataset, classes):
+        self.passes_ = []  # the passes of this call only
         schema, scan, _ = self._run("schema", scan_schema, dataset, n_bins=self.n_bins,
                                     classes=None if classes is None else sort_values(set(classes)))
+        gaussian = self._gaussian_columns(dataset)
+        schema = counted_schema(schema, gaussian)
         previous = None  # the fitted counts, in the layout of the (possibly grown) schema
         if hasattr(self, "schema_"):
             _warn_out_of_range(self.schema_, schema)
             schema, previous = self._extend_schema(schema, dataset.columns)
+            if gaussian != self.gaussian_features_:
+                raise ValueError(f"partial_fit got Gaussian columns {gaussian}, but the model was fitted with "
+                                 f"{self.gaussian_features_}")
         else:
             if classes is not None and not set(scan.classes) <= set(schema.classes):
                 raise ValueError(f"y holds classes {sorted(set(scan.classes) - set(schema.classes))} "
@@ -209,16 +256,59 @@ class NaiveBayes(NBParallelMixin, ClassifierMixin, BaseEstimator):
         limits.check_memory(limits.table_bytes(schema.offsets[-1], len(schema.classes), len(dataset.partitions)),
                             f"the count tables of {len(schema.classes)} classes x {schema.offsets[-1]} values",
                             "use fewer bins (n_bins) or fewer categorical values")
-        counts, record = self._run("count", count_dataset, dataset, schema)
+        if gaussian:
+            position = {c: i for i, c in enumerate(dataset.columns)}
+            summary, record = self._run(
+                "count", engine.run_pass, dataset.partitions,
+                dataset.map(count_and_moments, CountSpec.of(schema), tuple(position[c] for c in gaussian),
+                            tuple(position[c] for c in dataset.columns if c not in gaussian)),
+                merge_summaries, name="nbparallel-count", token=dataset.token)
+            counts, moments = summary.counts, summary.moments
+        else:
+            counts, record = self._run("count", count_dataset, dataset, schema)
         if previous is not None:
-            counts = counts.merge(previous)
-        check_counts(counts)
+            counts = counts + previous
+            if gaussian:
+                class_map = [schema.classes.index(c) for c in self.schema_.classes]
+                moments = moments + self.moments_.reindex(class_map, len(schema.classes))
+        if gaussian:
+            self.moments_ = moments
+        self.gaussian_features_ = gaussian
         self.schema_, self.counts_, self.reduction_ = schema, counts, record
+        check_class_weights(self.class_weights())
         self.n_partitions_ = record.n_leaves
-        self._set_feature_names(dataset)
+        self._set_input_features(n_features=len(dataset.columns),
+                                 feature_names=input_feature_names(X, dataset.columns))
+        if dataset.target is not None:
+            self.target_column_ = dataset.target
         self._derive()
         self._warn_ignored()
         return self
+
+    def _gaussian_columns(self, dataset):
+        """The numeric columns modelled as Gaussian, in input order."""
+        if isinstance(self.numeric, str):
+            return [c for c, kind in zip(dataset.columns, dataset.kinds) if kind == NUMERIC and self.numeric == GAUSSIAN]
+        chosen = {}
+        for key, how in self.numeric.items():
+            if isinstance(key, (int, np.integer)) and not isinstance(key, bool) and 0 <= key < len(dataset.columns):
+                key = dataset.columns[key]
+            if key not in dataset.columns:
+                raise ValueError(f"numeric names column {key!r}, which is not in the data {list(dataset.columns)}")
+            if how not in (BINNED, GAUSSIAN):
+                raise ValueError(f"numeric[{key!r}] must be {BINNED!r} or {GAUSSIAN!r}, got {how!r}")
+            if dataset.kinds[dataset.columns.index(key)] != NUMERIC:
+                raise ValueError(f"numeric names column {key!r}, which is categorical: only numeric columns can "
+                                 "be binned or Gaussian")
+            chosen[key] = how
+        return [c for c in dataset.columns if chosen.get(c) == GAUSSIAN]
+
+    def class_weights(self):
+        """N_k: the weight per class of the training cases the model uses (a case
+        whose every attribute is missing is left out, as in the SPSS document)."""
+        if self.gaussian_features_:
+            return self.counts_.class_totals - self.moments_.all_missing
+        return self.counts_.class_counts
 
     def _fixed_ranges(self, schema):
         """The schema with ``numeric_ranges`` applied; warns where the data reach beyond them."""
@@ -255,12 +345,15 @@ class NaiveBayes(NBParallelMixin, ClassifierMixin, BaseEstimator):
                 reasons[at.name] = f"constant (every observed value is {at.lo:g})"
             else:
                 reasons[at.name] = "every observed value falls in one bin"
+        for g, name in enumerate(self.gaussian_features_):
+            if name in self.ignored_attributes_:
+                reasons[name] = "no observed value (every value missing)"
         return reasons
 
     def _warn_ignored(self):
         """Warn when fitting ignored every attribute, or more than half of them, naming the causes."""
         reasons = self.ignored_reasons()
-        n = len(self.schema_.attributes)
+        n = self.n_features_in_
         if len(reasons) <= n / 2:
             return
         causes = "; ".join(f"{name!r}: {why}" for name, why in list(reasons.items())[:5])
@@ -274,19 +367,10 @@ class NaiveBayes(NBParallelMixin, ClassifierMixin, BaseEstimator):
         """A fitted model derived from a merged count table and its schema."""
         model = cls(**params)
         model._check_params()
-        model.schema_, model.counts_ = schema, counts
-        model.n_features_in_ = n_features_in
-        if feature_names_in is not None:
-            model.feature_names_in_ = feature_names_in
+        model.schema_, model.counts_, model.gaussian_features_ = schema, counts, []
+        model._set_input_features(n_features=n_features_in, feature_names=feature_names_in)
         model._derive()
         return model
-
-    def _set_feature_names(self, dataset):
-        self.n_features_in_ = len(dataset.columns)
-        if dataset.target is not None:
-            self.target_column_ = dataset.target
-        if dataset.target is not None or not all(c == str(i) for i, c in enumerate(dataset.columns)):
-            self.feature_names_in_ = np.asarray(dataset.columns, dtype=object)
 
     def _extend_schema(self, new, columns):
         """Union of the fitted schema and a new piece's, and the fitted counts remapped to it.
@@ -325,9 +409,10 @@ class NaiveBayes(NBParallelMixin, ClassifierMixin, BaseEstimator):
         """Smoothed log-probabilities from the counts (never merged)."""
         counts, schema = self.counts_, self.schema_
         self.classes_ = np.asarray(schema.classes)
-        self.feature_kinds_ = schema.feature_kinds
+        kinds = {at.name: at.kind for at in schema.attributes}
+        self.feature_kinds_ = {c: GAUSSIAN if c in self.gaussian_features_ else kinds[c] for c in schema.columns}
         self.n_missing_target_ = counts.n_missing_target
-        N_k = counts.class_counts
+        N_k = self.class_weights()
         N = N_k.sum()
         lam = 1.0 / N if self.class_alpha == AUTO_SMOOTHING else float(self.class_alpha)
         f = 1.0 / N if self.alpha == AUTO_SMOOTHING else float(self.alpha)
@@ -352,10 +437,34 @@ class NaiveBayes(NBParallelMixin, ClassifierMixin, BaseEstimator):
                 denom = cells[seen].sum(axis=0) + M * f
                 logp[seen] = np.log(cells[seen] + f) - np.log(denom)
             self.feature_log_prob_.append(logp)
-        self._log_table = np.vstack([np.vstack([np.zeros((1, len(N_k))), p]) for p in self.feature_log_prob_])
+        if self.gaussian_features_:
+            self.theta_, self.var_, self.epsilon_ = gaussian_parameters(self.moments_, self.var_smoothing)
+            unseen = self.moments_.n.sum(axis=0) <= 0
+            self.ignored_attributes_ += [c for c, u in zip(self.gaussian_features_, unseen) if u]
+            self._gaussian_positions = [schema.columns.index(c) for c in self.gaussian_features_]
+        self.log_probabilities_ = self._log_probabilities_by_column()
+        self._log_table = np.vstack([np.zeros((0, len(N_k)))] + [np.vstack([np.zeros((1, len(N_k))), p])
+                                                                 for p in self.feature_log_prob_])
         sizes = [len(p) + 1 for p in self.feature_log_prob_]
         self._log_offsets = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
         self._tie_order = np.argsort(-self.class_log_prior_, kind="stable")
+
+    def _log_probabilities_by_column(self):
+        """``{input column: DataFrame}`` in input order: log P(value | class) with value labels
+        (categories, or bin intervals ``(lo, hi]`` after empty-bin elimination) as the index and
+        the classes as columns; a Gaussian column has the rows ``theta`` and ``var`` instead."""
+        by_name = {}
+        for at, logp in zip(self.schema_.attributes, self.feature_log_prob_):
+            if at.kind == CATEGORICAL:
+                labels = [str(c) for c in at.categories]
+            else:
+                bounds = [-np.inf, *self.bin_edges_[at.name], np.inf]
+                labels = [f"({lo:g}, {hi:g}]" for lo, hi in zip(bounds[:-1], bounds[1:])][:len(logp)]
+            by_name[at.name] = pd.DataFrame(logp, index=labels, columns=self.classes_)
+        for g, name in enumerate(self.gaussian_features_):
+            by_name[name] = pd.DataFrame([self.theta_[:, g], self.var_[:, g]], index=["theta", "var"],
+                                         columns=self.classes_)
+        return {c: by_name[c] for c in self.schema_.columns}
 
     def plot_evidence(self, max_attributes=8, path=None):
         """The model as a figure: see :func:`nbparallel.report.plot_evidence`."""
@@ -380,119 +489,46 @@ class NaiveBayes(NBParallelMixin, ClassifierMixin, BaseEstimator):
         if len(self.classes_) != 2:
             raise AttributeError(f"log-odds weights exist for two classes; this model has {len(self.classes_)}")
 
-    # --------------------------------------------------------- prediction
+    # --------------------------------------------------------- scoring pieces
 
-    def _encode_for_prediction(self, X):
-        """All attributes as codes under the final bins; unseen categories are missing."""
-        return self._final_codes(*self.schema_.split(X))
+    def encode(self, X):
+        """A partition's attributes as codes under the final bins (schema order; 0 = missing or unseen)."""
+        return self.encode_split(*self.schema_.split(X))
 
-    def _final_codes(self, codes, values):
-        """Categorical codes and numeric values (a split partition) as codes under the final bins."""
+    def encode_split(self, codes, values):
+        """Codes of a partition already split by :meth:`nbparallel.data.Schema.split`, under the final bins."""
         schema = self.schema_
         numeric = [at.name for at in schema.attributes[schema.n_categorical :]]
         return all_codes(codes, values, [self.bin_edges_[n] for n in numeric])
 
-    def _jll_of_codes(self, codes):
-        """log P(x, c) of rows given as codes under the final bins."""
+    def joint_log_likelihood_of_codes(self, codes):
+        """log P(x, c) of rows given as codes under the final bins (see :meth:`encode`)."""
         return joint_log_likelihood(codes, self._log_table, self._log_offsets, self.class_log_prior_)
 
-    def _jll_rows(self, X):
-        return self._jll_of_codes(self._encode_for_prediction(X))
-
-    def _class_indices(self, jll):
+    def best_classes(self, jll):
         """Index of the class with the largest joint log-likelihood; ties go to the larger prior."""
         return best_classes(jll, self._tie_order)
 
-    def _prediction_dataset(self, X):
-        check_is_fitted(self, "counts_")
-        dataset = self._dataset(X, None, require_target=False)
-        if len(dataset.columns) != self.n_features_in_:
-            raise ValueError(f"X has {len(dataset.columns)} features, but {type(self).__name__} "
-                             f"is expecting {self.n_features_in_} features as input")
-        if hasattr(self, "feature_names_in_") and list(dataset.columns) != list(self.feature_names_in_):
-            if dataset.target is None and all(c == str(i) for i, c in enumerate(dataset.columns)):
-                return dataset
-            raise ValueError(f"X has columns {list(dataset.columns)}; the model was fitted on "
-                             f"{list(self.feature_names_in_)}")
-        return dataset
+    def _joint_log_likelihood_part(self, X):
+        jll = self.joint_log_likelihood_of_codes(self.encode(X))
+        if self.gaussian_features_:
+            jll += gaussian_log_likelihood(gaussian_values(X, self._gaussian_positions), self.theta_, self.var_)
+        return jll
 
-    def _joint_log_likelihood(self, X):
-        dataset = self._prediction_dataset(X)
-        if hasattr(X, "shape") and isinstance(X.shape[0], int):
-            limits.check_memory(limits.CELL_BYTES * X.shape[0] * len(self.classes_) * 2,
-                                f"the probabilities of {X.shape[0]} rows x {len(self.classes_)} classes",
-                                "predict the classes only, or predict fewer rows at a time")
-        parts = engine.map_partitions(
-            dataset.partitions, dataset.map(_jll_of, self), name="nbparallel-jll", token=dataset.token,
-            verbose=bool(self.verbose),
-        )
-        return np.vstack(parts)
+    def _best_classes(self, jll):
+        return self.best_classes(jll)
 
-    def predict_joint_log_proba(self, X):
-        """log P(x, c) for every row and class."""
-        return self._joint_log_likelihood(X)
-
-    def predict(self, X):
-        """The class with the largest posterior; ties go to the larger prior."""
-        dataset = self._prediction_dataset(X)
-        parts = engine.map_partitions(dataset.partitions, dataset.map(_predict_of, self), name="nbparallel-predict",
-                                      token=dataset.token, verbose=bool(self.verbose))
-        return self.classes_[np.concatenate(parts)]
-
-    def _predict_from_jll(self, jll):
-        return self.classes_[self._class_indices(jll)]
-
-    def predict_log_proba(self, X):
-        """Normalised log-posteriors, computed in log space."""
-        return _normalise(self._joint_log_likelihood(X))
-
-    def predict_proba(self, X):
-        """Posterior probabilities; rows sum to one."""
-        return np.exp(self.predict_log_proba(X))
-
-    def _predict_part(self, X, proba=False):
-        """Labels, and posteriors when ``proba``, of one in-memory partition's attribute columns."""
-        labels = self.classes_[_predict_of(self, X, None, None)]
-        return labels, (np.exp(_normalise(self._jll_rows(X))) if proba else None)
-
-    def evaluate(self, X, y=None):
-        """Accuracy, confusion matrix and average log-likelihood in one pass.
-
-        Rows with a missing target are left out. The average log-likelihood is
-        the SPSS mean of log P(y_i | x_i).
-
-        Returns
-        -------
-        dict with ``accuracy``, ``classification_error`` (the SPSS
-        misclassification ratio, 1 - accuracy), ``confusion_matrix`` (rows:
-        true class, columns: predicted), per-class ``precision``, ``recall``
-        and ``f1`` (0 where undefined), ``average_log_likelihood`` and ``n_rows``.
-        """
-        check_is_fitted(self, "counts_")
-        dataset = self._dataset(X, y)
-        summary, _ = engine.run_pass(dataset.partitions, dataset.map(_evaluate_partition, self), _add_evaluations,
-                                     split_every=self.split_every, name="nbparallel-evaluate",
-                                     token=dataset.token, verbose=bool(self.verbose))
-        confusion, loglik, n = summary
-        return {
-            "accuracy": float(np.trace(confusion) / n) if n else float("nan"),
-            "classification_error": float(1 - np.trace(confusion) / n) if n else float("nan"),
-            "confusion_matrix": confusion,
-            **per_class_scores(confusion),
-            "average_log_likelihood": float(loglik / n) if n else float("nan"),
-            "n_rows": int(n),
-        }
-
-    def average_log_likelihood(self, X, y=None):
-        """The SPSS average (conditional) log-likelihood of the data."""
-        return self.evaluate(X, y)["average_log_likelihood"]
+    def _encode_targets(self, y):
+        return self.schema_.encode_classes(y)
 
     # ------------------------------------------------------------- files
 
     def _to_dict(self):
         return {
-            "schema": self.schema_.to_dict(),
+            "schema": input_schema(self.schema_, self.gaussian_features_, self.n_bins).to_dict(),
             "counts": self.counts_.to_dict(),
+            "gaussian": None if not self.gaussian_features_ else {
+                "columns": list(self.gaussian_features_), "moments": self.moments_.to_dict()},
             "reduction": self.reduction_.to_dict(),
             "n_features_in": self.n_features_in_,
             "feature_names_in": None if not hasattr(self, "feature_names_in_") else list(self.feature_names_in_),
@@ -501,34 +537,59 @@ class NaiveBayes(NBParallelMixin, ClassifierMixin, BaseEstimator):
 
     def _from_dict(self, d):
         self._check_params()
-        validate.keys(d, "fitted", ("schema", "counts", "reduction", "n_features_in", "feature_names_in",
-                                    "target_column"))
-        self.schema_ = validate.schema(d["schema"])
+        d = {"gaussian": None, **d}  # files written before Gaussian attributes have no "gaussian"
+        validate.keys(d, "fitted", ("schema", "counts", "gaussian", "reduction", "n_features_in",
+                                    "feature_names_in", "target_column"))
+        full = validate.schema(d["schema"])
+        self.gaussian_features_ = _read_gaussian_columns(d["gaussian"], full)
+        self.schema_ = counted_schema(full, self.gaussian_features_)
         check_classes(self.schema_.classes)
         self.counts_ = validate.count_table(d["counts"], self.schema_, len(self.schema_.classes))
-        check_counts(self.counts_)
+        if self.gaussian_features_:
+            self.moments_ = GaussianMoments.from_dict(d["gaussian"]["moments"])
+            if self.moments_.n.shape != (len(self.schema_.classes), len(self.gaussian_features_)):
+                raise ValueError("gaussian.moments do not match the classes and Gaussian columns")
+        check_class_weights(self.class_weights())
         self.reduction_ = validate.tree_record(d["reduction"])
         self.n_partitions_ = self.reduction_.n_leaves
-        self.n_features_in_, names, target = validate.feature_names(d, self.schema_)
-        if names is not None:
-            self.feature_names_in_ = np.asarray(names, dtype=object)
+        n_features, names, target = validate.feature_names(d, self.schema_)
+        self._set_input_features(n_features=n_features, feature_names=names)
         if target is not None:
             self.target_column_ = target
         self.passes_ = []
         self._derive()
 
 
-def _jll_of(model, X, y, w):
-    return model._jll_rows(X)
+def counted_schema(schema, gaussian):
+    """The schema of the counted attributes: ``schema`` without the Gaussian columns' attributes.
+
+    Its ``columns`` are still every input column, so it encodes a partition's
+    counted attributes by name.
+    """
+    if not gaussian:
+        return schema
+    return Schema([at for at in schema.attributes if at.name not in gaussian], schema.columns, schema.classes)
 
 
-def _predict_of(model, X, y, w):
-    """Class indices of a partition's rows, computed in row chunks of bounded (row x class) size."""
-    codes = model._encode_for_prediction(X)
-    step = max(1, limits.PREDICT_CHUNK_CELLS // len(model.classes_))
-    return np.concatenate([np.zeros(0, dtype=np.int64)] + [
-        model._class_indices(model._jll_of_codes(codes[start:start + step]))
-        for start in range(0, len(codes), step)])
+def input_schema(schema, gaussian, n_bins):
+    """The schema of every input column (a model file's): the counted attributes and the Gaussian ones."""
+    if not gaussian:
+        return schema
+    gaussian_attributes = [Attribute(c, NUMERIC, lo=np.nan, hi=np.nan, n_bins=n_bins) for c in gaussian]
+    attributes = sorted(schema.attributes + gaussian_attributes, key=lambda at: at.kind != CATEGORICAL)
+    return Schema(attributes, schema.columns, schema.classes)
+
+
+def _read_gaussian_columns(d, schema):
+    """The Gaussian columns of a model file's ``gaussian`` entry, checked against its schema."""
+    if d is None:
+        return []
+    validate.keys(d, "gaussian", ("columns", "moments"))
+    numeric = [at.name for at in schema.attributes if at.kind == NUMERIC]
+    columns = d["columns"]
+    if not isinstance(columns, list) or not columns or not set(columns) <= set(numeric):
+        raise ValueError(f"gaussian.columns must be a non-empty list of numeric columns, got {columns!r}")
+    return [c for c in schema.columns if c in columns]
 
 
 def _check_ranges(ranges):
@@ -557,45 +618,6 @@ def _warn_out_of_range(fixed, seen):
                 f"column {at.name!r} has values in [{batch.lo:g}, {batch.hi:g}], outside the fixed bin range "
                 f"[{at.lo:g}, {at.hi:g}]: they are counted in the end bins. Give numeric_ranges={{{at.name!r}: "
                 f"(lo, hi)}} to cover the whole data", UserWarning, stacklevel=4)
-
-
-def _evaluate_partition(model, X, y, w):
-    """Confusion counts and summed log P(y|x) of one partition."""
-    k = len(model.classes_)
-    truth = model.schema_.encode_classes(y)
-    known = truth >= 0
-    jll = model._jll_rows(X)[known]
-    truth = truth[known]
-    predicted = model._class_indices(jll)
-    confusion = np.zeros((k, k), dtype=np.int64)
-    np.add.at(confusion, (truth, predicted), 1)
-    loglik = _normalise(jll)[np.arange(len(truth)), truth].sum()
-    return confusion, float(loglik), int(known.sum())
-
-
-def per_class_scores(confusion):
-    """Per-class precision, recall and F1 from a confusion matrix (rows true, columns predicted); 0 where undefined.
-
-    >>> per_class_scores(np.array([[3, 1], [0, 4]]))["recall"].tolist()
-    [0.75, 1.0]
-    """
-    hits = np.diag(confusion).astype(np.float64)
-    predicted, actual = confusion.sum(axis=0), confusion.sum(axis=1)
-    precision = np.divide(hits, predicted, out=np.zeros_like(hits), where=predicted > 0)
-    recall = np.divide(hits, actual, out=np.zeros_like(hits), where=actual > 0)
-    both = precision + recall
-    f1 = np.divide(2 * precision * recall, both, out=np.zeros_like(hits), where=both > 0)
-    return {"precision": precision, "recall": recall, "f1": f1}
-
-
-def _add_evaluations(*parts):
-    confusion = sum(p[0] for p in parts)
-    return confusion, sum(p[1] for p in parts), sum(p[2] for p in parts)
-
-
-def _normalise(jll):
-    top = np.max(jll, axis=1, keepdims=True)
-    return jll - (top + np.log(np.sum(np.exp(jll - top), axis=1, keepdims=True)))
 
 
 def _reject_sparse(X):
