@@ -146,14 +146,12 @@ def moments_without(total, part):
     """
     n = total.n - part.n
     empty = n <= 1e-12 * np.maximum(total.n, 1.0)
-    n_a = np.where(empty, 1.0, n)
+    n_a = np.where(empty, 1.0, n)  # a placeholder where empty; those cells are zeroed below
     mean = total.mean + (total.mean - part.mean) * (part.n / n_a)
     delta = part.mean - mean
-    with np.errstate(invalid="ignore", divide="ignore"):
-        between = np.where(total.n > 0, delta * delta * n_a * part.n / np.where(total.n > 0, total.n, 1.0), 0.0)
-    m2 = np.maximum(total.m2 - part.m2 - between, 0.0)
-    zero = np.zeros_like(n)
-    return GaussianMoments(np.where(empty, zero, n), np.where(empty, zero, mean), np.where(empty, zero, m2),
+    m2 = total.m2 - part.m2 - delta * delta * n_a * part.n / np.where(empty, 1.0, total.n)
+    return GaussianMoments(np.where(empty, 0.0, n), np.where(empty, 0.0, mean),
+                           np.where(empty, 0.0, np.maximum(m2, 0.0)),
                            np.maximum(total.all_missing - part.all_missing, 0.0))
 
 
@@ -215,7 +213,8 @@ def _count_folds(spec, folds, k, gaussian, offset, X, y, w):
     """One partition's summary in a ``K * k``-class layout (class code ``y + K * fold``): the count
     table of the counted attributes, and with Gaussian columns (their positions) their moments too."""
     n_classes = len(spec.schema.classes)
-    labels = folds.labels_of(spec.schema.encode_classes(y, w), n_classes, offset)
+    classes = spec.schema.encode_classes(y, w)
+    labels = folds.labels_of(classes, n_classes, offset)
     codes, values = spec.schema.split(X)
     weights = None if w is None else np.asarray(w, dtype=np.float64)
     edges = spec.edges if values.shape[1] else np.empty((0, 0))
@@ -225,8 +224,14 @@ def _count_folds(spec, folds, k, gaussian, offset, X, y, w):
     if not gaussian:
         return counts
     others_missing = (codes == 0).all(axis=1) & np.isnan(values).all(axis=1)
-    moments = partition_moments(gaussian_values(X, list(gaussian)), labels.astype(np.int64), weights,
-                                n_classes * k, others_missing)
+    numbers = gaussian_values(X, list(gaussian))
+    moments = GaussianMoments.empty(n_classes * k, len(gaussian))
+    for i, rows in folds.segments(offset, len(labels)):  # per fold: K-class moments, K-wide one-hot
+        fold = partition_moments(numbers[rows], classes[rows], None if weights is None else weights[rows],
+                                 n_classes, others_missing[rows])
+        cols = slice(i * n_classes, (i + 1) * n_classes)
+        for name in ("n", "mean", "m2", "all_missing"):
+            getattr(moments, name)[cols] = getattr(fold, name)
     return CountsAndMoments(counts, moments)
 
 
@@ -421,8 +426,9 @@ def _runner(estimator):
         return _NaiveBayesRun
     if type(estimator) in TEXT_MODELS:
         return _TextRun
-    raise TypeError(f"cross_validate takes a NaiveBayes, MultinomialNaiveBayes or BernoulliNaiveBayes "
-                    f"estimator, got {type(estimator).__name__}")
+    raise TypeError("cross_validate takes a NaiveBayes (categorical, binned or Gaussian attributes: "
+                    "numeric='gaussian'), MultinomialNaiveBayes or BernoulliNaiveBayes estimator, "
+                    f"got {type(estimator).__name__}")
 
 
 def cross_validate(estimator, X, y=None, *, cv=10, scoring=SCORINGS, sample_weight=None):

@@ -155,7 +155,8 @@ def assert_equals_separate_fits(estimator, X, y, cv, rtol=1e-9, **kwargs):
     return result
 
 
-@pytest.mark.parametrize("cv", [KFold(5, shuffle=True, random_state=0), StratifiedKFold(4, shuffle=True, random_state=1)])
+@pytest.mark.parametrize("cv", [KFold(5, shuffle=True, random_state=0),
+                                StratifiedKFold(4, shuffle=True, random_state=1)])
 @pytest.mark.parametrize("var_smoothing", [1e-9, 0.05])
 def test_gaussian_equals_k_separate_fits(cv, var_smoothing):
     """Moments per fold, total minus fold, and epsilon from each training fold's variances
