@@ -149,6 +149,8 @@ def _leaves(partitions, fn, name, token, client):
 def compute(obj, verbose=False, *, scheduler="threads", partitions=None):
     """Compute a delayed object (or a list of them) on the active client or ``scheduler``.
 
+    A progress bar, when ``verbose``, goes to stderr, never into the output.
+
     The local scheduler is always named explicitly, so a Dask config left
     behind by a failed ``distributed.Client`` cannot redirect it. When the
     graph reads ``partitions`` that stay local (:func:`runs_locally`), it is
@@ -164,13 +166,14 @@ def compute(obj, verbose=False, *, scheduler="threads", partitions=None):
             return dask.compute(obj, scheduler=scheduler)[0]
         from dask.diagnostics import ProgressBar
 
-        with ProgressBar():
+        with ProgressBar(out=sys.stderr):
             return dask.compute(obj, scheduler=scheduler)[0]
     future = client.compute(obj)
     if verbose:
         from distributed import progress
 
-        progress(future)
+        with contextlib.redirect_stdout(sys.stderr):  # distributed's text bar writes to stdout
+            progress(future)
     return client.gather(future)
 
 
