@@ -85,17 +85,15 @@ def _add_cluster_options(p):
 
 @contextlib.contextmanager
 def _execution(args):
-    """Activate the cluster the options name (the local threaded scheduler otherwise);
-    progress bars, which Dask writes to stdout, go to stderr meanwhile."""
-    with contextlib.redirect_stdout(sys.stderr):
-        if not (getattr(args, "scheduler", None) or getattr(args, "cluster", None)):
-            yield None
-            return
-        from .cluster import client_for
+    """Activate the cluster the options name (the local threaded scheduler otherwise)."""
+    if not (getattr(args, "scheduler", None) or getattr(args, "cluster", None)):
+        yield None
+        return
+    from .cluster import client_for
 
-        with client_for(scheduler=args.scheduler, cluster=args.cluster) as client:
-            with client.as_current():
-                yield client
+    with client_for(scheduler=args.scheduler, cluster=args.cluster) as client:
+        with client.as_current():
+            yield client
 
 
 def _check_output(path):

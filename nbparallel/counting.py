@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+import pandas as pd
 
 from . import engine
 from .counts import CountTable, merge_tables
@@ -31,18 +32,25 @@ BLOCK_ROWS = 1 << 18  # rows of a 2-D array encoded and counted at a time
 def count_rows(spec, X, y, w):
     """Count one partition: every attribute as codes (see :meth:`Schema.encode`), one kernel pass.
 
-    An unweighted 2-D array is encoded and counted ``BLOCK_ROWS`` rows at a
-    time, so its codes take O(one block) memory; integer counts add exactly,
-    so the table is the same. A categorical value the schema pass did not see
+    Unweighted data (a 2-D array or a DataFrame) is encoded and counted
+    ``BLOCK_ROWS`` rows at a time, so its codes take O(one block) memory;
+    integer counts add exactly, so the table is the same. A categorical value the schema pass did not see
     means the partition changed between the two passes (rows of weight zero
     excepted, which the schema pass leaves out): that raises rather than count
     it as missing.
     """
     classes = spec.schema.encode_classes(y, w)
-    if w is None and isinstance(X, np.ndarray) and len(X) > BLOCK_ROWS:
-        return merge_tables(*[_count_block(spec, X[s : s + BLOCK_ROWS], classes[s : s + BLOCK_ROWS], None)
+    if w is None and len(X) > BLOCK_ROWS and not _counted_as_is(spec.schema, X):
+        take = (lambda s: X.iloc[s : s + BLOCK_ROWS]) if isinstance(X, pd.DataFrame) else (lambda s: X[s : s + BLOCK_ROWS])
+        return merge_tables(*[_count_block(spec, take(s), classes[s : s + BLOCK_ROWS], None)
                               for s in range(0, len(X), BLOCK_ROWS)])
     return _count_block(spec, X, classes, w)
+
+
+def _counted_as_is(schema, X):
+    """True when the kernel takes X itself (a float array of numeric attributes): no codes to bound."""
+    return (isinstance(X, np.ndarray) and X.dtype in (np.float64, np.float32) and schema.n_categorical == 0
+            and schema.columns == [at.name for at in schema.attributes])
 
 
 def _count_block(spec, X, classes, w):
@@ -60,12 +68,35 @@ def _count_block(spec, X, classes, w):
     return CountTable(table, spec.offsets, totals, all_missing, int(n_missing))
 
 
+def count_checked_rows(spec, index, n_rows, X, y, w):
+    """:func:`count_rows` of partition ``index``, which the schema pass read with ``n_rows`` rows.
+
+    Raises
+    ------
+    ValueError
+        When the partition has another number of rows now: the data changed between the passes.
+    """
+    if len(X) != n_rows:
+        raise ValueError(f"partition {index} had {n_rows} rows in the schema pass but has {len(X)} in the counting "
+                         "pass: did the data change between the schema pass and the counting pass?")
+    return count_rows(spec, X, y, w)
+
+
 def count_dataset(dataset, schema, *, split_every=2, verbose=False):
-    """One counting pass over a dataset: the merged table and the tree record."""
+    """One counting pass over a dataset: the merged table and the tree record.
+
+    When the schema pass recorded each partition's row count
+    (``dataset.partition_rows``), every partition is checked against it.
+    """
     spec = CountSpec.of(schema)
+    rows = dataset.partition_rows
+    if rows is not None and len(rows) == len(dataset.partitions):
+        summarize = [dataset.map(count_checked_rows, spec, i, n) for i, n in enumerate(rows)]
+    else:
+        summarize = dataset.map(count_rows, spec)
     return engine.run_pass(
         dataset.partitions,
-        dataset.map(count_rows, spec),
+        summarize,
         merge_tables,
         split_every=split_every,
         name="nbparallel-count",

@@ -58,6 +58,9 @@ class Dataset:
         Numeric ``(min, max)`` per column name known without reading the data
         (for example from Parquet statistics); the schema pass then does not
         compute those columns' ranges.
+    partition_rows : list of int or None
+        Each partition's row count, as the schema pass read it; the counting
+        pass checks it (a partition that changed in between raises).
     """
 
     partitions: list
@@ -68,6 +71,7 @@ class Dataset:
     n_rows: int | None = None
     token: str = ""
     ranges: dict | None = None
+    partition_rows: list | None = None
 
     def map(self, fn, *args):
         """A picklable ``part -> fn(*args, X, y, w)`` for :mod:`nbparallel.engine`."""
@@ -416,6 +420,7 @@ class ColumnScan:
     hi: np.ndarray
     classes: set = field(default_factory=set)
     n_rows: int = 0
+    partition_rows: tuple = ()  # each partition's rows (weight zero included), in partition order
 
 
 def scan_partition(columns, kinds, known_ranges, X, y, w):
@@ -426,6 +431,7 @@ def scan_partition(columns, kinds, known_ranges, X, y, w):
     pass for every column's min and max; DataFrame columns are read one by one,
     each as it is stored (see :mod:`nbparallel.encoding`).
     """
+    partition_rows = (len(X),)
     if w is not None and np.any(w == 0):
         keep = np.asarray(w) > 0
         X = X[keep]
@@ -462,7 +468,7 @@ def scan_partition(columns, kinds, known_ranges, X, y, w):
             "replace them or mark the column categorical"
         )
     classes = observed(y, exact=True) if y is not None else set()
-    return ColumnScan(values, lo, hi, classes, len(X))
+    return ColumnScan(values, lo, hi, classes, len(X), partition_rows)
 
 
 def _numeric_block(X, positions, names):
@@ -487,6 +493,7 @@ def merge_scans(*scans):
     first = scans[0]
     values = [None if v is None else set(v) for v in first.values]
     lo, hi, classes, n = first.lo.copy(), first.hi.copy(), set(first.classes), first.n_rows
+    partition_rows = tuple(first.partition_rows)
     for s in scans[1:]:
         for a, v in enumerate(s.values):
             if v is not None:
@@ -494,7 +501,8 @@ def merge_scans(*scans):
         lo, hi = np.fmin(lo, s.lo), np.fmax(hi, s.hi)
         classes |= s.classes
         n += s.n_rows
-    return ColumnScan(values, lo, hi, classes, n)
+        partition_rows += tuple(s.partition_rows)
+    return ColumnScan(values, lo, hi, classes, n, partition_rows)
 
 
 def sort_values(values):
@@ -767,6 +775,8 @@ def scan_schema(dataset, *, n_bins=10, classes=None, split_every=2, verbose=Fals
     )
     if scan.n_rows == 0:
         raise ValueError("the data holds no rows: at least one is needed")
+    if len(scan.partition_rows) == len(dataset.partitions):
+        dataset.partition_rows = list(scan.partition_rows)
     if any(isinstance(c, float) and not c.is_integer() for c in scan.classes):
         raise ValueError("Unknown label type: continuous. y must hold class labels, not continuous values")
     return Schema.from_scan(scan, dataset.columns, dataset.kinds, n_bins, classes, dataset.ranges), scan, record

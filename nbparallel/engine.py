@@ -114,8 +114,18 @@ def _local_scheduler(partitions):
     return "sync" if len(partitions) == 1 else "threads"
 
 
+def _per_partition(fn, partitions):
+    """``fn`` as one function per partition (it may already be a list of them)."""
+    if isinstance(fn, (list, tuple)):
+        if len(fn) != len(partitions):
+            raise ValueError(f"{len(fn)} functions for {len(partitions)} partitions")
+        return list(fn)
+    return [fn] * len(partitions)
+
+
 def _leaves(partitions, fn, name, token, client):
-    """One task per partition applying ``fn``, and the futures the caller must hold.
+    """One task per partition applying ``fn`` (or its own function of the list ``fn``),
+    and the futures the caller must hold.
 
     On a distributed client, concrete data is scattered to the workers once;
     the returned futures keep it there until the pass is computed.
@@ -130,14 +140,16 @@ def _leaves(partitions, fn, name, token, client):
         for i, future in zip(concrete, futures):
             parts[i] = future
     leaves = [
-        delayed(fn, pure=True)(part, dask_key_name=f"{name}-map-{token}-{i}")
-        for i, part in enumerate(parts)
+        delayed(f, pure=True)(part, dask_key_name=f"{name}-map-{token}-{i}")
+        for i, (f, part) in enumerate(zip(_per_partition(fn, parts), parts))
     ]
     return leaves, futures
 
 
 def compute(obj, verbose=False, *, scheduler="threads", partitions=None):
     """Compute a delayed object (or a list of them) on the active client or ``scheduler``.
+
+    A progress bar, when ``verbose``, goes to stderr, never into the output.
 
     The local scheduler is always named explicitly, so a Dask config left
     behind by a failed ``distributed.Client`` cannot redirect it. When the
@@ -154,13 +166,14 @@ def compute(obj, verbose=False, *, scheduler="threads", partitions=None):
             return dask.compute(obj, scheduler=scheduler)[0]
         from dask.diagnostics import ProgressBar
 
-        with ProgressBar():
+        with ProgressBar(out=sys.stderr):
             return dask.compute(obj, scheduler=scheduler)[0]
     future = client.compute(obj)
     if verbose:
         from distributed import progress
 
-        progress(future)
+        with contextlib.redirect_stdout(sys.stderr):  # distributed's text bar writes to stdout
+            progress(future)
     return client.gather(future)
 
 
@@ -204,8 +217,8 @@ def run_pass(partitions, summarize, merge, *, split_every=2, name="pass", token=
     partitions : list
         The partitions, each a concrete value or a ``dask.delayed`` object
         (for example a partition read from a file inside its task).
-    summarize : callable
-        Pure function ``summarize(partition) -> summary``.
+    summarize : callable or list of callables
+        Pure function ``summarize(partition) -> summary``, or one per partition.
     merge : callable
         ``merge(*summaries) -> summary``, associative and commutative.
     split_every : int >= 2, False or None
@@ -229,7 +242,8 @@ def run_pass(partitions, summarize, merge, *, split_every=2, name="pass", token=
     fan_in(split_every, len(partitions))  # a bad split_every fails before any work
     client = active_client()
     if runs_locally(partitions, client):
-        return reduce_now([summarize(p) for p in partitions], merge, split_every)
+        return reduce_now([f(p) for f, p in zip(_per_partition(summarize, partitions), partitions)], merge,
+                          split_every)
     token = _token(summarize, merge, token or [id(p) for p in partitions])
     leaves, scattered = _leaves(partitions, summarize, name, token, client)
     root, record = tree_reduce(leaves, merge, split_every, name=f"{name}-{token}")

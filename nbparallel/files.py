@@ -288,14 +288,19 @@ def _kind_of_type(t):
     return str(t)
 
 
-def _check_same_columns(first, schema, path, other):
-    names, other_names = list(schema.names), list(other.names)
+def _check_same_names(first, names, path, other_names):
+    """Raise ValueError naming the first column one file has and the other lacks."""
     for name in names:
         if name not in other_names:
             raise ValueError(f"file {str(path)!r} has no column {name!r}, which {str(first)!r} has")
     for name in other_names:
         if name not in names:
             raise ValueError(f"file {str(path)!r} has a column {name!r}, which {str(first)!r} does not have")
+
+
+def _check_same_columns(first, schema, path, other):
+    names = list(schema.names)
+    _check_same_names(first, names, path, list(other.names))
     for name in names:
         a, b = schema.field(name).type, other.field(name).type
         if "null" not in (str(a), str(b)) and _kind_of_type(a) != _kind_of_type(b):
@@ -375,12 +380,7 @@ def _csv_layout(files, na_values):
     first, names = headers[0]
     _check_unique(names, first)
     for path, other in headers[1:]:
-        for name in names:
-            if name not in other:
-                raise ValueError(f"file {str(path)!r} has no column {name!r}, which {str(first)!r} has")
-        for name in other:
-            if name not in names:
-                raise ValueError(f"file {str(path)!r} has a column {name!r}, which {str(first)!r} does not have")
+        _check_same_names(first, names, path, other)
     types = _csv_types(files, na_values)
     units = [Unit(str(path), _signature(path)) for path in files]
     return units, types

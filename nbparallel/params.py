@@ -10,7 +10,7 @@ and what it got.
 >>> check_params(Model(), {"alpha": [Interval(float, 0, None, closed="left")]})
 Traceback (most recent call last):
 ...
-ValueError: The 'alpha' parameter of Model must be a number in [0, inf). Got -1.0 instead.
+nbparallel.params.InvalidParameterError: The 'alpha' parameter of Model must be a number in [0, inf). Got -1.0 instead.
 """
 
 from __future__ import annotations

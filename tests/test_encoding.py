@@ -160,6 +160,7 @@ def test_pre_coded_data_keeps_pair_counting(monkeypatch):
     monkeypatch.setattr(kernels, "_count_code_pairs_kernel", lambda *a: calls.append(1) or paired(*a))
     assert count_rows(CountSpec.of(schema), X, y, None).equals(counts)
     assert calls, "pre-coded uint8 data was counted without attribute pairs"
+    assert counts.equals(legacy_fit_counts(X, y, categorical_features="all")[1])
 
 
 def test_many_more_partitions_than_rows_are_capped():
@@ -196,3 +197,53 @@ def test_counting_a_large_array_block_by_block_gives_the_same_table(monkeypatch)
     monkeypatch.setattr(counting, "BLOCK_ROWS", 97)
     schema, counts = _fit(X, y, categorical_features=[0])
     assert schema.to_dict() == old_schema.to_dict() and counts.equals(old_counts)
+
+
+@pytest.mark.parametrize("dtype", [np.uint8, np.int8, np.int16, np.uint32, np.int64, np.uint64])
+@pytest.mark.parametrize("weighted", [False, True])
+def test_integer_arrays_of_every_dtype_match_the_old_data_layer(dtype, weighted):
+    """Categorical and binned integer columns, any order, a missing target, rows of weight zero."""
+    rng = np.random.default_rng(6)
+    X = rng.integers(0, 40, (700, 5)).astype(dtype)
+    y = rng.choice([0.0, 1.0, 2.0, np.nan], 700)
+    w = rng.integers(0, 3, 700).astype(float) if weighted else None
+    for features in ("all", "auto", [3, 1]):
+        old_schema, old_counts = legacy_fit_counts(X, y, w, n_partitions=3, categorical_features=features)
+        schema, counts = _fit(X, y, w, n_partitions=3, categorical_features=features)
+        assert schema.to_dict() == old_schema.to_dict() and counts.equals(old_counts), features
+
+
+def test_an_integer_value_outside_the_vocabulary_still_raises():
+    X = np.random.default_rng(0).integers(1, 6, (200, 4)).astype(np.uint8)
+    schema, _ = _fit(X, X[:, 0] % 2, categorical_features="all")
+    changed = X.copy()
+    changed[7, 2] = 9
+    with pytest.raises(ValueError, match="column '2' holds 1 value"):
+        count_rows(CountSpec.of(schema), changed, X[:, 0] % 2, None)
+
+
+def test_a_frame_counted_block_by_block_gives_the_same_table(monkeypatch):
+    from nbparallel import counting
+
+    rng = np.random.default_rng(8)
+    frame = pd.DataFrame({"c": pd.Categorical(rng.choice(["p", "q", None], 1000)), "s": rng.choice(["a", "b"], 1000),
+                          "x": rng.normal(size=1000), "k": rng.integers(0, 4, 1000)})
+    y = rng.choice([0, 1], 1000)
+    old_schema, old_counts = legacy_fit_counts(frame, y, n_partitions=2)
+    monkeypatch.setattr(counting, "BLOCK_ROWS", 97)
+    schema, counts = _fit(frame, y, n_partitions=2)
+    assert schema.to_dict() == old_schema.to_dict() and counts.equals(old_counts)
+
+
+def test_a_partition_whose_row_count_changed_between_the_passes_is_named():
+    rng = np.random.default_rng(9)
+    X, y = rng.integers(0, 5, (300, 3)), rng.choice([0, 1], 300)
+    dataset = as_dataset(X, y, n_partitions=3)
+    schema, _, _ = scan_schema(dataset)
+    assert dataset.partition_rows == [100, 100, 100]
+    x1, y1, w1 = dataset.partitions[1]
+    dataset.partitions[1] = (x1[:90], y1[:90], w1)  # the same values, ten rows fewer
+    with pytest.raises(ValueError, match="partition 1 had 100 rows in the schema pass but has 90"):
+        count_dataset(dataset, schema)
+    dataset.partitions[1] = (x1, y1, w1)
+    assert count_dataset(dataset, schema)[0].class_totals.sum() == 300

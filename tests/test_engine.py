@@ -208,3 +208,17 @@ def test_import_is_lazy():
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT,
                             env={**os.environ, "PYTHONPATH": str(ROOT)})
     assert result.returncode == 0, result.stderr
+
+
+def test_progress_bars_go_to_stderr_for_library_users_too(capsys):
+    import numpy as np
+
+    from nbparallel import NaiveBayes, local_below
+
+    rng = np.random.default_rng(0)
+    X, y = rng.integers(0, 5, (2000, 3)), rng.integers(0, 2, 2000)
+    with local_below(0):  # through the threaded scheduler, where the bar is drawn
+        NaiveBayes(verbose=1, n_partitions=2).fit(X, y)
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert "100%" in err

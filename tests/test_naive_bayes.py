@@ -416,3 +416,27 @@ def test_failed_partial_fit_leaves_the_model_as_it_was(monkeypatch):
     assert model.counts_ is before_counts and model.schema_.to_dict() == before_schema
     monkeypatch.undo()
     np.testing.assert_array_equal(model.predict(X), [0, 1, 0, 1])
+
+
+def test_merged_bin_edges_stay_finite_near_the_float_limit_and_keep_their_bits_elsewhere():
+    from nbparallel.models.naive_bayes import merged_bins
+
+    big = np.array([1.5e308, 1.6e308, 1.7e308])
+    _, edges = merged_bins(np.array([1.0, 0.0, 0.0, 1.0]), big)
+    assert np.isfinite(edges).all() and big[0] < edges[0] < big[2]
+    rng = np.random.default_rng(0)
+    ordinary = np.sort(rng.normal(scale=1e3, size=9))
+    counts = rng.integers(0, 2, size=10).astype(float)
+    counts[[0, -1]] = 1
+    kept, edges = merged_bins(counts, ordinary)
+    old = np.array([(ordinary[a] + ordinary[b - 1]) / 2 for a, b in zip(kept[:-1], kept[1:])])
+    assert np.array_equal(edges, old)
+
+
+def test_a_model_over_values_near_the_float_limit_is_not_degraded_to_chance():
+    rng = np.random.default_rng(1)
+    y = rng.integers(0, 2, 400)
+    x = np.where(y == 1, 1.7e308, -1.7e308) * rng.uniform(0.5, 1.0, 400)
+    model = NaiveBayes().fit(x.reshape(-1, 1), y)
+    assert all(np.isfinite(e).all() for e in model.bin_edges_.values())
+    assert model.score(x.reshape(-1, 1), y) == 1.0

@@ -53,8 +53,10 @@ def merged_bins(counts, edges):
     (array([0, 3]), array([2.]))
     """
     kept = np.flatnonzero(counts > 0)
-    # bin b covers (edges[b-1], edges[b]]; the gap between kept bins a < b is (edges[a], edges[b-1]]
-    new_edges = np.array([(edges[a] + edges[b - 1]) / 2 for a, b in zip(kept[:-1], kept[1:])])
+    # bin b covers (edges[b-1], edges[b]]; the gap between kept bins a < b is (edges[a], edges[b-1]].
+    # Halving before adding cannot overflow near the float limit, and (halving by a power of two being
+    # exact) gives the same bits as (x + y) / 2 everywhere else.
+    new_edges = np.array([edges[a] / 2 + edges[b - 1] / 2 for a, b in zip(kept[:-1], kept[1:])])
     return kept, new_edges
 
 
