@@ -1,19 +1,33 @@
 """Exact k-fold cross-validation of naive Bayes in one counting pass and one scoring pass.
 
-Naive Bayes is its counts, and counts add. One pass counts every fold's table
+Naive Bayes is its sums, and sums add. One pass sums every fold's statistics
 at once, as boosting counts right and wrong rows: the row of class ``y`` in
-fold ``f`` is counted under class code ``y + K * f`` of a ``K * k``-class table.
-After the reduce, fold i's model is derived from the total minus fold i's
-table (:meth:`NaiveBayes.from_counts`), and one more pass scores every row
-with the model that did not see it. Folds come from the global row index
-(contiguous blocks, as scikit-learn's unshuffled ``KFold``) or from a
-scikit-learn splitter, never from the partitioning, so the scores are the same
-for any ``n_partitions``.
+fold ``f`` is summed under class code ``y + K * f`` of a ``K * k``-class
+summary. After the reduce, fold i's training summary is the total minus fold
+i's (:func:`without`), its model is derived from it as a fit would derive it,
+and one more pass scores every row with the model that did not see it. Folds
+come from the global row index (contiguous blocks, as scikit-learn's
+unshuffled ``KFold``) or from a scikit-learn splitter, never from the
+partitioning, so the scores are the same for any ``n_partitions``.
 
-Categorical attributes give exactly the models of k separate fits: a category
-or class that fold i's training rows lack has zero counts there, which the
-model treats as a category never seen (as missing) or a class never predicted,
-as a separate fit does. Numeric attributes differ: the equal-width bins are
+The models and their summaries:
+
+- :class:`NaiveBayes`, categorical and binned attributes: a count table
+  (:class:`CountTable`); subtraction is exact.
+- :class:`NaiveBayes` with Gaussian attributes (``numeric="gaussian"`` or a
+  dict): the count table and the per-class weighted count, mean and M2
+  (:class:`CountsAndMoments`); a fold is taken out by the inverse of Chan's
+  merge (:func:`moments_without`), and ``var_smoothing``'s epsilon comes from
+  each training fold's variances, as in a separate fit.
+- :class:`MultinomialNaiveBayes`, :class:`BernoulliNaiveBayes` on dense,
+  ``scipy.sparse`` or Dask arrays: per-class feature sums
+  (:class:`FeatureCounts`); sparse rows are never densified.
+
+Categorical attributes, Gaussian attributes and the text models give the
+models of k separate fits (counts exactly, moments to rounding): a category or
+class that fold i's training rows lack has zero counts there, which the model
+treats as a category never seen (as missing) or a class never predicted, as a
+separate fit does. Binned numeric attributes differ: the equal-width bins are
 cut from the range of all the rows, not of each training fold, so a fold's
 bins can be slightly wider or shifted (see ``benchmarks/bench_cv.py`` for the
 measured difference).
@@ -23,7 +37,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import replace
-from functools import partial
+from functools import partial, singledispatch
 
 import numpy as np
 import pandas as pd
@@ -31,14 +45,21 @@ from dask import delayed
 from dask.delayed import Delayed
 from numba import njit
 
-from . import engine
-from .counts import CountTable, merge_tables
+from . import engine, limits
 from .counting import CountSpec
+from .counts import CountTable
 from .data import scan_schema
 from .kernels import count_partition
-from .models.naive_bayes import NaiveBayes, check_classes
+from .models.gaussian import (
+    CountsAndMoments, GaussianMoments, gaussian_log_likelihood, gaussian_values, partition_moments,
+)
+from .models.naive_bayes import NaiveBayes, check_classes, counted_schema
+from .models.text import BernoulliNaiveBayes, FeatureCounts, MultinomialNaiveBayes, count_part
+from .sparse import as_partitions, is_dask_array, row_slice
+from .summaries import merge_summaries
 
 SCORINGS = ("accuracy", "log_likelihood")
+TEXT_MODELS = (MultinomialNaiveBayes, BernoulliNaiveBayes)
 
 
 class Folds:
@@ -73,6 +94,68 @@ class Folds:
             fold[rows] = i
         return fold
 
+    def labels_of(self, classes, n_classes, offset):
+        """Class-fold codes ``class + n_classes * fold`` of a partition's rows (-1 stays -1)."""
+        labels = self.of(offset, len(classes))
+        labels *= n_classes
+        labels += classes
+        labels[classes < 0] = -1
+        return labels
+
+
+# ----------------------------------------------------------------- fold i = total minus fold i
+
+@singledispatch
+def without(total, part):
+    """The summary of the rows in ``total`` but not in ``part`` (``total = rest + part``)."""
+    raise TypeError(f"cannot take a {type(part).__name__} out of a {type(total).__name__}")
+
+
+@without.register
+def _(total: CountTable, part):
+    return CountTable(np.maximum(total.table - part.table, 0), total.offsets,
+                      np.maximum(total.class_totals - part.class_totals, 0),
+                      np.maximum(total.all_missing - part.all_missing, 0))
+
+
+@without.register
+def _(total: FeatureCounts, part):
+    return FeatureCounts(np.maximum(total.class_count - part.class_count, 0),
+                         np.maximum(total.feature_count - part.feature_count, 0))
+
+
+@without.register
+def _(total: CountsAndMoments, part):
+    return CountsAndMoments(without(total.counts, part.counts), moments_without(total.moments, part.moments))
+
+
+@without.register(GaussianMoments)
+def moments_without(total, part):
+    """The inverse of Chan's merge: the moments ``a`` with ``a + part = total``.
+
+    From ``n = n_a + n_b``, ``n mean = n_a mean_a + n_b mean_b`` and
+    ``M2 = M2_a + M2_b + d^2 n_a n_b / n`` with ``d = mean_b - mean_a``::
+
+        n_a = n - n_b,  mean_a = mean + (mean - mean_b) n_b / n_a,
+        M2_a = M2 - M2_b - (mean_b - mean_a)^2 n_a n_b / n
+
+    Every term is a deviation from a mean, never a raw sum of squares, so the
+    rounding is relative to ``M2`` (about 1e-15 * M2 / M2_a). A cell whose
+    remaining weight is zero (up to rounding of float weights) has no rows:
+    n, mean and M2 are 0 there, as in a fit; M2 is clipped at 0.
+    """
+    n = total.n - part.n
+    empty = n <= 1e-12 * np.maximum(total.n, 1.0)
+    n_a = np.where(empty, 1.0, n)  # a placeholder where empty; those cells are zeroed below
+    mean = total.mean + (total.mean - part.mean) * (part.n / n_a)
+    delta = part.mean - mean
+    m2 = total.m2 - part.m2 - delta * delta * n_a * part.n / np.where(empty, 1.0, total.n)
+    return GaussianMoments(np.where(empty, 0.0, n), np.where(empty, 0.0, mean),
+                           np.where(empty, 0.0, np.maximum(m2, 0.0)),
+                           np.maximum(total.all_missing - part.all_missing, 0.0))
+
+
+# ----------------------------------------------------------------- scoring
 
 @njit(nogil=True, cache=True)
 def _tally(jll, truth, predicted, confusion):
@@ -97,6 +180,21 @@ def _tally(jll, truth, predicted, confusion):
     return total, n
 
 
+def _score(k, n_classes, segments):
+    """Per fold, confusion counts and summed log P(y|x) of ``(fold, jll, truth, predicted)`` segments."""
+    confusion = np.zeros((k, n_classes, n_classes), dtype=np.int64)
+    loglik, n = np.zeros(k), np.zeros(k, dtype=np.int64)
+    for i, jll, truth, predicted in segments:
+        loglik[i], n[i] = _tally(np.ascontiguousarray(jll, dtype=np.float64), truth, predicted, confusion[i])
+    return confusion, loglik, n
+
+
+def _add_scores(*parts):
+    return tuple(sum(p[i] for p in parts) for i in range(3))
+
+
+# ----------------------------------------------------------------- NaiveBayes (counted and Gaussian attributes)
+
 def _pair(offset, part):
     return offset, part
 
@@ -111,44 +209,204 @@ def _at_offset(template, fn, args, item):
     return template.map(fn, *args, offset)(part)
 
 
-def _count_folds(spec, folds, k, offset, X, y, w):
-    """One partition's counts in a ``K * k``-class table: class code ``y + K * fold``."""
-    classes = spec.schema.encode_classes(y, w)
+def _count_folds(spec, folds, k, gaussian, offset, X, y, w):
+    """One partition's summary in a ``K * k``-class layout (class code ``y + K * fold``): the count
+    table of the counted attributes, and with Gaussian columns (their positions) their moments too."""
     n_classes = len(spec.schema.classes)
-    labels = folds.of(offset, len(classes))
-    labels *= n_classes
-    labels += classes
-    labels[classes < 0] = -1
+    classes = spec.schema.encode_classes(y, w)
+    labels = folds.labels_of(classes, n_classes, offset)
     codes, values = spec.schema.split(X)
     weights = None if w is None else np.asarray(w, dtype=np.float64)
+    edges = spec.edges if values.shape[1] else np.empty((0, 0))
     table, totals, all_missing, n_missing = count_partition(
-        codes, values, labels, weights, spec.offsets, spec.edges, n_classes * k)
-    return CountTable(table, spec.offsets, totals, all_missing, int(n_missing))
+        codes, values, labels, weights, spec.offsets, edges, n_classes * k)
+    counts = CountTable(table, spec.offsets, totals, all_missing, int(n_missing))
+    if not gaussian:
+        return counts
+    others_missing = (codes == 0).all(axis=1) & np.isnan(values).all(axis=1)
+    numbers = gaussian_values(X, list(gaussian))
+    moments = GaussianMoments.empty(n_classes * k, len(gaussian))
+    for i, rows in folds.segments(offset, len(labels)):  # per fold: K-class moments, K-wide one-hot
+        fold = partition_moments(numbers[rows], classes[rows], None if weights is None else weights[rows],
+                                 n_classes, others_missing[rows])
+        cols = slice(i * n_classes, (i + 1) * n_classes)
+        for name in ("n", "mean", "m2", "all_missing"):
+            getattr(moments, name)[cols] = getattr(fold, name)
+    return CountsAndMoments(counts, moments)
 
 
-def _score_folds(models, folds, offset, X, y, w):
+def _score_folds(models, folds, gaussian, offset, X, y, w):
     """Per fold: confusion counts and summed log P(y|x) of its rows under the model that did not see them."""
     schema = models[0].schema_
-    k, n_classes = len(models), len(schema.classes)
     truth = schema.encode_classes(y)
     codes, values = schema.split(X)
-    confusion = np.zeros((k, n_classes, n_classes), dtype=np.int64)
-    loglik, n = np.zeros(k), np.zeros(k, dtype=np.int64)
-    for i, rows in folds.segments(offset, len(truth)):
-        model = models[i]
-        jll = model.joint_log_likelihood_of_codes(model.encode_split(codes[rows], values[rows]))
-        loglik[i], n[i] = _tally(jll, truth[rows], model.best_classes(jll), confusion[i])
-    return confusion, loglik, n
+    numbers = gaussian_values(X, list(gaussian)) if gaussian else None
+
+    def segments():
+        for i, rows in folds.segments(offset, len(truth)):
+            model = models[i]
+            jll = model.joint_log_likelihood_of_codes(model.encode_split(codes[rows], values[rows]))
+            if gaussian:
+                jll += gaussian_log_likelihood(numbers[rows], model.theta_, model.var_)
+            yield i, jll, truth[rows], model.best_classes(jll)
+
+    return _score(len(models), len(schema.classes), segments())
 
 
-def _add_scores(*parts):
-    return tuple(sum(p[i] for p in parts) for i in range(3))
-
-
-def _fold_table(counts, i, n_classes):
+def _fold_summary(summary, i, n_classes):
+    """Fold i's columns of a ``K * k``-class summary, as a K-class one."""
     cols = slice(i * n_classes, (i + 1) * n_classes)
-    return CountTable(counts.table[:, cols], counts.offsets, counts.class_totals[cols], counts.all_missing[cols])
+    if isinstance(summary, CountsAndMoments):
+        m = summary.moments
+        return CountsAndMoments(_fold_summary(summary.counts, i, n_classes),
+                                GaussianMoments(m.n[cols], m.mean[cols], m.m2[cols], m.all_missing[cols]))
+    if isinstance(summary, FeatureCounts):
+        return FeatureCounts(summary.class_count[cols], summary.feature_count[cols])
+    return CountTable(summary.table[:, cols], summary.offsets, summary.class_totals[cols],
+                      summary.all_missing[cols])
 
+
+class _NaiveBayesRun:
+    """Cross-validation of a :class:`NaiveBayes`: DataFrames, arrays, Dask collections, files."""
+
+    def __init__(self, estimator, X, y, sample_weight, record):
+        self.estimator, self.record = estimator, record
+        self.dataset = dataset = estimator.dataset(X, y, sample_weight)
+        self.verbose = bool(estimator.verbose)
+        start = time.perf_counter()
+        self.concrete = all(isinstance(p, tuple) for p in dataset.partitions)
+        if self.concrete:
+            lengths = [len(p[0]) for p in dataset.partitions]
+        else:
+            lengths = engine.map_partitions(dataset.partitions, dataset.map(_n_rows), name="nbparallel-cv-lengths",
+                                            token=dataset.token, verbose=self.verbose)
+            record("lengths", start)
+        self.n_rows = int(sum(lengths))
+        offsets = np.concatenate([[0], np.cumsum(lengths)])[:-1]
+        self.tagged = [delayed(_pair, pure=True)(int(o), p) if isinstance(p, Delayed) else (int(o), p)
+                       for o, p in zip(offsets, dataset.partitions)]
+        self.template = replace(dataset, partitions=[])
+
+    def in_memory(self):
+        """``(X, y)`` of in-memory data, to hand a splitter."""
+        if not self.concrete:
+            raise TypeError("a scikit-learn splitter needs in-memory data; for Dask collections and files pass "
+                            "cv as the number of folds")
+        Xs = [p[0] for p in self.dataset.partitions]
+        frame = pd.concat(Xs) if isinstance(Xs[0], pd.DataFrame) else np.concatenate(Xs)
+        return frame, np.concatenate([p[1] for p in self.dataset.partitions])
+
+    def _run(self, kind, fn, args, merge):
+        start = time.perf_counter()
+        out, _ = engine.run_pass(self.tagged, partial(_at_offset, self.template, fn, args), merge,
+                                 split_every=self.estimator.split_every, name=f"nbparallel-cv-{kind}",
+                                 token=self.dataset.token, verbose=self.verbose)
+        self.record(kind, start)
+        return out
+
+    def count(self, folds, k):
+        """Schema pass, then every fold's summary in one counting pass; returns the k fold summaries."""
+        estimator, dataset = self.estimator, self.dataset
+        start = time.perf_counter()
+        schema, _, _ = scan_schema(dataset, n_bins=estimator.n_bins, split_every=estimator.split_every,
+                                   verbose=self.verbose)
+        check_classes(schema.classes)
+        self.record("schema", start)
+        self.gaussian_columns = estimator._gaussian_columns(dataset)
+        self.gaussian = tuple(dataset.columns.index(c) for c in self.gaussian_columns)
+        self.schema = estimator._fixed_ranges(counted_schema(schema, self.gaussian_columns))  # numeric_ranges
+        self.classes = np.asarray(schema.classes)
+        n_classes = len(schema.classes)
+        limits.check_memory(limits.table_bytes(self.schema.offsets[-1] + 2 * len(self.gaussian), n_classes * k,
+                                               len(self.tagged)),
+                            f"the fold tables of {n_classes} classes x {k} folds", "use fewer folds or bins")
+        summary = self._run("count", _count_folds, (CountSpec.of(self.schema), folds, k, self.gaussian),
+                            merge_summaries)
+        return [_fold_summary(summary, i, n_classes) for i in range(k)]
+
+    def model(self, train):
+        counts, gaussian = train, None
+        if isinstance(train, CountsAndMoments):
+            counts, gaussian = train.counts, (self.gaussian_columns, train.moments)
+        return NaiveBayes.from_counts(counts, self.schema, n_features_in=len(self.dataset.columns),
+                                      gaussian=gaussian, **self.estimator.get_params())
+
+    def score(self, models, folds):
+        return self._run("score", _score_folds, (models, folds, self.gaussian), _add_scores)
+
+
+# ----------------------------------------------------------------- Multinomial and Bernoulli models
+
+def _with_offset(fn, args, X, y, w, info):
+    """Run ``fn(*args, offset, X, y, w)`` on a text partition (its info carries the offset)."""
+    return fn(*args, info.row_offset, X, y, w)
+
+
+def _count_text_folds(classes, folds, k, n_features, binarize, allow_negative, name, offset, X, y, w):
+    """One partition's :class:`FeatureCounts` over class-fold codes ``y + K * fold``."""
+    codes = np.searchsorted(classes, y).astype(np.int64)
+    labels = folds.labels_of(codes, len(classes), offset)
+    return count_part(np.arange(len(classes) * k), n_features, binarize, allow_negative, name, X, labels, w)
+
+
+def _score_text_folds(models, folds, offset, X, y, w):
+    truth = np.searchsorted(models[0].classes_, y).astype(np.int64)
+
+    def segments():
+        for i, rows in folds.segments(offset, len(truth)):
+            part = row_slice(X, rows.start, rows.stop) if isinstance(rows, slice) else X[rows]
+            jll = models[i]._joint_log_likelihood_part(part)
+            yield i, jll, truth[rows], models[i]._best_classes(jll)
+
+    return _score(len(models), len(models[0].classes_), segments())
+
+
+class _TextRun:
+    """Cross-validation of a multinomial or Bernoulli model: dense, scipy.sparse or Dask arrays."""
+
+    def __init__(self, estimator, X, y, sample_weight, record):
+        self.estimator, self.record, self.X = estimator, record, X
+        self.data = as_partitions(X, y, sample_weight, n_partitions=estimator.n_partitions)
+        self.n_rows = self.data.n_rows
+        self.classes = np.unique(self.data.y)
+
+    def in_memory(self):
+        if is_dask_array(self.X):
+            raise TypeError("a scikit-learn splitter needs in-memory data; for Dask arrays pass cv as the "
+                            "number of folds")
+        return self.X, self.data.y
+
+    def _run(self, kind, fn, args, merge):
+        start = time.perf_counter()
+        estimator, data = self.estimator, self.data
+        out, _ = engine.run_pass(data.partitions, data.map(_with_offset, fn, args, with_info=True), merge,
+                                 split_every=estimator.split_every, name=f"nbparallel-cv-text-{kind}",
+                                 token=data.token, verbose=bool(estimator.verbose))
+        self.record(kind, start)
+        return out
+
+    def count(self, folds, k):
+        estimator, data = self.estimator, self.data
+        check_classes(self.classes)
+        n_classes = len(self.classes)
+        limits.check_memory(limits.table_bytes(data.n_features, n_classes * k, len(data.partitions)),
+                            f"the fold tables of {n_classes} classes x {k} folds x {data.n_features} features",
+                            "use fewer folds or fewer features")
+        summary = self._run("count", _count_text_folds,
+                            (self.classes, folds, k, data.n_features, estimator._binarize_threshold(),
+                             estimator._allow_negative, type(estimator).__name__), merge_summaries)
+        return [_fold_summary(summary, i, n_classes) for i in range(k)]
+
+    def model(self, train):
+        return type(self.estimator).from_counts(train, self.classes, n_features_in=self.data.n_features,
+                                                feature_names_in=self.data.feature_names,
+                                                **self.estimator.get_params())
+
+    def score(self, models, folds):
+        return self._run("score", _score_text_folds, (models, folds), _add_scores)
+
+
+# ----------------------------------------------------------------- the function
 
 def _folds_from_splitter(cv, X, y, n_rows):
     """Fold labels from a scikit-learn splitter whose test folds partition the rows."""
@@ -163,17 +421,29 @@ def _folds_from_splitter(cv, X, y, n_rows):
     return Folds(labels=labels), i + 1
 
 
+def _runner(estimator):
+    if type(estimator) is NaiveBayes:
+        return _NaiveBayesRun
+    if type(estimator) in TEXT_MODELS:
+        return _TextRun
+    raise TypeError("cross_validate takes a NaiveBayes (categorical, binned or Gaussian attributes: "
+                    "numeric='gaussian'), MultinomialNaiveBayes or BernoulliNaiveBayes estimator, "
+                    f"got {type(estimator).__name__}")
+
+
 def cross_validate(estimator, X, y=None, *, cv=10, scoring=SCORINGS, sample_weight=None):
-    """Exact k-fold cross-validation of a :class:`NaiveBayes` in one counting and one scoring pass.
+    """Exact k-fold cross-validation in one counting and one scoring pass.
 
     Parameters
     ----------
-    estimator : NaiveBayes
-        Its parameters (smoothing, bins, categorical features, partitions)
-        are used; it is not fitted.
+    estimator : NaiveBayes, MultinomialNaiveBayes or BernoulliNaiveBayes
+        Its parameters (smoothing, bins, categorical and Gaussian features,
+        partitions) are used; it is not fitted.
     X, y, sample_weight
-        As for :meth:`NaiveBayes.fit`: arrays, DataFrames, Dask collections
-        or paths, the target as values or a column name.
+        As for the estimator's ``fit``: for :class:`NaiveBayes` arrays,
+        DataFrames, Dask collections or paths, the target as values or a
+        column name; for the text models dense, ``scipy.sparse`` or Dask
+        arrays and the labels.
     cv : int >= 2 or scikit-learn splitter, default 10
         k contiguous folds of the global row order (scikit-learn's unshuffled
         ``KFold``), or, for in-memory data, a splitter such as
@@ -188,89 +458,46 @@ def cross_validate(estimator, X, y=None, *, cv=10, scoring=SCORINGS, sample_weig
         ``test_<score>`` (array of k), ``n_test_rows`` (rows with a known
         target per fold), ``confusion_matrices`` (k, K, K), ``classes``, and
         ``passes`` (kind and seconds of each pass: "lengths" only for data
-        whose partitions' lengths are unknown, "schema", "count", "score").
+        whose partitions' lengths are unknown, "schema" for NaiveBayes,
+        "count", "score").
     """
-    if type(estimator) is not NaiveBayes:
-        raise TypeError(f"cross_validate takes a NaiveBayes estimator, got {type(estimator).__name__}")
-    if estimator.numeric != "binned":
-        raise ValueError("cross_validate counts folds in one count table, so it takes numeric='binned' only; "
-                         f"got numeric={estimator.numeric!r}")
+    run_type = _runner(estimator)
     scoring = (scoring,) if isinstance(scoring, str) else tuple(scoring)
     unknown = [s for s in scoring if s not in SCORINGS]
     if unknown or not scoring:
         raise ValueError(f"scoring must name some of {SCORINGS}, got {scoring!r}")
     estimator._check_params()
-    dataset = estimator.dataset(X, y, sample_weight)
-    passes, split_every, verbose = [], estimator.split_every, bool(estimator.verbose)
+    passes = []
 
     def record(kind, start):
         passes.append({"kind": kind, "seconds": time.perf_counter() - start})
 
-    start = time.perf_counter()
-    concrete = all(isinstance(p, tuple) for p in dataset.partitions)
-    if concrete:
-        lengths = [len(p[0]) for p in dataset.partitions]
-    else:
-        lengths = engine.map_partitions(dataset.partitions, dataset.map(_n_rows), name="nbparallel-cv-lengths",
-                                        token=dataset.token, verbose=verbose)
-        record("lengths", start)
-    n_rows = int(sum(lengths))
+    run = run_type(estimator, X, y, sample_weight, record)
     if hasattr(cv, "split"):
-        if not concrete:
-            raise TypeError("a scikit-learn splitter needs in-memory data; for Dask collections and files pass "
-                            "cv as the number of folds")
-        folds, k = _folds_from_splitter(cv, *_in_memory(dataset))
+        folds, k = _folds_from_splitter(cv, *run.in_memory(), run.n_rows)
     else:
-        if isinstance(cv, bool) or not isinstance(cv, (int, np.integer)) or not 2 <= cv <= n_rows:
-            raise ValueError(f"cv must be an int between 2 and the number of rows ({n_rows}) "
+        if isinstance(cv, bool) or not isinstance(cv, (int, np.integer)) or not 2 <= cv <= run.n_rows:
+            raise ValueError(f"cv must be an int between 2 and the number of rows ({run.n_rows}) "
                              f"or a scikit-learn splitter, got {cv!r}")
-        folds, k = Folds.blocks(n_rows, int(cv)), int(cv)
-    offsets = np.concatenate([[0], np.cumsum(lengths)])[:-1]
-    tagged = [delayed(_pair, pure=True)(int(o), p) if isinstance(p, Delayed) else (int(o), p)
-              for o, p in zip(offsets, dataset.partitions)]
-    template = replace(dataset, partitions=[])
-
-    start = time.perf_counter()
-    schema, _, _ = scan_schema(dataset, n_bins=estimator.n_bins, split_every=split_every, verbose=verbose)
-    check_classes(schema.classes)
-    record("schema", start)
-
-    start = time.perf_counter()
-    counts, _ = engine.run_pass(tagged, _folded(template, _count_folds, CountSpec.of(schema), folds, k),
-                                merge_tables, split_every=split_every, name="nbparallel-cv-count",
-                                token=dataset.token, verbose=verbose)
-    record("count", start)
-    n_classes = len(schema.classes)
-    tables = [_fold_table(counts, i, n_classes) for i in range(k)]
-    total = merge_tables(*tables)
+        folds, k = Folds.blocks(run.n_rows, int(cv)), int(cv)
+    tests = run.count(folds, k)
+    total = merge_summaries(*tests)
     models = []
-    for i, table in enumerate(tables):
-        train = CountTable(np.maximum(total.table - table.table, 0), total.offsets,
-                           np.maximum(total.class_totals - table.class_totals, 0),
-                           np.maximum(total.all_missing - table.all_missing, 0))
-        if train.class_counts.sum() <= 0:
+    for i, test in enumerate(tests):
+        train = without(total, test)
+        weights = train.class_count if isinstance(train, FeatureCounts) else _class_weights(train)
+        if weights.sum() <= 0:
             raise ValueError(f"fold {i}'s training rows hold no usable case")
-        models.append(NaiveBayes.from_counts(train, schema, n_features_in=len(dataset.columns),
-                                             **estimator.get_params()))
-
-    start = time.perf_counter()
-    (confusion, loglik, n), _ = engine.run_pass(
-        tagged, _folded(template, _score_folds, models, folds), _add_scores, split_every=split_every,
-        name="nbparallel-cv-score", token=dataset.token, verbose=verbose)
-    record("score", start)
+        models.append(run.model(train))
+    confusion, loglik, n = run.score(models, folds)
     with np.errstate(invalid="ignore", divide="ignore"):
         scores = {"accuracy": np.trace(confusion, axis1=1, axis2=2) / n, "log_likelihood": loglik / n}
     return {**{f"test_{s}": scores[s] for s in scoring}, "n_test_rows": n, "confusion_matrices": confusion,
-            "classes": np.asarray(schema.classes), "passes": passes}
+            "classes": run.classes, "passes": passes}
 
 
-def _folded(template, fn, *args):
-    """The summarize function of a pass over offset-tagged partitions."""
-    return partial(_at_offset, template, fn, args)
-
-
-def _in_memory(dataset):
-    """``(X, y, n_rows)`` of in-memory partitions, to hand a splitter."""
-    Xs = [p[0] for p in dataset.partitions]
-    frame = pd.concat(Xs) if isinstance(Xs[0], pd.DataFrame) else np.concatenate(Xs)
-    return frame, np.concatenate([p[1] for p in dataset.partitions]), len(frame)
+def _class_weights(train):
+    """N_k of a NaiveBayes training summary (as :meth:`NaiveBayes.class_weights`)."""
+    if isinstance(train, CountsAndMoments):
+        return train.counts.class_totals - train.moments.all_missing
+    return train.class_counts

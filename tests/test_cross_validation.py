@@ -1,14 +1,22 @@
 """One-pass k-fold cross-validation against k separate fits (scikit-learn's cross_val_score)."""
 
+import tracemalloc
+
+import dask.array as da
 import dask.dataframe as dd
 import numpy as np
 import pandas as pd
 import pytest
-from sklearn.datasets import load_breast_cancer
+import scipy.sparse as sp
+from sklearn.datasets import load_breast_cancer, load_wine
 from sklearn.model_selection import KFold, StratifiedKFold, cross_val_score
+from sklearn.naive_bayes import BernoulliNB, GaussianNB, MultinomialNB
 
-from nbparallel import NaiveBayes, SelectedNaiveBayes, cross_validate
-from nbparallel.cross_validation import Folds
+from nbparallel import (
+    BernoulliNaiveBayes, BoostedNaiveBayes, MultinomialNaiveBayes, NaiveBayes, SelectedNaiveBayes, cross_validate,
+)
+from nbparallel.cross_validation import Folds, moments_without
+from nbparallel.models.gaussian import partition_moments
 
 
 def categorical_frame(n=480, seed=0):
@@ -87,8 +95,9 @@ def test_bad_arguments(kwargs, error, match):
 
 def test_other_estimators_and_lazy_splitters_are_refused():
     X, y = categorical_frame(n=50)
-    with pytest.raises(TypeError, match="NaiveBayes"):
-        cross_validate(SelectedNaiveBayes(), X, y)
+    for estimator in (SelectedNaiveBayes(), BoostedNaiveBayes(), GaussianNB()):
+        with pytest.raises(TypeError, match=f"got {type(estimator).__name__}$"):
+            cross_validate(estimator, X, y)
     with pytest.raises(TypeError, match="in-memory"):
         cross_validate(NaiveBayes(), dd.from_pandas(X.assign(t=y), npartitions=2), "t", cv=KFold(3))
 
@@ -104,3 +113,192 @@ def test_cli_cv(tmp_path, capsys):
                                pd.read_csv(tmp_path / "d.csv")["t"], cv=KFold(4)).mean()
     assert f"mean accuracy {expected:.4f}" in out
     assert "count (" in out and "score (" in out
+
+
+# ----------------------------------------------------------------- Gaussian attributes
+
+def moments_of(values, classes, w, n_classes):
+    return partition_moments(values[:, None], classes, w, n_classes, np.ones(len(classes), dtype=bool))
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_moments_without_inverts_chans_merge(seed):
+    """rest = total - part against the moments of the rest computed directly, on data far from 0."""
+    rng = np.random.default_rng(seed)
+    n = 400
+    values = 1e4 + rng.normal(0, 1 + 10 * rng.random(), n)
+    values[rng.random(n) < 0.1] = np.nan
+    classes = rng.integers(0, 3, n)
+    classes[rng.random(n) < 0.05] = -1
+    w = rng.random(n) * 3
+    in_part = rng.random(n) < rng.uniform(0.05, 0.6)
+    in_part[classes == 2] = True  # class 2 only in the part: the rest has no rows of it
+    total = moments_of(values, classes, w, 3)
+    part = moments_of(values[in_part], classes[in_part], w[in_part], 3)
+    direct = moments_of(values[~in_part], classes[~in_part], w[~in_part], 3)
+    rest = moments_without(total, part)
+    np.testing.assert_allclose(rest.n, direct.n, rtol=1e-12, atol=1e-9)
+    np.testing.assert_allclose(rest.mean, direct.mean, rtol=1e-12)
+    np.testing.assert_allclose(rest.m2, direct.m2, rtol=1e-9)
+    assert rest.n[2, 0] == rest.mean[2, 0] == rest.m2[2, 0] == 0.0  # as a fit of no rows
+    again = rest + part  # and Chan's merge undoes it
+    np.testing.assert_allclose(again.mean, total.mean, rtol=1e-12)
+    np.testing.assert_allclose(again.m2, total.m2, rtol=1e-9)
+
+
+def assert_equals_separate_fits(estimator, X, y, cv, rtol=1e-9, **kwargs):
+    result = cross_validate(estimator, X, y, cv=cv, **kwargs)
+    accuracy = cross_val_score(estimator, X, y, cv=cv)
+    log_loss = cross_val_score(estimator, X, y, cv=cv, scoring="neg_log_loss")
+    np.testing.assert_array_equal(result["test_accuracy"], accuracy)
+    np.testing.assert_allclose(result["test_log_likelihood"], log_loss, rtol=rtol)
+    return result
+
+
+@pytest.mark.parametrize("cv", [KFold(5, shuffle=True, random_state=0),
+                                StratifiedKFold(4, shuffle=True, random_state=1)])
+@pytest.mark.parametrize("var_smoothing", [1e-9, 0.05])
+def test_gaussian_equals_k_separate_fits(cv, var_smoothing):
+    """Moments per fold, total minus fold, and epsilon from each training fold's variances
+    (with var_smoothing=0.05 a global epsilon would change the log-likelihood by far more than 1e-9)."""
+    X, y = load_wine(return_X_y=True)
+    X = X.copy()
+    X[np.random.default_rng(0).random(X.shape) < 0.05] = np.nan  # skipped per (attribute, row)
+    result = assert_equals_separate_fits(NaiveBayes(numeric="gaussian", var_smoothing=var_smoothing, n_partitions=3),
+                                         X, y, cv)
+    assert [p["kind"] for p in result["passes"]] == ["schema", "count", "score"]
+
+
+def mixed_frame(n=300, seed=0):
+    """Categorical strings and Gaussian numbers with missing values; two rows entirely missing."""
+    X, y = categorical_frame(n, seed)
+    rng = np.random.default_rng(seed)
+    X["h"] = np.where(y == "x", 170.0, 160.0) + rng.normal(0, 8, n)
+    X["g"] = 1e3 + rng.normal(0, 1, n) + (y == "z")
+    X.loc[rng.random(n) < 0.1, "h"] = np.nan
+    X.loc[[3, 200], :] = None
+    X[["h", "g"]] = X[["h", "g"]].astype(float)
+    return X, y
+
+
+@pytest.mark.parametrize("params", [{"numeric": "gaussian"}, {"numeric": {"h": "gaussian", "g": "gaussian"},
+                                                              "alpha": 1.0, "class_alpha": 0.5}])
+def test_mixed_categorical_and_gaussian_equals_k_separate_fits(params):
+    X, y = mixed_frame()
+    assert_equals_separate_fits(NaiveBayes(n_partitions=4, **params), X, y, KFold(6, shuffle=True, random_state=3))
+
+
+def test_categorical_binned_and_gaussian_together_equal_k_separate_fits():
+    """With the bins' range fixed (numeric_ranges), a binned column has the same bins in every fit."""
+    X, y = mixed_frame()
+    model = NaiveBayes(numeric={"g": "gaussian"}, numeric_ranges={"h": (100.0, 250.0)}, n_partitions=2)
+    assert_equals_separate_fits(model, X, y, KFold(5, shuffle=True, random_state=0))
+
+
+def test_gaussian_matches_scikit_learn_gaussian_nb():
+    X, y = load_wine(return_X_y=True)
+    cv = KFold(5, shuffle=True, random_state=4)
+    result = cross_validate(NaiveBayes(numeric="gaussian", class_alpha=1e-12), X, y, cv=cv)
+    np.testing.assert_array_equal(result["test_accuracy"], cross_val_score(GaussianNB(), X, y, cv=cv))
+    np.testing.assert_allclose(result["test_log_likelihood"],
+                               cross_val_score(GaussianNB(), X, y, cv=cv, scoring="neg_log_loss"), rtol=1e-6)
+
+
+@pytest.mark.parametrize("n_partitions", [1, 3, 8])
+def test_gaussian_same_result_for_any_partitioning(n_partitions):
+    X, y = mixed_frame()
+    frame = X.assign(t=y)
+    model = NaiveBayes(numeric="gaussian")
+    reference = cross_validate(NaiveBayes(numeric="gaussian", n_partitions=1), X, y, cv=5)
+    for result in (cross_validate(NaiveBayes(numeric="gaussian", n_partitions=n_partitions), X, y, cv=5),
+                   cross_validate(model, dd.from_pandas(frame, npartitions=n_partitions), "t", cv=5)):
+        np.testing.assert_array_equal(result["confusion_matrices"], reference["confusion_matrices"])
+        np.testing.assert_allclose(result["test_log_likelihood"], reference["test_log_likelihood"], rtol=1e-12)
+
+
+# ----------------------------------------------------------------- Multinomial and Bernoulli models
+
+def word_counts(n=360, n_features=30, seed=0):
+    rng = np.random.default_rng(seed)
+    y = rng.integers(0, 3, n)
+    X = rng.poisson(0.7, (n, n_features)).astype(float)
+    X[y == 1, :4] += rng.poisson(1.5, ((y == 1).sum(), 4))
+    X[y == 2, 4:8] += rng.poisson(1.0, ((y == 2).sum(), 4))
+    return X, np.array(["ham", "spam", "eggs"])[y]
+
+
+def as_kind(X, kind):
+    if kind == "csr":
+        return sp.csr_matrix(X)
+    if kind == "csc":
+        return sp.csc_matrix(X)
+    if kind == "dask-sparse":
+        return da.from_array(X, chunks=(100, -1)).map_blocks(sp.csr_matrix)
+    if kind == "dask":
+        return da.from_array(X, chunks=(70, -1))
+    return X
+
+
+@pytest.mark.parametrize("model, reference", [(MultinomialNaiveBayes, MultinomialNB),
+                                              (BernoulliNaiveBayes, BernoulliNB)])
+@pytest.mark.parametrize("kind", ["dense", "csr", "csc"])
+def test_text_models_equal_k_separate_fits(model, reference, kind):
+    X, y = word_counts()
+    data = as_kind(X, kind)
+    for cv in (KFold(5, shuffle=True, random_state=0), StratifiedKFold(4, shuffle=True, random_state=2)):
+        result = assert_equals_separate_fits(model(alpha=0.5, n_partitions=3), data, y, cv, rtol=1e-12)
+        # and scikit-learn's own model (the same model: counts, smoothing and priors)
+        np.testing.assert_array_equal(result["test_accuracy"], cross_val_score(reference(alpha=0.5), X, y, cv=cv))
+        np.testing.assert_allclose(result["test_log_likelihood"], cross_val_score(
+            reference(alpha=0.5), X, y, cv=cv, scoring="neg_log_loss"), rtol=1e-9)
+    assert [p["kind"] for p in result["passes"]] == ["count", "score"]
+
+
+@pytest.mark.parametrize("model", [MultinomialNaiveBayes, BernoulliNaiveBayes])
+def test_text_models_same_result_for_any_partitioning_and_dask_arrays(model):
+    X, y = word_counts()
+    reference = cross_validate(model(n_partitions=1), X, y, cv=6)
+    np.testing.assert_array_equal(reference["test_accuracy"], cross_val_score(model(), X, y, cv=KFold(6)))
+    results = [cross_validate(model(n_partitions=n), X, y, cv=6) for n in (2, 5, 9)]
+    results += [cross_validate(model(), as_kind(X, kind), y, cv=6) for kind in ("dask", "dask-sparse")]
+    for result in results:
+        np.testing.assert_array_equal(result["confusion_matrices"], reference["confusion_matrices"])
+        np.testing.assert_allclose(result["test_log_likelihood"], reference["test_log_likelihood"], rtol=1e-12)
+
+
+def test_text_weighted_real_valued_counts_equal_separate_weighted_fits():
+    """tf-idf-like values and float weights: the subtracted sums agree with separate fits to rounding."""
+    X, y = word_counts()
+    X = sp.csr_matrix(X * np.random.default_rng(1).random(X.shape[1]))
+    w = np.random.default_rng(2).random(len(y)) * 2
+    cv = KFold(4, shuffle=True, random_state=5)
+    result = cross_validate(MultinomialNaiveBayes(alpha=0.1), X, y, cv=cv, sample_weight=w)
+    for i, (train, test) in enumerate(cv.split(X)):
+        fitted = MultinomialNB(alpha=0.1).fit(X[train], y[train], sample_weight=w[train])
+        assert result["test_accuracy"][i] == fitted.score(X[test], y[test])
+        proba = fitted.predict_log_proba(X[test])
+        expected = proba[np.arange(len(test)), np.searchsorted(fitted.classes_, y[test])].mean()
+        np.testing.assert_allclose(result["test_log_likelihood"][i], expected, rtol=1e-9)
+
+
+def test_sparse_input_is_never_densified():
+    """2^18 features: the dense matrix would take 400 MiB; the fold tables take a few."""
+    rng = np.random.default_rng(0)
+    n, n_features = 200, 2**18
+    X = sp.random(n, n_features, density=1e-4, format="csr", random_state=0, data_rvs=lambda k: rng.integers(1, 4, k))
+    y = rng.integers(0, 2, n)
+    tracemalloc.start()
+    result = cross_validate(MultinomialNaiveBayes(n_partitions=2), X, y, cv=3)
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert peak < 150 * 2**20, peak
+    np.testing.assert_array_equal(result["test_accuracy"], cross_val_score(MultinomialNB(), X, y, cv=KFold(3)))
+
+
+def test_text_models_refuse_splitters_on_dask_arrays_and_bad_counts():
+    X, y = word_counts(n=60)
+    with pytest.raises(TypeError, match="in-memory"):
+        cross_validate(MultinomialNaiveBayes(), as_kind(X, "dask"), y, cv=KFold(3))
+    X[0, 0] = -1
+    with pytest.raises(ValueError, match="Negative values in data passed to MultinomialNaiveBayes"):
+        cross_validate(MultinomialNaiveBayes(), X, y, cv=3)

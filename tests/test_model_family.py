@@ -88,11 +88,3 @@ def test_log_probabilities_are_keyed_by_input_column_with_value_labels():
     edges = model.bin_edges_["x"]
     assert x.index[0] == f"(-inf, {edges[0]:g}]" and x.index[-1] == f"({edges[-1]:g}, inf]"
     np.testing.assert_allclose(model.log_probabilities_["h"].loc["theta"], model.theta_[:, 0])
-
-
-def test_cross_validate_refuses_gaussian_models_instead_of_binning_them():
-    from nbparallel import cross_validate
-
-    X, y = _frame()
-    with pytest.raises(ValueError, match="numeric='binned' only"):
-        cross_validate(NaiveBayes(numeric="gaussian"), X, y, cv=3)

@@ -365,11 +365,14 @@ class NaiveBayes(PartitionedClassifier):
         warnings.warn(f"{head} ({causes}{more})", UserWarning, stacklevel=4)
 
     @classmethod
-    def from_counts(cls, counts, schema, *, n_features_in, feature_names_in=None, **params):
-        """A fitted model derived from a merged count table and its schema."""
+    def from_counts(cls, counts, schema, *, n_features_in, feature_names_in=None, gaussian=None, **params):
+        """A fitted model derived from a merged count table and its (counted) schema, and
+        ``gaussian = (columns, moments)`` (:class:`GaussianMoments`) for Gaussian attributes."""
         model = cls(**params)
         model._check_params()
         model.schema_, model.counts_, model.gaussian_features_ = schema, counts, []
+        if gaussian is not None:
+            model.gaussian_features_, model.moments_ = list(gaussian[0]), gaussian[1]
         model._set_input_features(n_features=n_features_in, feature_names=feature_names_in)
         model._derive()
         return model

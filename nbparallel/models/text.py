@@ -189,6 +189,16 @@ class _TextNaiveBayes(PartitionedClassifier):
         self._derive()
         return self
 
+    @classmethod
+    def from_counts(cls, counts, classes, *, n_features_in, feature_names_in=None, **params):
+        """A fitted model derived from merged :class:`FeatureCounts` of ``classes`` (no pass over data)."""
+        model = cls(**params)
+        model._check_params()
+        model._set_input_features(n_features=n_features_in, feature_names=feature_names_in)
+        model.classes_, model.counts_ = np.asarray(classes), counts
+        model._derive()
+        return model
+
     # ---------------------------------------------------- probabilities
 
     @property
