@@ -56,7 +56,7 @@ from .models.gaussian import (
 from .models.naive_bayes import NaiveBayes, check_classes, counted_schema
 from .models.text import BernoulliNaiveBayes, FeatureCounts, MultinomialNaiveBayes, count_part
 from .sparse import as_partitions, is_dask_array, row_slice
-from .summaries import merge_summaries
+from .summaries import Evaluation, merge_summaries
 
 SCORINGS = ("accuracy", "log_likelihood")
 TEXT_MODELS = (MultinomialNaiveBayes, BernoulliNaiveBayes)
@@ -159,8 +159,8 @@ def moments_without(total, part):
 
 @njit(nogil=True, cache=True)
 def _tally(jll, truth, predicted, confusion):
-    """Add the rows with a known target to ``confusion``; return their summed log P(y|x) and count."""
-    total, n = 0.0, 0
+    """Add the rows with a known target to ``confusion``; return their summed log P(y|x)."""
+    total = 0.0
     for i in range(jll.shape[0]):
         t = truth[i]
         if t < 0:
@@ -176,21 +176,17 @@ def _tally(jll, truth, predicted, confusion):
                 s += np.exp(jll[i, k] - top)
         total += jll[i, t] - top - np.log1p(s)
         confusion[t, predicted[i]] += 1
-        n += 1
-    return total, n
+    return total
 
 
 def _score(k, n_classes, segments):
-    """Per fold, confusion counts and summed log P(y|x) of ``(fold, jll, truth, predicted)`` segments."""
+    """Per fold, confusion counts and summed log P(y|x) of ``(fold, jll, truth, predicted)`` segments,
+    as one :class:`~nbparallel.summaries.Evaluation` with a leading fold axis."""
     confusion = np.zeros((k, n_classes, n_classes), dtype=np.int64)
-    loglik, n = np.zeros(k), np.zeros(k, dtype=np.int64)
+    loglik = np.zeros(k)
     for i, jll, truth, predicted in segments:
-        loglik[i], n[i] = _tally(np.ascontiguousarray(jll, dtype=np.float64), truth, predicted, confusion[i])
-    return confusion, loglik, n
-
-
-def _add_scores(*parts):
-    return tuple(sum(p[i] for p in parts) for i in range(3))
+        loglik[i] = _tally(np.ascontiguousarray(jll, dtype=np.float64), truth, predicted, confusion[i])
+    return Evaluation(confusion, loglik)
 
 
 # ----------------------------------------------------------------- NaiveBayes (counted and Gaussian attributes)
@@ -332,7 +328,7 @@ class _NaiveBayesRun:
                                       gaussian=gaussian, **self.estimator.get_params())
 
     def score(self, models, folds):
-        return self._run("score", _score_folds, (models, folds, self.gaussian), _add_scores)
+        return self._run("score", _score_folds, (models, folds, self.gaussian), merge_summaries)
 
 
 # ----------------------------------------------------------------- Multinomial and Bernoulli models
@@ -403,7 +399,7 @@ class _TextRun:
                                                 **self.estimator.get_params())
 
     def score(self, models, folds):
-        return self._run("score", _score_text_folds, (models, folds), _add_scores)
+        return self._run("score", _score_text_folds, (models, folds), merge_summaries)
 
 
 # ----------------------------------------------------------------- the function
@@ -489,7 +485,9 @@ def cross_validate(estimator, X, y=None, *, cv=10, scoring=SCORINGS, sample_weig
         if weights.sum() <= 0:
             raise ValueError(f"fold {i}'s training rows hold no usable case")
         models.append(run.model(train))
-    confusion, loglik, n = run.score(models, folds)
+    scores = run.score(models, folds)
+    confusion, loglik = scores.confusion, scores.log_likelihood
+    n = confusion.sum(axis=(1, 2))
     with np.errstate(invalid="ignore", divide="ignore"):
         scores = {"accuracy": np.trace(confusion, axis1=1, axis2=2) / n, "log_likelihood": loglik / n}
     return {**{f"test_{s}": scores[s] for s in scoring}, "n_test_rows": n, "confusion_matrices": confusion,

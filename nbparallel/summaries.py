@@ -62,8 +62,10 @@ class Evaluation:
     Attributes
     ----------
     confusion : ndarray of int64, shape (n_classes, n_classes)
-        Rows: true class, columns: predicted class.
-    log_likelihood : float
+        Rows: true class, columns: predicted class. Cross-validation keeps
+        one per fold, shape (n_folds, n_classes, n_classes), and adds them
+        the same way.
+    log_likelihood : float, or ndarray of shape (n_folds,)
         Sum over the rows of log P(y_i | x_i).
     """
 
