@@ -40,11 +40,11 @@ def count_rows(spec, X, y, w):
     it as missing.
     """
     classes = spec.schema.encode_classes(y, w)
+    encode = spec.schema.encoder(X)
     if w is None and len(X) > BLOCK_ROWS and not _counted_as_is(spec.schema, X):
-        take = (lambda s: X.iloc[s : s + BLOCK_ROWS]) if isinstance(X, pd.DataFrame) else (lambda s: X[s : s + BLOCK_ROWS])
-        return merge_tables(*[_count_block(spec, take(s), classes[s : s + BLOCK_ROWS], None)
-                              for s in range(0, len(X), BLOCK_ROWS)])
-    return _count_block(spec, X, classes, w)
+        blocks = [(s, min(s + BLOCK_ROWS, len(X))) for s in range(0, len(X), BLOCK_ROWS)]
+        return merge_tables(*[_count_block(spec, encode(s, e), classes[s:e], None, X) for s, e in blocks])
+    return _count_block(spec, encode(0, len(X)), classes, w, X)
 
 
 def _counted_as_is(schema, X):
@@ -53,9 +53,10 @@ def _counted_as_is(schema, X):
             and schema.columns == [at.name for at in schema.attributes])
 
 
-def _count_block(spec, X, classes, w):
+def _count_block(spec, encoded, classes, w, X):
+    """Count one block's ``(codes, values, unknown)``; ``X`` is the partition, read again only to name an error."""
     schema = spec.schema
-    codes, values, unknown = schema.encode(X)
+    codes, values, unknown = encoded
     if unknown and w is not None and np.any(np.asarray(w) == 0):
         unknown = schema.encode(X[np.asarray(w) > 0])[2]
     if unknown:

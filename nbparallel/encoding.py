@@ -125,39 +125,52 @@ def integer_range(vocabulary):
     return None
 
 
-def _remap_table(local, vocabulary, dtype):
+def vocabulary_index(vocabulary):
+    """The vocabulary as a ``pandas.Index`` that finds local dictionaries' entries (build it once)."""
+    return pd.Index(vocabulary, dtype=object)
+
+
+def _remap_table(local, index, dtype):
     """Global code of each local dictionary entry (0 when not in the vocabulary), then 0 for missing."""
     local = np.asarray(local, dtype=object)
-    positions = pd.Index(vocabulary, dtype=object).get_indexer(local) if len(vocabulary) else np.full(len(local), -1)
+    positions = index.get_indexer(local) if len(index) else np.full(len(local), -1)
     table = np.zeros(len(local) + 1, dtype=dtype)
     table[: len(local)] = positions + 1
     return table, np.flatnonzero(positions < 0)
 
 
-def encode_column(column, vocabulary, out):
-    """Write the codes of a categorical column into ``out``.
+def column_encoder(column, vocabulary, dtype, index=None):
+    """Prepare a categorical column's encoding once, for rows taken a block at a time.
 
     Parameters
     ----------
     column : pandas.Series or 1-D ndarray
     vocabulary : list
         The sorted categories; code ``i + 1`` is ``vocabulary[i]``.
-    out : ndarray of uint8, uint16 or int32, shape (n,)
-        Receives the codes: 1..M, 0 for a missing value or one not in the vocabulary.
+    dtype : numpy dtype of the codes (uint8, uint16 or int32)
+    index : pandas.Index, optional
+        ``vocabulary_index(vocabulary)``, when the caller has it already.
 
     Returns
     -------
-    int
-        Number of non-missing values not in the vocabulary.
+    callable
+        ``encode(start, stop, out)`` writes the codes of rows ``start:stop``
+        into ``out`` (1..M, 0 for a missing value or one not in the
+        vocabulary) and returns the number of non-missing values not in the
+        vocabulary. A ``Categorical``'s lookup table is built once; strings
+        are dictionary-encoded a block at a time against the index built once.
     """
     if _is_dictionary(column):
         indices = column.cat.codes.to_numpy()
-        table, unknown = _remap_table(column.cat.categories, vocabulary, out.dtype)
-        lookup_codes(indices, table, out)
-        if not len(unknown):
-            return 0
-        used = np.intersect1d(unknown, _used_categories(indices))
-        return int(np.isin(indices, used).sum()) if len(used) else 0
+        table, unknown = _remap_table(column.cat.categories, _index_of(vocabulary, index), dtype)
+        unknown = np.intersect1d(unknown, _used_categories(indices)) if len(unknown) else unknown
+
+        def encode_dictionary(start, stop, out):
+            part = indices[start:stop]
+            lookup_codes(part, table, out)
+            return int(np.isin(part, unknown).sum()) if len(unknown) else 0
+
+        return encode_dictionary
     if not _is_string(column):
         values = _plain(column)
         span = integer_range(vocabulary)
@@ -165,13 +178,39 @@ def encode_column(column, vocabulary, out):
             info = np.iinfo(values.dtype)
             if info.min <= span[0] and span[1] <= info.max:
                 identity = np.arange(1, len(vocabulary) + 1)
-                integer_codes(values[:, None], np.zeros(1, np.int64), [span[0]], [identity], [0], [0], out[:, None])
-                return len(out) - int(np.count_nonzero(out))  # integers are never missing: a 0 is an unknown
+
+                def encode_range(start, stop, out):
+                    integer_codes(values[start:stop, None], np.zeros(1, np.int64), [span[0]], [identity], [0], [0],
+                                  out[:, None])
+                    return len(out) - int(np.count_nonzero(out))  # integers are never missing: a 0 is an unknown
+
+                return encode_range
         column = values
-    indices, local = pd.factorize(column)
-    table, unknown = _remap_table(local, vocabulary, out.dtype)
-    lookup_codes(indices, table, out)
-    return int(np.isin(indices, unknown).sum()) if len(unknown) else 0
+    index = _index_of(vocabulary, index)
+    take = column.iloc if isinstance(column, pd.Series) else column
+
+    def encode_strings(start, stop, out):
+        indices, local = pd.factorize(take[start:stop])
+        table, unknown = _remap_table(local, index, dtype)
+        lookup_codes(indices, table, out)
+        return int(np.isin(indices, unknown).sum()) if len(unknown) else 0
+
+    return encode_strings
+
+
+def _index_of(vocabulary, index):
+    return vocabulary_index(vocabulary) if index is None else index
+
+
+def encode_column(column, vocabulary, out):
+    """Write the codes of a categorical column into ``out`` (see :func:`column_encoder`).
+
+    Returns
+    -------
+    int
+        Number of non-missing values not in the vocabulary.
+    """
+    return column_encoder(column, vocabulary, out.dtype)(0, len(out), out)
 
 
 def integer_table(attribute, dtype):

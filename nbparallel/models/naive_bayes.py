@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 from sklearn.utils.validation import check_is_fitted
 
-from .. import engine, io, limits, validate
+from .. import dictionary_counts, engine, io, limits, validate
 from ..counting import CountSpec, count_dataset
 from ..data import CATEGORICAL, NUMERIC, Attribute, Schema, all_codes, as_dataset, scan_schema, sort_values
 from ..kernels import best_classes, joint_log_likelihood
@@ -207,7 +207,8 @@ class NaiveBayes(PartitionedClassifier):
         return out
 
     def fit(self, X, y=None, sample_weight=None):
-        """Fit from the data: one schema pass, then one counting pass.
+        """Fit from the data: one schema pass, then one counting pass; one pass when every attribute is
+        categorical and the rows are unweighted (see :mod:`nbparallel.dictionary_counts`).
 
         Parameters
         ----------
@@ -221,7 +222,9 @@ class NaiveBayes(PartitionedClassifier):
         """
         self._check_params()
         self._clear_fitted()
-        return self._fit_counts(X, self.dataset(X, y, sample_weight), classes=None)
+        dataset = self.dataset(X, y, sample_weight)
+        return self._fit_counts(X, dataset, classes=None,
+                                one_pass=sample_weight is None and dictionary_counts.applies(dataset))
 
     def partial_fit(self, X, y=None, sample_weight=None, classes=None):
         """Add the counts of more data to the model.
@@ -236,10 +239,14 @@ class NaiveBayes(PartitionedClassifier):
         self._check_params()
         return self._fit_counts(X, self.dataset(X, y, sample_weight), classes=classes)
 
-    def _fit_counts(self, X, dataset, classes):
+    def _fit_counts(self, X, dataset, classes, one_pass=False):
         self.passes_ = []  # the passes of this call only
-        schema, scan, _ = self._run("schema", scan_schema, dataset, n_bins=self.n_bins,
-                                    classes=None if classes is None else sort_values(set(classes)))
+        if one_pass:  # every attribute categorical: vocabularies and counts from one pass
+            schema, counts, record = self._run("count", dictionary_counts.count_in_one_pass, dataset,
+                                               n_bins=self.n_bins)
+        else:
+            schema, scan, _ = self._run("schema", scan_schema, dataset, n_bins=self.n_bins,
+                                        classes=None if classes is None else sort_values(set(classes)))
         gaussian = self._gaussian_columns(dataset)
         schema = counted_schema(schema, gaussian)
         previous = None  # the fitted counts, in the layout of the (possibly grown) schema
@@ -266,7 +273,7 @@ class NaiveBayes(PartitionedClassifier):
                             tuple(position[c] for c in dataset.columns if c not in gaussian)),
                 merge_summaries, name="nbparallel-count", token=dataset.token)
             counts, moments = summary.counts, summary.moments
-        else:
+        elif not one_pass:
             counts, record = self._run("count", count_dataset, dataset, schema)
         if previous is not None:
             counts = counts + previous
