@@ -20,6 +20,7 @@ same tree order (adding the zeros of values a partition lacks changes no sum). W
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import partial
 
 import numpy as np
 import pandas as pd
@@ -224,6 +225,10 @@ def _array_dictionaries(X):
 
 def _class_codes(y):
     """``(codes, classes)``: each row's class position, ``len(classes)`` for a missing target."""
+    if isinstance(y, pd.Series) and isinstance(y.dtype, pd.CategoricalDtype):  # a file's dictionary column
+        codes = y.cat.codes.to_numpy().astype(np.int64)
+        codes[codes < 0] = len(y.cat.categories)
+        return codes, [python_value(v) for v in y.cat.categories]
     y = np.asarray(y)
     if y.dtype.kind in "iu" and y.dtype != np.uint64 and len(y):
         lo, hi = int(y.min()), int(y.max())
@@ -273,6 +278,13 @@ def count_dictionaries(X, y, w):
                             counted.class_totals, counted.all_missing, n_missing, (len(X),))
 
 
+def _count_partition(columns, target, count, part):
+    """``count(part)``, except that a DataFrame's categorical target is passed as it is, not as objects."""
+    if isinstance(part, pd.DataFrame) and target is not None and isinstance(part[target].dtype, pd.CategoricalDtype):
+        return count_dictionaries(part[columns], part[target], None)
+    return count(part)
+
+
 def count_in_one_pass(dataset, *, n_bins=10, split_every=2, verbose=False):
     """Fit's schema and counts from one pass over a dataset whose attributes are all categorical.
 
@@ -284,7 +296,7 @@ def count_in_one_pass(dataset, *, n_bins=10, split_every=2, verbose=False):
     """
     counts, record = engine.run_pass(
         dataset.partitions,
-        dataset.map(count_dictionaries),
+        partial(_count_partition, dataset.columns, dataset.target, dataset.map(count_dictionaries)),
         merge_summaries,
         split_every=split_every,
         name="nbparallel-count",
