@@ -88,7 +88,7 @@ class NaiveBayes(PartitionedClassifier):
         whatever ``categorical_features`` says; a column in both lists is an
         error). Text in them (an object column of ``"3.5"`` strings, a CSV
         column with ``?`` marks) is parsed to float64 when the data is read:
-        pandas' missing-value strings and a :class:`~nbparallel.Files`
+        pandas' missing-value strings and a :class:`~nbparallel.files.Files`
         path's ``na_values`` become missing, any other value that is no
         number raises ValueError naming the column and the value. Booleans
         become 0 and 1. Dates and times raise TypeError: convert them first.
