@@ -58,6 +58,9 @@ def _add_data_options(p):
     p.add_argument("--bins", type=int, default=10, help="equal-width bins per numeric column (default 10)")
     p.add_argument("--split-every", type=_split_every, default=2, help="reduction fan-in, or 'flat' (default 2)")
     p.add_argument("--categorical", nargs="+", metavar="COLUMN", help="numeric columns to treat as categorical")
+    p.add_argument("--numeric", nargs="+", metavar="COLUMN",
+                   help="columns to treat as numeric (binned) whatever their values look like; text in them is "
+                        "read as numbers, --na-values as missing, anything else is an error")
     p.add_argument("--quiet", action="store_true", help="no progress bars")
     p.add_argument("--drop", nargs="+", metavar="COLUMN", help="columns to leave out (ids, leaks)")
     _add_na_values(p)
@@ -68,13 +71,14 @@ def _add_na_values(p):
                    help="strings that mean a missing value besides the usual ones (e.g. '?' in Weka files)")
 
 
-def _data_path(args):
-    """The data path, with its read options."""
-    if not getattr(args, "na_values", None):
-        return args.data
+def _data_path(args, path=None):
+    """The data path (or ``path``, test data), with its read options."""
+    path = args.data if path is None else path
+    if not (getattr(args, "na_values", None) or getattr(args, "numeric", None)):
+        return path
     from .files import Files
 
-    return Files(args.data, na_values=args.na_values)
+    return Files(path, na_values=args.na_values, numeric_features=getattr(args, "numeric", None))
 
 
 def _add_cluster_options(p):
@@ -167,9 +171,18 @@ def _is_directory_output(path):
     return path.endswith(("/", "\\")) or Path(path).is_dir()
 
 
+def _numbers_parsed(model, X):
+    """``X`` with the text in the model's numeric columns parsed to numbers, as its fit did."""
+    from .numeric_text import numeric_frame
+
+    kinds = getattr(model, "feature_kinds_", None) or model.schema_.feature_kinds
+    return numeric_frame(X, ["numeric" if kinds.get(c) in ("numeric", "gaussian") else "categorical"
+                             for c in X.columns])
+
+
 def _predictions(model, part, features, keep, proba, directory, index):
     """One partition's predictions as a DataFrame, or written to ``directory`` (then its row count)."""
-    labels, probabilities = model._predict_part(part[features], proba)
+    labels, probabilities = model._predict_part(_numbers_parsed(model, part[features]), proba)
     out = pd.DataFrame({c: part[c].to_numpy() for c in keep})
     out["prediction"] = labels
     if proba:
@@ -193,7 +206,8 @@ def cmd_fit(args):
         raise ValueError("--checkpoint needs --boost T: only boosting resumes from a checkpoint")
     model = NaiveBayes(
         alpha=args.alpha, class_alpha=args.class_alpha, n_bins=args.bins,
-        categorical_features=args.categorical or "auto", n_partitions=args.partitions,
+        categorical_features=args.categorical or "auto", numeric_features=args.numeric,
+        n_partitions=args.partitions,
         split_every=args.split_every, verbose=0 if args.quiet else 1,
     )
     start = time.perf_counter()
@@ -222,7 +236,8 @@ def cmd_fit_boosted(args):
 
     model = BoostedNaiveBayes(
         n_rounds=args.boost, alpha=args.alpha, class_alpha=args.class_alpha, n_bins=args.bins,
-        categorical_features=args.categorical or "auto", n_partitions=args.partitions,
+        categorical_features=args.categorical or "auto", numeric_features=args.numeric,
+        n_partitions=args.partitions,
         split_every=args.split_every, checkpoint=args.checkpoint, verbose=0 if args.quiet else 1,
     )
     start = time.perf_counter()
@@ -242,7 +257,8 @@ def cmd_cluster_fit(args):
     model = AutoClass(
         n_clusters=args.clusters, n_restarts=args.restarts, max_iter=args.max_iter, tol=args.tol,
         random_state=args.seed, alpha=args.alpha, n_bins=args.bins,
-        categorical_features=args.categorical or "auto", n_partitions=args.partitions,
+        categorical_features=args.categorical or "auto", numeric_features=args.numeric,
+        n_partitions=args.partitions,
         split_every=args.split_every, checkpoint=args.checkpoint, verbose=0 if args.quiet else 1,
     )
     _check_output(args.output)
@@ -304,12 +320,13 @@ def cmd_select(args):
     model = SelectedNaiveBayes(
         n_features=args.features, max_features=args.max_features or "auto", must_include=args.must or (),
         b_estimate="exact" if args.exact else "sample", sample_size=args.sample_size, random_state=args.seed,
-        n_bins=args.bins, categorical_features=args.categorical or "auto", n_partitions=args.partitions,
+        n_bins=args.bins, categorical_features=args.categorical or "auto", numeric_features=args.numeric,
+        n_partitions=args.partitions,
         split_every=args.split_every, verbose=0 if args.quiet else 1,
     )
     start = time.perf_counter()
     with _execution(args), _warnings_as_messages("select"):
-        test = None if args.test is None else _read_table(args.test)
+        test = None if args.test is None else _read_table(_data_path(args, args.test))
         model.fit(_training_data(args), args.target, X_test=test, y_test=None if test is None else args.target)
     elapsed = time.perf_counter() - start
     model.save(args.output)
@@ -329,7 +346,8 @@ def cmd_cv(args):
     from .models import NaiveBayes
 
     estimator = NaiveBayes(alpha=args.alpha, class_alpha=args.class_alpha, n_bins=args.bins,
-                           categorical_features=args.categorical or "auto", n_partitions=args.partitions,
+                           categorical_features=args.categorical or "auto", numeric_features=args.numeric,
+                           n_partitions=args.partitions,
                            split_every=args.split_every, verbose=0 if args.quiet else 1)
     start = time.perf_counter()
     with _execution(args):

@@ -155,45 +155,64 @@ def _warn_numbers_as_categories(X, names, kinds, categorical_features):
         ):
             warnings.warn(
                 f"column {name!r} has dtype object but holds only numbers: it is counted as categorical, one "
-                "category per distinct number. Convert it with astype(float) to bin it, or list it in "
+                "category per distinct number. Convert it with astype(float) or list it in numeric_features to bin "
+                "it, or list it in "
                 "categorical_features to say it is categorical",
                 UserWarning,
                 stacklevel=5,
             )
 
 
-def _kinds_for(names, dtypes, categorical_features):
-    """Resolve ``categorical_features`` to kinds.
+def _named_columns(selection, names, parameter):
+    """The column names a list of names or indices selects; ValueError for an unknown one."""
+    chosen = set()
+    for c in selection:
+        if isinstance(c, (int, np.integer)) and not isinstance(c, bool):
+            if not 0 <= c < len(names):
+                raise ValueError(f"{parameter} index {c} is out of range for {len(names)} columns")
+            chosen.add(names[c])
+        elif c in names:
+            chosen.add(c)
+        else:
+            raise ValueError(f"{parameter} names column {c!r}, which is not in the data {list(names)}")
+    return chosen
+
+
+def _kinds_for(names, dtypes, categorical_features, numeric_features=None):
+    """Resolve ``categorical_features`` and ``numeric_features`` to kinds.
 
     "auto" takes the non-numeric columns, "all" every column, and a list of
     names or indices adds those numeric columns to the non-numeric ones.
     Integer columns are numeric under "auto" (binned into ``n_bins`` equal
     widths; one value per bin when their range is at most ``n_bins``); list
-    them, or pass "all", to count them per value. Dates, time spans and
-    complex numbers are refused.
+    them, or pass "all", to count them per value. ``numeric_features`` (names
+    or indices) are numeric whatever their dtype and ``categorical_features``
+    ("all" included); naming a column in both lists is an error. Dates, time
+    spans and complex numbers are refused, listed in ``numeric_features`` or not.
     """
     _refuse_unsupported(names, dtypes)
+    if numeric_features is None:
+        numeric_features = ()
+    if isinstance(numeric_features, str) or not hasattr(numeric_features, "__iter__"):
+        raise TypeError(f"numeric_features must be None or a list of column names or indices, "
+                        f"got {numeric_features!r}")
+    forced = _named_columns(numeric_features, names, "numeric_features")
     numeric = [pd.api.types.is_numeric_dtype(d) and not pd.api.types.is_bool_dtype(d) for d in dtypes]
     if isinstance(categorical_features, str) and categorical_features in ("auto", "all"):
-        if categorical_features == "all":
-            return [CATEGORICAL] * len(names)
-        return [NUMERIC if is_number else CATEGORICAL for is_number in numeric]
-    if isinstance(categorical_features, str) or not hasattr(categorical_features, "__iter__"):
+        chosen = set(names) - forced if categorical_features == "all" else set()
+    elif isinstance(categorical_features, str) or not hasattr(categorical_features, "__iter__"):
         raise TypeError(
             "categorical_features must be 'auto', 'all' or a list of column names or "
             f"indices, got {categorical_features!r}"
         )
-    chosen = set()
-    for c in categorical_features:
-        if isinstance(c, (int, np.integer)) and not isinstance(c, bool):
-            if not 0 <= c < len(names):
-                raise ValueError(f"categorical_features index {c} is out of range for {len(names)} columns")
-            chosen.add(names[c])
-        elif c in names:
-            chosen.add(c)
-        else:
-            raise ValueError(f"categorical_features names column {c!r}, which is not in the data {list(names)}")
-    return [NUMERIC if is_number and n not in chosen else CATEGORICAL for n, is_number in zip(names, numeric)]
+    else:
+        chosen = _named_columns(categorical_features, names, "categorical_features")
+        both = [n for n in names if n in chosen & forced]
+        if both:
+            raise ValueError(f"column {both[0]!r} is named in both categorical_features and numeric_features: "
+                             "say once whether it is categorical or numeric")
+    return [NUMERIC if n in forced or (is_number and n not in chosen) else CATEGORICAL
+            for n, is_number in zip(names, numeric)]
 
 
 def _is_path(X):
@@ -201,7 +220,7 @@ def _is_path(X):
 
 
 def as_dataset(X, y=None, sample_weight=None, *, n_partitions=None, categorical_features="auto",
-               require_target=True):
+               require_target=True, numeric_features=None):
     """Turn any supported input into a :class:`Dataset`.
 
     Parameters
@@ -221,6 +240,9 @@ def as_dataset(X, y=None, sample_weight=None, *, n_partitions=None, categorical_
         Which attributes are categorical; "auto" takes non-numeric columns.
     require_target : bool
         Raise when no target is given.
+    numeric_features : list or None
+        Attributes that are numeric whatever their dtype; text in them is
+        parsed to numbers (see :mod:`nbparallel.numeric_text`).
     """
     if n_partitions is not None and (
         isinstance(n_partitions, bool) or not isinstance(n_partitions, (int, np.integer))
@@ -232,15 +254,19 @@ def as_dataset(X, y=None, sample_weight=None, *, n_partitions=None, categorical_
         from .files import file_dataset
 
         return file_dataset(X, y, sample_weight, n_partitions=n_partitions,
-                            categorical_features=categorical_features, require_target=require_target)
+                            categorical_features=categorical_features, require_target=require_target,
+                            numeric_features=numeric_features)
     import dask.array as da
     import dask.dataframe as dd
 
     if isinstance(X, dd.DataFrame):
-        return _dask_frame_dataset(X, y, sample_weight, n_partitions, categorical_features, require_target)
+        return _dask_frame_dataset(X, y, sample_weight, n_partitions, categorical_features, require_target,
+                                   numeric_features)
     if isinstance(X, da.Array):
-        return _dask_array_dataset(X, y, sample_weight, n_partitions, categorical_features, require_target)
-    return _memory_dataset(X, y, sample_weight, n_partitions, categorical_features, require_target)
+        return _dask_array_dataset(X, y, sample_weight, n_partitions, categorical_features, require_target,
+                                   numeric_features)
+    return _memory_dataset(X, y, sample_weight, n_partitions, categorical_features, require_target,
+                           numeric_features)
 
 
 _Y_REQUIRED = (
@@ -286,7 +312,8 @@ def _column_roles(frame_columns, y, sample_weight, require_target):
     return attributes, target, weight
 
 
-def _dask_frame_dataset(ddf, y, sample_weight, n_partitions, categorical_features, require_target):
+def _dask_frame_dataset(ddf, y, sample_weight, n_partitions, categorical_features, require_target,
+                        numeric_features=None):
     if y is not None and not isinstance(y, str):
         raise TypeError("with a Dask DataFrame or a file, y must be the name of the target column")
     if sample_weight is not None and not isinstance(sample_weight, str):
@@ -295,13 +322,15 @@ def _dask_frame_dataset(ddf, y, sample_weight, n_partitions, categorical_feature
     columns, target, weight = _column_roles(ddf.columns, y, sample_weight, require_target)
     if not columns:
         raise ValueError("the data has no attribute columns besides the target")
-    kinds = _kinds_for(columns, [ddf.dtypes[c] for c in columns], categorical_features)
+    kinds = _kinds_for(columns, [ddf.dtypes[c] for c in columns], categorical_features, numeric_features)
+    ddf = _parsed_dask_frame(ddf, columns, kinds)
     if n_partitions is not None and n_partitions != ddf.npartitions:
         ddf = ddf.repartition(npartitions=n_partitions)
     return Dataset(list(ddf.to_delayed()), columns, kinds, target, weight, token=ddf._name)
 
 
-def _dask_array_dataset(X, y, sample_weight, n_partitions, categorical_features, require_target):
+def _dask_array_dataset(X, y, sample_weight, n_partitions, categorical_features, require_target,
+                        numeric_features=None):
     import dask.array as da
 
     if X.ndim != 2:
@@ -330,8 +359,23 @@ def _dask_array_dataset(X, y, sample_weight, n_partitions, categorical_features,
         for x, py, pw in zip(X.to_delayed().ravel(), parts_y, parts_w)
     ]
     columns = [str(i) for i in range(X.shape[1])]
-    kinds = _kinds_for(columns, [X.dtype] * X.shape[1], categorical_features)
+    kinds = _kinds_for(columns, [X.dtype] * X.shape[1], categorical_features, numeric_features)
+    if NUMERIC in kinds and not (np.issubdtype(X.dtype, np.number) and X.dtype != bool):
+        raise TypeError(f"numeric_features cannot parse a Dask array of dtype {X.dtype}: convert it with "
+                        "X.astype(float) first")
     return Dataset(parts, columns, kinds, n_rows=int(X.shape[0]), token=X.name)
+
+
+def _parsed_dask_frame(ddf, columns, kinds):
+    """The Dask DataFrame with its numeric attributes that hold text parsed to float64 in every partition."""
+    from .numeric_text import needs_parsing, numeric_frame
+
+    parsed = {c for c, kind in zip(columns, kinds) if kind == NUMERIC and needs_parsing(ddf.dtypes[c])}
+    if not parsed:
+        return ddf
+    kinds_in_frame = [NUMERIC if c in parsed else CATEGORICAL for c in ddf.columns]
+    meta = ddf._meta.astype(dict.fromkeys(parsed, np.float64))
+    return ddf.map_partitions(numeric_frame, kinds_in_frame, meta=meta)
 
 
 def _checked_tuple(x, y, w):
@@ -340,13 +384,16 @@ def _checked_tuple(x, y, w):
     return x, y, w
 
 
-def _memory_dataset(X, y, sample_weight, n_partitions, categorical_features, require_target):
+def _memory_dataset(X, y, sample_weight, n_partitions, categorical_features, require_target,
+                    numeric_features=None):
+    from .numeric_text import numeric_array, numeric_frame
+
     target = None  # the target column's name, when y names one
     if isinstance(X, pd.DataFrame):
         frame = X.set_axis(_column_names(X.columns), axis=1)
         columns, target, weight = _column_roles(frame.columns, y, sample_weight, require_target)
-        kinds = _kinds_for(columns, [frame.dtypes[c] for c in columns], categorical_features)
-        X = frame[columns]
+        kinds = _kinds_for(columns, [frame.dtypes[c] for c in columns], categorical_features, numeric_features)
+        X = numeric_frame(frame[columns], kinds)
         _warn_numbers_as_categories(X, columns, kinds, categorical_features)
         if target is not None:
             y = frame[target].to_numpy()
@@ -364,7 +411,8 @@ def _memory_dataset(X, y, sample_weight, n_partitions, categorical_features, req
         if X.dtype.kind == "c":
             raise ValueError("Complex data not supported: X must hold real numbers or categories")
         columns = [str(i) for i in range(X.shape[1])]
-        kinds = _kinds_for(columns, [X.dtype] * X.shape[1], categorical_features)
+        kinds = _kinds_for(columns, [X.dtype] * X.shape[1], categorical_features, numeric_features)
+        X = numeric_array(X, kinds)
         if X.dtype == object:
             _warn_numbers_as_categories(X, columns, kinds, categorical_features)
     n = X.shape[0]

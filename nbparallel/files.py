@@ -52,24 +52,35 @@ class Files(os.PathLike):
         example Weka's ``"?"``). In CSV files they apply to every column, so
         a numeric column with ``?`` stays numeric; in Parquet files they
         apply to string values.
+    numeric_features : list of str, optional
+        Columns read as numbers (float64) in every file, whatever their
+        values look like: a CSV column is parsed as float64 from the start,
+        a Parquet text column is parsed after reading. A value that is
+        neither a number nor missing (``na_values``) raises ValueError naming
+        the column, the file and the value; dates raise TypeError. The
+        estimators' ``numeric_features`` does the same for their data.
 
     >>> from nbparallel import NaiveBayes
     >>> NaiveBayes().fit(Files("credit.csv", na_values="?"), "class")  # doctest: +SKIP
     """
 
-    def __init__(self, path, *, na_values=None):
+    def __init__(self, path, *, na_values=None, numeric_features=None):
         if isinstance(na_values, str):
             na_values = [na_values]
         if na_values is not None and not all(isinstance(v, str) for v in na_values):
             raise TypeError(f"na_values must be a string or a list of strings, got {na_values!r}")
+        if numeric_features is not None and (isinstance(numeric_features, str) or not all(
+                isinstance(c, str) for c in numeric_features)):
+            raise TypeError(f"numeric_features must be a list of column names, got {numeric_features!r}")
         self.path = os.fspath(path)
         self.na_values = None if na_values is None else tuple(na_values)
+        self.numeric_features = None if numeric_features is None else tuple(numeric_features)
 
     def __fspath__(self):
         return self.path
 
     def __repr__(self):
-        return f"Files({self.path!r}, na_values={self.na_values!r})"
+        return f"Files({self.path!r}, na_values={self.na_values!r}, numeric_features={self.numeric_features!r})"
 
 
 # ------------------------------------------------------------------ listing
@@ -387,10 +398,62 @@ def _csv_layout(files, na_values):
 
 
 def _read_csv_unit(unit, columns, types, na_values):
+    import pyarrow as pa
     import pyarrow.csv as pcsv
 
     options = _convert_options(na_values, {c: types[c] for c in columns}, columns)
-    return pcsv.read_csv(unit.path, convert_options=options)
+    try:
+        return pcsv.read_csv(unit.path, convert_options=options)
+    except pa.ArrowInvalid as exc:
+        raise _not_a_number(exc, unit.path) from None
+
+
+_CONVERSION_ERROR = re.compile(r"In CSV column #(\d+): .*CSV conversion error to (\w+): invalid value '(.*)'", re.S)
+
+
+def _not_a_number(exc, path):
+    """ValueError naming the column and the value pyarrow could not read as a number (else ``exc``)."""
+    match = _CONVERSION_ERROR.search(str(exc))
+    names = _csv_header(path) if match else []
+    if not match or int(match.group(1)) >= len(names):
+        return exc
+    name, value = names[int(match.group(1))], match.group(3)
+    return ValueError(f"column {name!r} of CSV file {str(path)!r} is read as numbers ({match.group(2)}) but holds "
+                      f"{value!r}; give such marks in na_values (--na-values) to read them as missing")
+
+
+def _numeric_types(types, names):
+    """``types`` with the columns ``names`` read as numbers: float64 unless already numeric.
+
+    Raises ValueError for a name that is no column and TypeError for dates or times.
+    """
+    import pyarrow as pa
+
+    types = dict(types)
+    for name in names:
+        if name not in types:
+            raise ValueError(f"numeric_features names column {name!r}, which is not in the data {list(types)}")
+        t = types[name]
+        if pa.types.is_temporal(t):
+            raise TypeError(f"column {name!r} holds dates or times ({t}), which numeric_features does not read "
+                            "as numbers: convert them to numbers (for example days since a date) first")
+        if not (pa.types.is_integer(t) or pa.types.is_floating(t)):
+            types[name] = pa.float64()
+    return types
+
+
+def _parse_numeric_text(table, types, na_values, path):
+    """A Parquet table's text (or boolean) columns that ``types`` reads as float64, parsed to numbers."""
+    import pyarrow as pa
+
+    from .numeric_text import parse_numbers
+
+    for i, field in enumerate(table.schema):
+        t = field.type
+        if types[field.name] == pa.float64() and not (pa.types.is_integer(t) or pa.types.is_floating(t)):
+            numbers = parse_numbers(table.column(i).to_pandas(), field.name, na_values, f" of file {path!r}")
+            table = table.set_column(i, field.name, pa.array(numbers, pa.float64()))
+    return table
 
 
 # ------------------------------------------------------------------ reading
@@ -419,7 +482,7 @@ def read_piece(kind, piece, columns, types, na_values):
                              "fit again on data that stays unchanged during the fit")
         try:
             if kind == "parquet":
-                table = _read_parquet_unit(unit, columns, types)
+                table = _parse_numeric_text(_read_parquet_unit(unit, columns, types), types, na_values, unit.path)
             else:
                 table = _read_csv_unit(unit, columns, types, na_values)
         except pa.ArrowInvalid as exc:
@@ -462,7 +525,7 @@ def _pandas_dtypes(schema_types):
 
 
 def file_dataset(path, y=None, sample_weight=None, *, n_partitions=None, categorical_features="auto",
-                 require_target=True):
+                 require_target=True, numeric_features=None):
     """A :class:`nbparallel.data.Dataset` over a CSV or Parquet file or directory.
 
     Parameters
@@ -475,8 +538,9 @@ def file_dataset(path, y=None, sample_weight=None, *, n_partitions=None, categor
     n_partitions : int or None
         None keeps the files' own partitions (a file, or runs of a large
         Parquet file's row groups); a number groups or splits them.
-    categorical_features, require_target
-        As for :func:`nbparallel.data.as_dataset`.
+    categorical_features, require_target, numeric_features
+        As for :func:`nbparallel.data.as_dataset`; ``numeric_features`` adds
+        to those of a :class:`Files` path, and reads them as numbers.
 
     Returns
     -------
@@ -505,10 +569,13 @@ def file_dataset(path, y=None, sample_weight=None, *, n_partitions=None, categor
     if not columns:
         raise ValueError("the data has no attribute columns besides the target")
     dtypes = _pandas_dtypes(types)
-    kinds = _kinds_for(columns, [dtypes[c] for c in columns], categorical_features)
+    forced = list(numeric_features if numeric_features is not None else ()) + list(
+        path.numeric_features or () if isinstance(path, Files) else ())
+    kinds = _kinds_for(columns, [dtypes[c] for c in columns], categorical_features, forced)
+    types = _numeric_types(types, [c for c, k in zip(columns, kinds) if k == "numeric"])
     needed = [c for c in types if c in columns or c in (target, weight)]
     parts = pieces(units, n_partitions)
-    token = tokenize("nbparallel-files", kind, parts, needed, na_values)
+    token = tokenize("nbparallel-files", kind, parts, needed, na_values, {c: str(t) for c, t in types.items()})
     partitions = [
         delayed(read_piece, pure=True)(kind, p, needed, types, na_values,
                                        dask_key_name=f"nbparallel-read-{token}-{i}")
@@ -531,6 +598,8 @@ def read_files(path, columns=None):
         units, types, _, _ = _parquet_layout(files)
     else:
         units, types = _csv_layout(files, na_values)
+    if isinstance(path, Files) and path.numeric_features:
+        types = _numeric_types(types, path.numeric_features)
     if columns is not None:
         missing = [c for c in columns if c not in types]
         if missing:

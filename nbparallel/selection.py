@@ -272,7 +272,7 @@ class SelectedNaiveBayes(SelectorMixin, NaiveBayes):
         m, the number of simulated cases.
     random_state : int, RandomState or None
         Seed of the simulated cases.
-    alpha, class_alpha, n_bins, categorical_features, n_partitions, split_every, verbose
+    alpha, class_alpha, n_bins, categorical_features, n_partitions, split_every, verbose, numeric_features
         As for :class:`NaiveBayes`.
 
     Attributes
@@ -295,7 +295,7 @@ class SelectedNaiveBayes(SelectorMixin, NaiveBayes):
     def __init__(self, *, n_features=None, max_features="auto", must_include=(), criterion="auto",
                  b_estimate="sample", sample_size=1000, random_state=None, alpha=AUTO_SMOOTHING,
                  class_alpha=AUTO_SMOOTHING, n_bins=10, categorical_features="auto", n_partitions=None,
-                 split_every=2, verbose=0):
+                 split_every=2, verbose=0, numeric_features=None):
         self.n_features = n_features
         self.max_features = max_features
         self.must_include = must_include
@@ -305,7 +305,7 @@ class SelectedNaiveBayes(SelectorMixin, NaiveBayes):
         self.random_state = random_state
         super().__init__(alpha=alpha, class_alpha=class_alpha, n_bins=n_bins,
                          categorical_features=categorical_features, n_partitions=n_partitions,
-                         split_every=split_every, verbose=verbose)
+                         split_every=split_every, verbose=verbose, numeric_features=numeric_features)
 
     @property
     def partial_fit(self):

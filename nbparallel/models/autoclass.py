@@ -191,7 +191,7 @@ class AutoClass(ClusterMixin, PartitionedModel):
         from (as in scikit-learn) and is saved as null in model files.
     alpha : float > 0, default 1.0
         Dirichlet smoothing of the cluster priors and value probabilities.
-    n_bins, categorical_features, n_partitions, split_every, verbose
+    n_bins, categorical_features, n_partitions, split_every, verbose, numeric_features
         As for :class:`~nbparallel.NaiveBayes`.
     persist, checkpoint
         As for :class:`~nbparallel.BoostedNaiveBayes` (``max_iter`` may grow on resume).
@@ -226,13 +226,14 @@ class AutoClass(ClusterMixin, PartitionedModel):
         "tol": [Interval(float, 0, np.inf, "left")],
         "alpha": [Interval(float, 0, np.inf, "neither")],
         "n_bins": [Interval(int, 2, validate.MAX_BINS)],
+        "numeric_features": [None, "array-like"],
         "persist": [Options(("auto",)), "boolean"],
         "checkpoint": [None, str, os.PathLike],
     }
 
     def __init__(self, *, n_clusters=2, n_restarts=5, max_iter=100, tol=1e-6, random_state=None, alpha=1.0,
                  n_bins=10, categorical_features="auto", n_partitions=None, split_every=2, persist="auto",
-                 checkpoint=None, verbose=0):
+                 checkpoint=None, verbose=0, numeric_features=None):
         self.n_clusters = n_clusters
         self.n_restarts = n_restarts
         self.max_iter = max_iter
@@ -246,6 +247,7 @@ class AutoClass(ClusterMixin, PartitionedModel):
         self.persist = persist
         self.checkpoint = checkpoint
         self.verbose = verbose
+        self.numeric_features = numeric_features
 
     def _check_params(self):
         """The declared checks, then ``random_state`` (TypeError for a wrong type)."""
@@ -263,7 +265,8 @@ class AutoClass(ClusterMixin, PartitionedModel):
 
     def _dataset(self, X, sample_weight=None):
         return as_dataset(X, None, sample_weight, n_partitions=self.n_partitions,
-                          categorical_features=self.categorical_features, require_target=False)
+                          categorical_features=self.categorical_features, require_target=False,
+                          numeric_features=self.numeric_features)
 
     # ------------------------------------------------------------ fitting
 

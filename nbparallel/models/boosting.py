@@ -152,7 +152,7 @@ class BoostedNaiveBayes(PartitionedClassifier):
     ----------
     n_rounds : int >= 1, default 10
         Boosting rounds (weak learners).
-    alpha, class_alpha, n_bins, categorical_features, n_partitions, split_every, verbose
+    alpha, class_alpha, n_bins, categorical_features, n_partitions, split_every, verbose, numeric_features
         As for :class:`~nbparallel.NaiveBayes`.
     persist : "auto", True or False, default "auto"
         Keep the partitions and the rows' weights in memory between passes
@@ -181,7 +181,7 @@ class BoostedNaiveBayes(PartitionedClassifier):
     _fitted_attribute = "estimators_"
     _parameter_constraints = {
         **PartitionedClassifier._parameter_constraints,
-        **{name: NaiveBayes._parameter_constraints[name] for name in ("alpha", "class_alpha", "n_bins")},
+        **{name: NaiveBayes._parameter_constraints[name] for name in ("alpha", "class_alpha", "n_bins", "numeric_features")},
         "n_rounds": [Interval(int, 1, None)],
         "persist": [Options(("auto",)), "boolean"],
         "checkpoint": [None, str, os.PathLike],
@@ -189,7 +189,7 @@ class BoostedNaiveBayes(PartitionedClassifier):
 
     def __init__(self, *, n_rounds=10, alpha=AUTO_SMOOTHING, class_alpha=AUTO_SMOOTHING, n_bins=10,
                  categorical_features="auto", n_partitions=None, split_every=2, persist="auto",
-                 checkpoint=None, verbose=0):
+                 checkpoint=None, verbose=0, numeric_features=None):
         self.n_rounds = n_rounds
         self.alpha = alpha
         self.class_alpha = class_alpha
@@ -200,12 +200,14 @@ class BoostedNaiveBayes(PartitionedClassifier):
         self.persist = persist
         self.checkpoint = checkpoint
         self.verbose = verbose
+        self.numeric_features = numeric_features
 
     def _base(self):
         """A NaiveBayes with this model's naive Bayes parameters."""
         return NaiveBayes(alpha=self.alpha, class_alpha=self.class_alpha, n_bins=self.n_bins,
                           categorical_features=self.categorical_features, n_partitions=self.n_partitions,
-                          split_every=self.split_every, verbose=self.verbose)
+                          split_every=self.split_every, verbose=self.verbose,
+                          numeric_features=self.numeric_features)
 
     def _learner(self, counts):
         """The weak learner of a count table."""

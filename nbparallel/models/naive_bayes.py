@@ -83,6 +83,15 @@ class NaiveBayes(PartitionedClassifier):
     categorical_features : "auto", "all" or list, default "auto"
         Which attributes are categorical: "auto" takes non-numeric columns,
         "all" every column, or a list of column names or indices.
+    numeric_features : list or None, default None
+        Column names or indices that are numeric whatever their dtype (and
+        whatever ``categorical_features`` says; a column in both lists is an
+        error). Text in them (an object column of ``"3.5"`` strings, a CSV
+        column with ``?`` marks) is parsed to float64 when the data is read:
+        pandas' missing-value strings and a :class:`~nbparallel.files.Files`
+        path's ``na_values`` become missing, any other value that is no
+        number raises ValueError naming the column and the value. Booleans
+        become 0 and 1. Dates and times raise TypeError: convert them first.
     n_partitions : int or None, default None
         Partitions of in-memory data (None: one per worker or core, none
         smaller than 65536 rows); Dask collections and files keep their own
@@ -160,13 +169,14 @@ class NaiveBayes(PartitionedClassifier):
         "class_alpha": [Interval(float, 0, np.inf, "neither"), Options((AUTO_SMOOTHING,))],
         "n_bins": [Interval(int, 2, validate.MAX_BINS)],
         "numeric_ranges": [None, dict],
+        "numeric_features": [None, "array-like"],
         "numeric": [Options((BINNED, GAUSSIAN)), dict],
         "var_smoothing": [Interval(float, 0, np.inf, "left")],
     }
 
     def __init__(self, *, alpha=AUTO_SMOOTHING, class_alpha=AUTO_SMOOTHING, n_bins=10,
                  categorical_features="auto", n_partitions=None, split_every=2, verbose=0, numeric_ranges=None,
-                 numeric=BINNED, var_smoothing=1e-9):
+                 numeric=BINNED, var_smoothing=1e-9, numeric_features=None):
         self.alpha = alpha
         self.class_alpha = class_alpha
         self.n_bins = n_bins
@@ -177,6 +187,7 @@ class NaiveBayes(PartitionedClassifier):
         self.numeric_ranges = numeric_ranges
         self.numeric = numeric
         self.var_smoothing = var_smoothing
+        self.numeric_features = numeric_features
 
     # ------------------------------------------------------------ fitting
 
@@ -190,7 +201,8 @@ class NaiveBayes(PartitionedClassifier):
         partitioning and categorical features; sparse input is refused."""
         _reject_sparse(X)
         return as_dataset(X, y, sample_weight, n_partitions=self.n_partitions,
-                          categorical_features=self.categorical_features, require_target=require_target)
+                          categorical_features=self.categorical_features, require_target=require_target,
+                          numeric_features=self.numeric_features)
 
     def _data(self, X, y=None, sample_weight=None):
         """The input to score, checked against the fitted features."""
