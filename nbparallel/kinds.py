@@ -3,15 +3,13 @@
 A :class:`~nbparallel.data.Schema` attribute names its kind
 (``Attribute.kind``); ``Attribute.kind_type`` is one of these classes:
 
-============================  ===================  ===========================  ==============================
-kind                          summary              derived                      a row's score (per class)
-============================  ===================  ===========================  ==============================
-:class:`Categorical`          count-table rows     smoothed log P(value|class)  table lookup of its code
-:class:`BinnedNumeric`        count-table rows     the same, over the bins      table lookup of its bin
-                                                   left by empty-bin
-                                                   elimination
-:class:`GaussianNumeric`      per-class moments    ``theta``, ``var``           log N(x; theta_k, var_k)
-============================  ===================  ===========================  ==============================
+- :class:`Categorical`: summarised by count-table rows (category x class);
+  derives smoothed log P(value | class); a row scores by a table lookup of
+  its code.
+- :class:`BinnedNumeric`: the same over equal-width bins, after SPSS
+  empty-bin elimination; value labels are the bins' intervals.
+- :class:`GaussianNumeric`: summarised by per-class moments; derives
+  ``theta`` and ``var``; a row scores log N(x; theta_k, var_k).
 
 Derivation is per attribute (:meth:`derive`); scoring is per kind over all
 its attributes at once (vectorised): the counted kinds share one log table
