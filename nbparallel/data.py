@@ -65,7 +65,8 @@ class Dataset:
         compute those columns' ranges.
     partition_rows : list of int or None
         Each partition's row count, as the schema pass read it; the counting
-        pass checks it (a partition that changed in between raises).
+        pass checks it (a partition that changed in between raises), and
+        :meth:`partition_infos` places the partitions' rows with it.
     """
 
     partitions: list
