@@ -36,24 +36,21 @@ measured difference).
 from __future__ import annotations
 
 import time
-from dataclasses import replace
-from functools import partial, singledispatch
+from functools import singledispatch
 
 import numpy as np
 import pandas as pd
-from dask import delayed
-from dask.delayed import Delayed
 from numba import njit
 
 from . import engine, limits
 from .counting import CountSpec
 from .counts import CountTable
-from .data import scan_schema
+from .data import GAUSSIAN, scan_schema
 from .kernels import count_partition
 from .models.gaussian import (
     CountsAndMoments, GaussianMoments, gaussian_log_likelihood, gaussian_values, partition_moments,
 )
-from .models.naive_bayes import NaiveBayes, check_classes, counted_schema
+from .models.naive_bayes import NaiveBayes, check_classes
 from .models.text import BernoulliNaiveBayes, FeatureCounts, MultinomialNaiveBayes, count_part
 from .sparse import as_partitions, is_dask_array, row_slice
 from .summaries import Evaluation, merge_summaries
@@ -191,23 +188,11 @@ def _score(k, n_classes, segments):
 
 # ----------------------------------------------------------------- NaiveBayes (counted and Gaussian attributes)
 
-def _pair(offset, part):
-    return offset, part
-
-
-def _n_rows(X, y, w):
-    return len(X)
-
-
-def _at_offset(template, fn, args, item):
-    """Run ``fn(*args, offset, X, y, w)`` on a partition tagged with its global row offset."""
-    offset, part = item
-    return template.map(fn, *args, offset)(part)
-
-
-def _count_folds(spec, folds, k, gaussian, offset, X, y, w):
+def _count_folds(spec, folds, k, gaussian, X, y, w, info):
     """One partition's summary in a ``K * k``-class layout (class code ``y + K * fold``): the count
-    table of the counted attributes, and with Gaussian columns (their positions) their moments too."""
+    table of the counted attributes, and with Gaussian columns (their positions) their moments too.
+    ``info`` (:class:`~nbparallel.partitions.PartitionInfo`) places its rows in the global order."""
+    offset = info.row_offset
     n_classes = len(spec.schema.classes)
     classes = spec.schema.encode_classes(y, w)
     labels = folds.labels_of(classes, n_classes, offset)
@@ -231,11 +216,12 @@ def _count_folds(spec, folds, k, gaussian, offset, X, y, w):
     return CountsAndMoments(counts, moments)
 
 
-def _score_folds(models, folds, gaussian, offset, X, y, w):
+def _score_folds(models, folds, gaussian, X, y, w, info):
     """Per fold: confusion counts and summed log P(y|x) of its rows under the model that did not see them."""
+    offset = info.row_offset
     schema = models[0].schema_
     truth = schema.encode_classes(y)
-    codes, values = schema.split(X)
+    codes, values = schema.counted().split(X)
     numbers = gaussian_values(X, list(gaussian)) if gaussian else None
 
     def segments():
@@ -270,22 +256,21 @@ class _NaiveBayesRun:
         self.dataset = dataset = estimator.dataset(X, y, sample_weight)
         self.verbose = bool(estimator.verbose)
         start = time.perf_counter()
-        self.concrete = all(isinstance(p, tuple) for p in dataset.partitions)
-        if self.concrete:
-            lengths = [len(p[0]) for p in dataset.partitions]
-        else:
-            lengths = engine.map_partitions(dataset.partitions, dataset.map(_n_rows), name="nbparallel-cv-lengths",
-                                            token=dataset.token, verbose=self.verbose)
-            record("lengths", start)
-        self.n_rows = int(sum(lengths))
-        offsets = np.concatenate([[0], np.cumsum(lengths)])[:-1]
-        self.tagged = [delayed(_pair, pure=True)(int(o), p) if isinstance(p, Delayed) else (int(o), p)
-                       for o, p in zip(offsets, dataset.partitions)]
-        self.template = replace(dataset, partitions=[])
+        # the schema pass also counts each partition's rows: the offsets that place them in the global order
+        schema, _, _ = scan_schema(dataset, n_bins=estimator.n_bins, split_every=estimator.split_every,
+                                   verbose=self.verbose)
+        check_classes(schema.classes)
+        record("schema", start)
+        self.infos = dataset.partition_infos()
+        self.n_rows = int(sum(dataset.partition_rows))
+        schema = schema.with_kinds(estimator._chosen_kinds(dataset))
+        self.schema = estimator._fixed_ranges(schema)  # numeric_ranges
+        self.gaussian = tuple(schema.position_of(at.name) for at in schema.by_kind(GAUSSIAN))
+        self.classes = np.asarray(schema.classes)
 
     def in_memory(self):
         """``(X, y)`` of in-memory data, to hand a splitter."""
-        if not self.concrete:
+        if not all(isinstance(p, tuple) for p in self.dataset.partitions):
             raise TypeError("a scikit-learn splitter needs in-memory data; for Dask collections and files pass "
                             "cv as the number of folds")
         Xs = [p[0] for p in self.dataset.partitions]
@@ -294,38 +279,29 @@ class _NaiveBayesRun:
 
     def _run(self, kind, fn, args, merge):
         start = time.perf_counter()
-        out, _ = engine.run_pass(self.tagged, partial(_at_offset, self.template, fn, args), merge,
+        out, _ = engine.run_pass(self.dataset.partitions, self.dataset.map(fn, *args, with_info=True), merge,
                                  split_every=self.estimator.split_every, name=f"nbparallel-cv-{kind}",
                                  token=self.dataset.token, verbose=self.verbose)
         self.record(kind, start)
         return out
 
     def count(self, folds, k):
-        """Schema pass, then every fold's summary in one counting pass; returns the k fold summaries."""
-        estimator, dataset = self.estimator, self.dataset
-        start = time.perf_counter()
-        schema, _, _ = scan_schema(dataset, n_bins=estimator.n_bins, split_every=estimator.split_every,
-                                   verbose=self.verbose)
-        check_classes(schema.classes)
-        self.record("schema", start)
-        self.gaussian_columns = estimator._gaussian_columns(dataset)
-        self.gaussian = tuple(dataset.columns.index(c) for c in self.gaussian_columns)
-        self.schema = estimator._fixed_ranges(counted_schema(schema, self.gaussian_columns))  # numeric_ranges
-        self.classes = np.asarray(schema.classes)
-        n_classes = len(schema.classes)
-        limits.check_memory(limits.table_bytes(self.schema.offsets[-1] + 2 * len(self.gaussian), n_classes * k,
-                                               len(self.tagged)),
+        """Every fold's summary in one counting pass; returns the k fold summaries."""
+        table = self.schema.counted()
+        n_classes = len(self.classes)
+        limits.check_memory(limits.table_bytes(table.offsets[-1] + 2 * len(self.gaussian), n_classes * k,
+                                               len(self.dataset.partitions)),
                             f"the fold tables of {n_classes} classes x {k} folds", "use fewer folds or bins")
-        summary = self._run("count", _count_folds, (CountSpec.of(self.schema), folds, k, self.gaussian),
+        summary = self._run("count", _count_folds, (CountSpec.of(table), folds, k, self.gaussian),
                             merge_summaries)
         return [_fold_summary(summary, i, n_classes) for i in range(k)]
 
     def model(self, train):
-        counts, gaussian = train, None
+        counts, moments = train, None
         if isinstance(train, CountsAndMoments):
-            counts, gaussian = train.counts, (self.gaussian_columns, train.moments)
+            counts, moments = train.counts, train.moments
         return NaiveBayes.from_counts(counts, self.schema, n_features_in=len(self.dataset.columns),
-                                      gaussian=gaussian, **self.estimator.get_params())
+                                      moments=moments, **self.estimator.get_params())
 
     def score(self, models, folds):
         return self._run("score", _score_folds, (models, folds, self.gaussian), merge_summaries)
@@ -333,23 +309,18 @@ class _NaiveBayesRun:
 
 # ----------------------------------------------------------------- Multinomial and Bernoulli models
 
-def _with_offset(fn, args, X, y, w, info):
-    """Run ``fn(*args, offset, X, y, w)`` on a text partition (its info carries the offset)."""
-    return fn(*args, info.row_offset, X, y, w)
-
-
-def _count_text_folds(classes, folds, k, n_features, binarize, allow_negative, name, offset, X, y, w):
+def _count_text_folds(classes, folds, k, n_features, binarize, allow_negative, name, X, y, w, info):
     """One partition's :class:`FeatureCounts` over class-fold codes ``y + K * fold``."""
     codes = np.searchsorted(classes, y).astype(np.int64)
-    labels = folds.labels_of(codes, len(classes), offset)
+    labels = folds.labels_of(codes, len(classes), info.row_offset)
     return count_part(np.arange(len(classes) * k), n_features, binarize, allow_negative, name, X, labels, w)
 
 
-def _score_text_folds(models, folds, offset, X, y, w):
+def _score_text_folds(models, folds, X, y, w, info):
     truth = np.searchsorted(models[0].classes_, y).astype(np.int64)
 
     def segments():
-        for i, rows in folds.segments(offset, len(truth)):
+        for i, rows in folds.segments(info.row_offset, len(truth)):
             part = row_slice(X, rows.start, rows.stop) if isinstance(rows, slice) else X[rows]
             jll = models[i]._joint_log_likelihood_part(part)
             yield i, jll, truth[rows], models[i]._best_classes(jll)
@@ -375,7 +346,7 @@ class _TextRun:
     def _run(self, kind, fn, args, merge):
         start = time.perf_counter()
         estimator, data = self.estimator, self.data
-        out, _ = engine.run_pass(data.partitions, data.map(_with_offset, fn, args, with_info=True), merge,
+        out, _ = engine.run_pass(data.partitions, data.map(fn, *args, with_info=True), merge,
                                  split_every=estimator.split_every, name=f"nbparallel-cv-text-{kind}",
                                  token=data.token, verbose=bool(estimator.verbose))
         self.record(kind, start)
@@ -453,9 +424,9 @@ def cross_validate(estimator, X, y=None, *, cv=10, scoring=SCORINGS, sample_weig
     dict
         ``test_<score>`` (array of k), ``n_test_rows`` (rows with a known
         target per fold), ``confusion_matrices`` (k, K, K), ``classes``, and
-        ``passes`` (kind and seconds of each pass: "lengths" only for data
-        whose partitions' lengths are unknown, "schema" for NaiveBayes,
-        "count", "score").
+        ``passes`` (kind and seconds of each pass: "schema" for NaiveBayes
+        (it also counts each partition's rows, which place them in the global
+        row order), "count", "score").
     """
     run_type = _runner(estimator)
     scoring = (scoring,) if isinstance(scoring, str) else tuple(scoring)

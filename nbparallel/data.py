@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import math
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import partial
 
 import numpy as np
@@ -28,7 +28,12 @@ from .encoding import (
 from .kernels import bin_codes, bin_values, column_ranges, integer_codes
 
 CATEGORICAL = "categorical"
-NUMERIC = "numeric"
+NUMERIC = "numeric"  # binned numeric
+GAUSSIAN = "gaussian"  # Gaussian numeric: a model's choice for a numeric column, never counted
+
+#: Where each kind's attributes sit in a schema's table: categorical, then binned, then Gaussian.
+#: Only :class:`Schema` reads it; the count table holds the counted kinds (a prefix).
+TABLE_ORDER = {CATEGORICAL: 0, NUMERIC: 1, GAUSSIAN: 2}
 
 
 # ---------------------------------------------------------------- datasets
@@ -60,7 +65,8 @@ class Dataset:
         compute those columns' ranges.
     partition_rows : list of int or None
         Each partition's row count, as the schema pass read it; the counting
-        pass checks it (a partition that changed in between raises).
+        pass checks it (a partition that changed in between raises), and
+        :meth:`partition_infos` places the partitions' rows with it.
     """
 
     partitions: list
@@ -73,9 +79,37 @@ class Dataset:
     ranges: dict | None = None
     partition_rows: list | None = None
 
-    def map(self, fn, *args):
-        """A picklable ``part -> fn(*args, X, y, w)`` for :mod:`nbparallel.engine`."""
-        return partial(_apply, fn, args, self.columns, self.target, self.weight)
+    def map(self, fn, *args, with_info=False):
+        """A picklable ``part -> fn(*args, X, y, w)`` for :mod:`nbparallel.engine`.
+
+        With ``with_info=True``, one function per partition (the engine takes
+        the list) calling ``fn(*args, X, y, w, info)``, where ``info`` is the
+        partition's :class:`~nbparallel.partitions.PartitionInfo`: its index
+        and the global index of its first row, for row identity (folds,
+        reproducible sampling) independent of the partitioning.
+        """
+        if not with_info:
+            return partial(_apply, fn, args, self.columns, self.target, self.weight)
+        return [partial(_apply_with_info, fn, args, self.columns, self.target, self.weight, info)
+                for info in self.partition_infos()]
+
+    def partition_infos(self):
+        """Each partition's :class:`~nbparallel.partitions.PartitionInfo`, from the row counts.
+
+        In-memory partitions are counted here; lazy ones (Dask collections,
+        files) need the row counts the schema pass records
+        (:func:`scan_schema`), else ValueError.
+        """
+        from .partitions import PartitionInfo
+
+        rows = self.partition_rows
+        if rows is None or len(rows) != len(self.partitions):
+            if not all(isinstance(p, tuple) for p in self.partitions):
+                raise ValueError("the partitions' row counts are unknown: run the schema pass "
+                                 "(scan_schema) before asking for partition offsets")
+            rows = [len(p[0]) for p in self.partitions]
+        offsets = np.concatenate([[0], np.cumsum(rows, dtype=np.int64)])
+        return [PartitionInfo(i, int(offsets[i])) for i in range(len(rows))]
 
 
 def _unpack(part, columns, target, weight):
@@ -92,6 +126,10 @@ def _unpack(part, columns, target, weight):
 
 def _apply(fn, args, columns, target, weight, part):
     return fn(*args, *_unpack(part, columns, target, weight))
+
+
+def _apply_with_info(fn, args, columns, target, weight, info, part):
+    return fn(*args, *_unpack(part, columns, target, weight), info)
 
 
 def default_partitions(n_rows, n_workers, min_rows=65536):
@@ -576,7 +614,15 @@ def sort_values(values):
 
 @dataclass
 class Attribute:
-    """One attribute of the schema: a vocabulary, or a range cut in equal-width bins."""
+    """One attribute of the schema: a vocabulary, or a range cut in equal-width bins.
+
+    ``kind`` names its kind (``"categorical"``, ``"numeric"`` for binned or
+    ``"gaussian"``); :attr:`kind_type` is the kind's class in
+    :mod:`nbparallel.kinds`, which knows its value labels, how its
+    log-probabilities derive from its summary and how its values score. A
+    Gaussian attribute keeps the range the schema pass found but is never
+    counted.
+    """
 
     name: str
     kind: str
@@ -586,9 +632,23 @@ class Attribute:
     n_bins: int | None = None
 
     @property
+    def kind_type(self):
+        """The kind as a type (:mod:`nbparallel.kinds`)."""
+        from .kinds import kind_of
+
+        return kind_of(self.kind)
+
+    @property
+    def counted(self):
+        """True for the kinds a count table holds (categorical and binned)."""
+        return self.kind != GAUSSIAN
+
+    @property
     def n_values(self):
-        """Number of categories or bins."""
-        return len(self.categories) if self.kind == CATEGORICAL else self.n_bins
+        """Number of categories or bins (0 for a Gaussian attribute, which has no table rows)."""
+        if self.kind == CATEGORICAL:
+            return len(self.categories)
+        return self.n_bins if self.kind == NUMERIC else 0
 
     def edges(self):
         """Inner edges of the equal-width bins (right-closed, as in SPSS)."""
@@ -615,11 +675,11 @@ class Attribute:
         """Inverse of :meth:`to_dict`."""
         if d["kind"] == CATEGORICAL:
             return cls(d["name"], CATEGORICAL, categories=list(d["categories"]))
-        if d["kind"] != NUMERIC:
+        if d["kind"] not in (NUMERIC, GAUSSIAN):
             raise ValueError(f"unknown attribute kind {d['kind']!r}")
         lo = np.nan if d["lo"] is None else float(d["lo"])
         hi = np.nan if d["hi"] is None else float(d["hi"])
-        return cls(d["name"], NUMERIC, lo=lo, hi=hi, n_bins=int(d["n_bins"]))
+        return cls(d["name"], d["kind"], lo=lo, hi=hi, n_bins=int(d["n_bins"]))
 
 
 def _json_float(x):
@@ -638,11 +698,76 @@ def _json_value(v, column):
 
 @dataclass
 class Schema:
-    """The attributes in table order (categorical first, then numeric) and the classes."""
+    """The attributes in table order and the classes.
+
+    The table order (categorical, then binned numeric, then Gaussian; see
+    :data:`TABLE_ORDER`) is the count table's and the codes'; only this class
+    relies on it. Other modules ask by kind or by name:
+    :meth:`categorical_attributes`, :meth:`by_kind`, :meth:`counted`,
+    :meth:`position_of`, :meth:`index_of`, :meth:`in_input_order`.
+    """
 
     attributes: list
     columns: list  # input column names, in input order
     classes: list
+
+    @classmethod
+    def of(cls, attributes, columns, classes):
+        """A schema of these attributes, put in table order (stable within a kind)."""
+        return cls(sorted(attributes, key=lambda at: TABLE_ORDER[at.kind]), list(columns), list(classes))
+
+    @staticmethod
+    def in_table_order(attributes):
+        """True when ``attributes`` are listed in table order."""
+        ranks = [TABLE_ORDER[at.kind] for at in attributes]
+        return ranks == sorted(ranks)
+
+    def by_kind(self, kind):
+        """The attributes of ``kind`` (a name such as ``"categorical"``), in table order."""
+        return [at for at in self.attributes if at.kind == kind]
+
+    def categorical_attributes(self):
+        """The categorical attributes, in table order (as their codes come)."""
+        return self.by_kind(CATEGORICAL)
+
+    def binned_attributes(self):
+        """The binned numeric attributes, in table order (as their values come after the codes)."""
+        return self.by_kind(NUMERIC)
+
+    def counted(self):
+        """The schema of the counted attributes (categorical and binned): the count table's layout.
+
+        Its ``columns`` are still every input column, so it encodes a
+        partition's counted attributes by name.
+        """
+        counted = [at for at in self.attributes if at.counted]
+        return self if len(counted) == len(self.attributes) else Schema(counted, self.columns, self.classes)
+
+    def with_kinds(self, kinds):
+        """The schema with the attributes named in ``kinds`` (``{name: kind}``) of those kinds."""
+        if not kinds:
+            return self
+        return Schema.of([replace(at, kind=kinds.get(at.name, at.kind)) for at in self.attributes],
+                         self.columns, self.classes)
+
+    def attribute(self, name):
+        """The attribute of an input column."""
+        for at in self.attributes:
+            if at.name == name:
+                return at
+        raise KeyError(f"no attribute {name!r}; columns are {self.columns}")
+
+    def position_of(self, name):
+        """The position of an attribute's column in the input."""
+        return self.columns.index(name)
+
+    def index_of(self, name):
+        """The position of an attribute in table order."""
+        return [at.name for at in self.attributes].index(name)
+
+    def in_input_order(self):
+        """The attributes in input column order."""
+        return [self.attribute(c) for c in self.columns]
 
     @classmethod
     def from_scan(cls, scan, columns, kinds, n_bins, classes=None, ranges=None):
@@ -658,7 +783,7 @@ class Schema:
             else:
                 lo, hi = ranges.get(name, (scan.lo[a], scan.hi[a]))
                 attrs.append(Attribute(name, NUMERIC, lo=float(lo), hi=float(hi), n_bins=n_bins))
-        attrs.sort(key=lambda at: at.kind != CATEGORICAL)
+        attrs.sort(key=lambda at: TABLE_ORDER[at.kind])
         classes = sort_values(scan.classes) if classes is None else list(classes)
         if len({str(c) for c in classes}) < len(classes):
             printed = [c for c in classes if [str(d) for d in classes].count(str(c)) > 1]
@@ -674,7 +799,8 @@ class Schema:
 
     @property
     def feature_kinds(self):
-        """The resolved kind of every input column, ``{name: "categorical" or "numeric"}``, in input order."""
+        """The resolved kind of every input column, ``{name: kind}`` ("categorical", "numeric" or
+        "gaussian"), in input order."""
         kinds = {at.name: at.kind for at in self.attributes}
         return {name: kinds[name] for name in self.columns}
 

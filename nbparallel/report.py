@@ -29,21 +29,13 @@ from .data import CATEGORICAL
 MAX_VALUES_SHOWN = 12
 
 
-def _value_counts(model, a):
-    cells = model.counts_.attribute(a)
-    if model.schema_.attributes[a].kind != CATEGORICAL:
-        cells = cells[cells.sum(axis=1) > 0]
-    return cells
-
-
-def _value_labels(model, a):
-    at = model.schema_.attributes[a]
+def _value_labels(at, fit):
+    """Short labels of a counted attribute's values: categories, or bins as "<= hi", "(lo, hi]", "> lo"."""
     if at.kind == CATEGORICAL:
-        return [str(c) for c in at.categories]
-    edges = model.bin_edges_[at.name]
-    bounds = [-np.inf, *edges, np.inf]
-    if not len(edges):
+        return fit.labels
+    if not len(fit.edges):
         return ["all values"]
+    bounds = [-np.inf, *fit.edges, np.inf]
     return [f"<= {hi:.3g}" if not np.isfinite(lo) else f"> {lo:.3g}" if not np.isfinite(hi) else f"({lo:.3g}, {hi:.3g}]"
             for lo, hi in zip(bounds[:-1], bounds[1:])]
 
@@ -79,19 +71,19 @@ def model_summary(model):
     chosen = getattr(model, "selected_features_", None)
     prior = np.exp(model.class_log_prior_)
     used, not_selected = [], []
-    for a, at in enumerate(model.schema_.attributes):
+    for at, fit in zip(model.schema_.counted().attributes, model.counted_fits_):
         if at.name in reasons:
             continue
         if chosen is not None and at.name not in chosen:
             not_selected.append(at.name)
             continue
-        cells = _value_counts(model, a)
+        cells = fit.counts
         seen = cells.sum(axis=1) > 0
-        logp = model.feature_log_prob_[a][seen]
+        logp = fit.log_prob[seen]
         marginal = np.log(np.exp(logp) @ prior)
         used.append({
             "name": at.name, "kind": at.kind,
-            "values": [v for v, s in zip(_value_labels(model, a), seen) if s],
+            "values": [v for v, s in zip(_value_labels(at, fit), seen) if s],
             "counts": cells[seen].sum(axis=1),
             "evidence": logp - marginal[:, None],
             "mutual_information": mutual_information(cells),

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import math
 import warnings
+from dataclasses import replace
 
 import numpy as np
 from numba import njit
@@ -28,7 +29,6 @@ from sklearn.feature_selection import SelectorMixin
 from sklearn.utils import check_random_state
 
 from . import engine, io
-from .data import CATEGORICAL
 from .models.naive_bayes import AUTO_SMOOTHING, NaiveBayes
 
 CRITERIA = ("auto", "bic", "test")
@@ -55,11 +55,9 @@ def padded_tables(feature_log_prob):
 
 
 def value_counts(model, a):
-    """N^j_mk of attribute ``a``, rows aligned with ``model.feature_log_prob_[a]``."""
-    cells = model.counts_.attribute(a)
-    if model.schema_.attributes[a].kind != CATEGORICAL:
-        cells = cells[cells.sum(axis=1) > 0]  # the bins kept by empty-bin elimination
-    return cells
+    """N^j_mk of counted attribute ``a`` (table order), rows aligned with its log-probabilities
+    (for binned attributes, the bins kept by empty-bin elimination)."""
+    return model.counted_fits_[a].counts
 
 
 def a_terms(model):
@@ -78,8 +76,7 @@ def a_terms(model):
     N_k = model.counts_.class_counts
     N = N_k.sum()
     a0 = float(np.sum(np.where(N_k > 0, N_k * np.where(N_k > 0, model.class_log_prior_, 0.0), 0.0)) / N)
-    terms = np.array([float(np.sum(value_counts(model, a) * p)) / N
-                      for a, p in enumerate(model.feature_log_prob_)])
+    terms = np.array([float(np.sum(fit.counts * fit.log_prob)) / N for fit in model.counted_fits_])
     return a0, terms
 
 
@@ -217,12 +214,12 @@ def simulate_codes(model, size, random_state):
     rng = check_random_state(random_state)
     prior = np.exp(model.class_log_prior_)
     y = rng.choice(len(prior), size=size, p=prior / prior.sum())
-    codes = np.zeros((size, len(model.feature_log_prob_)), dtype=np.uint16)
-    ignored = set(model.ignored_attributes_)
-    for a, logp in enumerate(model.feature_log_prob_):
-        if model.schema_.attributes[a].name in ignored:
+    codes = np.zeros((size, len(model.counted_fits_)), dtype=np.uint16)
+    for a, fit in enumerate(model.counted_fits_):
+        if fit.ignored:
             continue
-        seen = value_counts(model, a).sum(axis=1) > 0
+        logp = fit.log_prob
+        seen = fit.counts.sum(axis=1) > 0
         prob = np.where(seen[:, None], np.exp(logp), 0.0)
         cdf = np.cumsum(prob / prob.sum(axis=0), axis=0)
         u = rng.random_sample(size)
@@ -359,9 +356,9 @@ class SelectedNaiveBayes(SelectorMixin, NaiveBayes):
         return self
 
     def _predictor_indices(self):
-        """Usable predictors (schema order) and the must-include ones (given order)."""
+        """Usable predictors (count-table order) and the must-include ones (given order)."""
         schema = self.schema_
-        index = {at.name: a for a, at in enumerate(schema.attributes)}
+        index = {at.name: a for a, at in enumerate(schema.counted().attributes)}
         ignored = set(self.ignored_attributes_)
         must = []
         for item in self.must_include:
@@ -376,7 +373,7 @@ class SelectedNaiveBayes(SelectorMixin, NaiveBayes):
                                  "(no observed value or a single observed category)")
             if index[item] not in must:
                 must.append(index[item])
-        usable = [a for a, at in enumerate(schema.attributes) if at.name not in ignored]
+        usable = [a for a, at in enumerate(schema.counted().attributes) if at.name not in ignored]
         return usable, must
 
     def _target_size(self, n_usable, n_must):
@@ -393,8 +390,9 @@ class SelectedNaiveBayes(SelectorMixin, NaiveBayes):
 
     def _select(self, dataset, test):
         usable, subset = self._predictor_indices()
+        attributes = self.schema_.counted().attributes
         target = self._target_size(len(usable), len(subset))
-        tables = padded_tables(self.feature_log_prob_)
+        tables = padded_tables([fit.log_prob for fit in self.counted_fits_])
         a0, terms = a_terms(self)
         if self.b_estimate == "sample":
             simulated = simulate_codes(self, self.sample_size, self.random_state)
@@ -424,14 +422,14 @@ class SelectedNaiveBayes(SelectorMixin, NaiveBayes):
             best = int(np.argmax(l_candidates))  # ties: the first in schema order
             subset = [*subset, candidates[best]]
             b_subset = float(b_all[1 + best])
-            path.append(_step(self.schema_.attributes[candidates[best]].name, subset,
+            path.append(_step(attributes[candidates[best]].name, subset,
                               a0 + terms[subset].sum(), b_subset))
         self._score_path(path, dataset, test, tables)
         if self.n_features is not None:
             chosen, self.criterion_ = len(path) - 1, "exact"
         else:
             chosen = int(np.argmin([step["Q"] for step in path]))
-        order = [self.schema_.attributes[a].name for a in subset]
+        order = [attributes[a].name for a in subset]
         self.selected_features_ = order[: path[chosen]["n_features"]]
         self.selection_path_ = path
         if not self.selected_features_:
@@ -469,11 +467,9 @@ class SelectedNaiveBayes(SelectorMixin, NaiveBayes):
         if not hasattr(self, "selected_features_"):
             return
         chosen = set(self.selected_features_)
-        self.feature_log_prob_ = [p if at.name in chosen else np.zeros_like(p)
-                                  for at, p in zip(self.schema_.attributes, self.feature_log_prob_)]
-        self._log_table = np.vstack([np.vstack([np.zeros((1, len(self.classes_))), p])
-                                     for p in self.feature_log_prob_])
-        self.log_probabilities_ = self._log_probabilities_by_column()
+        fits = [fit if at.name in chosen else replace(fit, log_prob=np.zeros_like(fit.log_prob))
+                for at, fit in zip(self.schema_.counted().attributes, self.counted_fits_)]
+        self._set_fits(fits, None)
 
     def _get_support_mask(self):
         chosen = set(self.selected_features_)
@@ -498,7 +494,7 @@ class SelectedNaiveBayes(SelectorMixin, NaiveBayes):
         self.selection_path_ = list(d["selection_path"])
         self.criterion_ = str(d["criterion"])
         super()._from_dict({k: v for k, v in d.items() if k not in self._SELECTION_KEYS})
-        unknown = set(self.selected_features_) - {at.name for at in self.schema_.attributes}
+        unknown = set(self.selected_features_) - set(self.schema_.columns)
         if unknown:
             raise ValueError(f"selected features {sorted(unknown)} are not in the model's schema")
 

@@ -111,8 +111,7 @@ def schema(d, where="schema"):
     if not isinstance(d["attributes"], list) or not d["attributes"]:
         raise ValueError(f"{where}.attributes must be a non-empty list")
     attributes = [attribute(a, f"{where}.attributes[{i}]") for i, a in enumerate(d["attributes"])]
-    kinds = [at.kind != CATEGORICAL for at in attributes]
-    if kinds != sorted(kinds):
+    if not Schema.in_table_order(attributes):
         raise ValueError(f"{where}.attributes must list the categorical attributes first")
     columns = d["columns"]
     if not isinstance(columns, list) or not all(isinstance(c, str) for c in columns) \

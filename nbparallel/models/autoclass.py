@@ -104,7 +104,7 @@ class ExpectedCounts:
 
 def encode_rows(schema, X):
     """All attribute codes of a partition under the schema's bins (0 = missing)."""
-    return all_codes(*schema.split(X), [at.edges() for at in schema.attributes[schema.n_categorical:]])
+    return all_codes(*schema.split(X), [at.edges() for at in schema.binned_attributes()])
 
 
 def log_parameters(table, totals, offsets, n_clusters, alpha):

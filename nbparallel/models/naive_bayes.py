@@ -4,24 +4,21 @@ from __future__ import annotations
 
 import time
 import warnings
-from dataclasses import replace
+from dataclasses import replace as replace_fields
 
 import numpy as np
 import pandas as pd
 from sklearn.utils.validation import check_is_fitted
 
-from .. import dictionary_counts, engine, io, limits, validate
+from .. import dictionary_counts, engine, io, kinds, limits, validate
 from ..counting import CountSpec, count_dataset
-from ..data import CATEGORICAL, NUMERIC, Attribute, Schema, all_codes, as_dataset, scan_schema, sort_values
-from ..kernels import best_classes, joint_log_likelihood
+from ..data import CATEGORICAL, GAUSSIAN, NUMERIC, Schema, all_codes, as_dataset, scan_schema, sort_values
+from ..kernels import best_classes
 from ..params import Interval, Options
 from ..partitions import input_feature_names
 from ..summaries import merge_summaries
 from .base import PartitionedClassifier
-from .gaussian import (
-    BINNED, GAUSSIAN, GaussianMoments, count_and_moments, gaussian_log_likelihood, gaussian_parameters,
-    gaussian_values,
-)
+from .gaussian import BINNED, GaussianMoments, count_and_moments, gaussian_values
 
 AUTO_SMOOTHING = "1/N"
 
@@ -41,23 +38,6 @@ def check_class_weights(class_weights):
     """Raise ValueError when no case has both a known target and a known attribute value."""
     if class_weights.sum() <= 0:
         raise ValueError("no training case has both a known target and a known attribute value (all weights zero?)")
-
-
-def merged_bins(counts, edges):
-    """SPSS empty-bin elimination: the non-empty bins and their new inner edges.
-
-    Each run of empty bins between two non-empty ones is removed and a single
-    boundary is set at the middle of the gap; training counts are unchanged.
-
-    >>> merged_bins(np.array([3., 0., 0., 2.]), np.array([1., 2., 3.]))
-    (array([0, 3]), array([2.]))
-    """
-    kept = np.flatnonzero(counts > 0)
-    # bin b covers (edges[b-1], edges[b]]; the gap between kept bins a < b is (edges[a], edges[b-1]].
-    # Halving before adding cannot overflow near the float limit, and (halving by a power of two being
-    # exact) gives the same bits as (x + y) / 2 everywhere else.
-    new_edges = np.array([edges[a] / 2 + edges[b - 1] / 2 for a, b in zip(kept[:-1], kept[1:])])
-    return kept, new_edges
 
 
 @io.register
@@ -125,22 +105,33 @@ class NaiveBayes(PartitionedClassifier):
     classes_ : ndarray
         The class labels, sorted.
     counts_ : nbparallel.counts.CountTable
-        The merged raw counts (numeric attributes in their equal-width bins).
+        The merged raw counts of the counted attributes (categorical, and
+        binned numeric in their equal-width bins), laid out as
+        ``schema_.counted()``; per column, :attr:`log_probabilities_` and
+        ``counted_fits_`` give them with value labels.
     reduction_ : nbparallel.reduce.TreeRecord
         The tree of the last counting pass.
     passes_ : list of dict
         Every pass run by the last fit: kind, tree record and wall seconds.
     schema_ : nbparallel.data.Schema
-        Attributes (categorical first, then numeric), vocabularies, ranges.
+        Every attribute with its kind (categorical, binned "numeric" or
+        "gaussian"; see :mod:`nbparallel.kinds`), vocabularies, ranges.
     feature_kinds_ : dict
-        The resolved kind of every input column, "categorical" or "numeric"
-        (under "auto", integer columns are numeric: binned).
+        The kind of every input column, in input order: "categorical",
+        "numeric" (binned; under "auto", integer columns are numeric) or
+        "gaussian".
     n_missing_target_ : int
         Training rows skipped because their target was missing.
     class_log_prior_ : ndarray of shape (n_classes,)
     feature_log_prob_ : list of ndarray
-        Per attribute (schema order), log P(value | class) of shape
-        (n_values, n_classes); an ignored attribute is all zeros.
+        Per input column, in input order, log P(value | class) of shape
+        (n_values, n_classes), rows labelled as in :attr:`log_probabilities_`
+        (categories; bins after empty-bin elimination); an ignored attribute
+        is all zeros, a Gaussian column has no rows (shape (0, n_classes)).
+    counted_fits_ : list of nbparallel.kinds.CountedFit
+        The counted attributes derived, in the order of ``schema_.counted()``
+        (the count table's and :meth:`encode`'s): log-probabilities, counts,
+        value labels, bin edges, whether ignored.
     target_column_ : str
         The target column's name, when fitted from a DataFrame or file column.
     ignored_attributes_ : list of str
@@ -153,7 +144,7 @@ class NaiveBayes(PartitionedClassifier):
         bin intervals "(lo, hi]") as the index and ``classes_`` as columns;
         for a Gaussian column, the rows "theta" and "var".
         (``feature_log_prob_`` and ``log_odds_weights_`` are the same numbers
-        as arrays in the order of ``schema_.attributes``.)
+        as arrays, in input order.)
     gaussian_features_ : list of str
         The Gaussian attributes, in input order (empty when none).
     moments_ : nbparallel.models.gaussian.GaussianMoments
@@ -259,34 +250,36 @@ class NaiveBayes(PartitionedClassifier):
         else:
             schema, scan, _ = self._run("schema", scan_schema, dataset, n_bins=self.n_bins,
                                         classes=None if classes is None else sort_values(set(classes)))
-        gaussian = self._gaussian_columns(dataset)
-        schema = counted_schema(schema, gaussian)
+        schema = schema.with_kinds(self._chosen_kinds(dataset))
         previous = None  # the fitted counts, in the layout of the (possibly grown) schema
         if hasattr(self, "schema_"):
             _warn_out_of_range(self.schema_, schema)
+            batch_gaussian = _names(schema.by_kind(GAUSSIAN))
             schema, previous = self._extend_schema(schema, dataset.columns)
-            if gaussian != self.gaussian_features_:
-                raise ValueError(f"partial_fit got Gaussian columns {gaussian}, but the model was fitted with "
-                                 f"{self.gaussian_features_}")
+            if batch_gaussian != self.gaussian_features_:
+                raise ValueError(f"partial_fit got Gaussian columns {batch_gaussian}, but the model was fitted "
+                                 f"with {self.gaussian_features_}")
         else:
             if classes is not None and not set(scan.classes) <= set(schema.classes):
                 raise ValueError(f"y holds classes {sorted(set(scan.classes) - set(schema.classes))} "
                                  f"not in `classes`")
             schema = self._fixed_ranges(schema)
         check_classes(schema.classes)
-        limits.check_memory(limits.table_bytes(schema.offsets[-1], len(schema.classes), len(dataset.partitions)),
-                            f"the count tables of {len(schema.classes)} classes x {schema.offsets[-1]} values",
+        table = schema.counted()
+        limits.check_memory(limits.table_bytes(table.offsets[-1], len(schema.classes), len(dataset.partitions)),
+                            f"the count tables of {len(schema.classes)} classes x {table.offsets[-1]} values",
                             "use fewer bins (n_bins) or fewer categorical values")
+        gaussian = schema.by_kind(GAUSSIAN)
         if gaussian:
-            position = {c: i for i, c in enumerate(dataset.columns)}
             summary, record = self._run(
                 "count", engine.run_pass, dataset.partitions,
-                dataset.map(count_and_moments, CountSpec.of(schema), tuple(position[c] for c in gaussian),
-                            tuple(position[c] for c in dataset.columns if c not in gaussian)),
+                dataset.map(count_and_moments, CountSpec.of(table),
+                            tuple(schema.position_of(at.name) for at in gaussian),
+                            tuple(schema.position_of(at.name) for at in table.attributes)),
                 merge_summaries, name="nbparallel-count", token=dataset.token)
             counts, moments = summary.counts, summary.moments
         elif not one_pass:
-            counts, record = self._run("count", count_dataset, dataset, schema)
+            counts, record = self._run("count", count_dataset, dataset, table)
         if previous is not None:
             counts = counts + previous
             if gaussian:
@@ -294,7 +287,6 @@ class NaiveBayes(PartitionedClassifier):
                 moments = moments + self.moments_.reindex(class_map, len(schema.classes))
         if gaussian:
             self.moments_ = moments
-        self.gaussian_features_ = gaussian
         self.schema_, self.counts_, self.reduction_ = schema, counts, record
         check_class_weights(self.class_weights())
         self.n_partitions_ = record.n_leaves
@@ -305,6 +297,10 @@ class NaiveBayes(PartitionedClassifier):
         self._derive()
         self._warn_ignored()
         return self
+
+    def _chosen_kinds(self, dataset):
+        """``{column: "gaussian"}`` for the numeric columns that ``numeric`` models as Gaussian."""
+        return {c: GAUSSIAN for c in self._gaussian_columns(dataset)}
 
     def _gaussian_columns(self, dataset):
         """The numeric columns modelled as Gaussian, in input order."""
@@ -327,14 +323,14 @@ class NaiveBayes(PartitionedClassifier):
     def class_weights(self):
         """N_k: the weight per class of the training cases the model uses (a case
         whose every attribute is missing is left out, as in the SPSS document)."""
-        if self.gaussian_features_:
+        if self.schema_.by_kind(GAUSSIAN):
             return self.counts_.class_totals - self.moments_.all_missing
         return self.counts_.class_counts
 
     def _fixed_ranges(self, schema):
         """The schema with ``numeric_ranges`` applied; warns where the data reach beyond them."""
         ranges = dict(self.numeric_ranges or {})
-        numeric = {at.name for at in schema.attributes if at.kind != CATEGORICAL}
+        numeric = set(_names(schema.binned_attributes()))
         unknown = sorted(set(ranges) - numeric)
         if unknown:
             raise ValueError(f"numeric_ranges names {unknown}, which are not numeric columns; "
@@ -343,21 +339,21 @@ class NaiveBayes(PartitionedClassifier):
         for at in schema.attributes:
             if at.name in ranges:
                 lo, hi = (float(v) for v in ranges[at.name])
-                fixed.append(replace(at, lo=lo, hi=hi))
+                fixed.append(replace_fields(at, lo=lo, hi=hi))
             else:
                 fixed.append(at)
-        fixed_schema = Schema(fixed, schema.columns, schema.classes)
+        fixed_schema = Schema.of(fixed, schema.columns, schema.classes)
         _warn_out_of_range(fixed_schema, schema)
         return fixed_schema
 
     def ignored_reasons(self):
-        """Why each ignored attribute is ignored, ``{name: reason}`` in schema order."""
+        """Why each ignored attribute is ignored, ``{name: reason}`` in input order."""
         check_is_fitted(self, "counts_")
         reasons = {}
-        for a, at in enumerate(self.schema_.attributes):
-            if at.name not in self.ignored_attributes_:
+        for at, fit in zip(self.schema_.counted().attributes, self.counted_fits_):
+            if not fit.ignored:
                 continue
-            seen = np.flatnonzero(self.counts_.attribute(a).sum(axis=1) > 0)
+            seen = np.flatnonzero(fit.counts.sum(axis=1) > 0)
             if not len(seen):
                 reasons[at.name] = "no observed value (every value missing)"
             elif at.kind == CATEGORICAL:
@@ -366,10 +362,10 @@ class NaiveBayes(PartitionedClassifier):
                 reasons[at.name] = f"constant (every observed value is {at.lo:g})"
             else:
                 reasons[at.name] = "every observed value falls in one bin"
-        for g, name in enumerate(self.gaussian_features_):
+        for name in self.gaussian_features_:
             if name in self.ignored_attributes_:
                 reasons[name] = "no observed value (every value missing)"
-        return reasons
+        return {c: reasons[c] for c in self.schema_.columns if c in reasons}
 
     def _warn_ignored(self):
         """Warn when fitting ignored every attribute, or more than half of them, naming the causes."""
@@ -384,14 +380,15 @@ class NaiveBayes(PartitionedClassifier):
         warnings.warn(f"{head} ({causes}{more})", UserWarning, stacklevel=4)
 
     @classmethod
-    def from_counts(cls, counts, schema, *, n_features_in, feature_names_in=None, gaussian=None, **params):
-        """A fitted model derived from a merged count table and its (counted) schema, and
-        ``gaussian = (columns, moments)`` (:class:`GaussianMoments`) for Gaussian attributes."""
+    def from_counts(cls, counts, schema, *, n_features_in, feature_names_in=None, moments=None, **params):
+        """A fitted model derived from a merged count table, its schema (every attribute, with its
+        kind; the table is laid out as ``schema.counted()``) and, with Gaussian attributes, their
+        merged ``moments`` (:class:`GaussianMoments`)."""
         model = cls(**params)
         model._check_params()
-        model.schema_, model.counts_, model.gaussian_features_ = schema, counts, []
-        if gaussian is not None:
-            model.gaussian_features_, model.moments_ = list(gaussian[0]), gaussian[1]
+        model.schema_, model.counts_ = schema, counts
+        if moments is not None:
+            model.moments_ = moments
         model._set_input_features(n_features=n_features_in, feature_names=feature_names_in)
         model._derive()
         return model
@@ -415,13 +412,14 @@ class NaiveBayes(PartitionedClassifier):
                 cats = sort_values(set(at.categories) | set(new_by_name[at.name].categories))
                 index = {c: i for i, c in enumerate(cats)}
                 row_maps.append([index[c] for c in at.categories])
-                at = type(at)(at.name, CATEGORICAL, categories=cats)
-            else:
+                at = replace_fields(at, categories=cats)
+            elif at.counted:
                 row_maps.append(list(range(at.n_bins)))
             attributes.append(at)
-            sizes.append(at.n_values)
+            if at.counted:
+                sizes.append(at.n_values)
         classes = sort_values(set(old.classes) | set(new.classes))
-        schema = Schema(attributes, old.columns, classes)
+        schema = Schema.of(attributes, old.columns, classes)
         if schema.to_dict() == old.to_dict():
             return schema, self.counts_
         class_map = [classes.index(c) for c in old.classes]
@@ -430,11 +428,10 @@ class NaiveBayes(PartitionedClassifier):
     # ---------------------------------------------------- probabilities
 
     def _derive(self):
-        """Smoothed log-probabilities from the counts (never merged)."""
+        """Smoothed log-probabilities from the summaries (never merged), each attribute by its kind."""
         counts, schema = self.counts_, self.schema_
         self.classes_ = np.asarray(schema.classes)
-        kinds = {at.name: at.kind for at in schema.attributes}
-        self.feature_kinds_ = {c: GAUSSIAN if c in self.gaussian_features_ else kinds[c] for c in schema.columns}
+        self.feature_kinds_ = schema.feature_kinds
         self.n_missing_target_ = counts.n_missing_target
         N_k = self.class_weights()
         N = N_k.sum()
@@ -445,50 +442,34 @@ class NaiveBayes(PartitionedClassifier):
             self.class_log_prior_ = np.where(
                 present, np.log(N_k + lam) - np.log(N + present.sum() * lam), -np.inf
             )
-        self.feature_log_prob_, self.ignored_attributes_, self.bin_edges_ = [], [], {}
-        for a, at in enumerate(schema.attributes):
-            cells = counts.attribute(a)
-            seen = cells.sum(axis=1) > 0
-            if at.kind != CATEGORICAL:
-                kept, edges = merged_bins(cells.sum(axis=1), at.edges())
-                self.bin_edges_[at.name] = edges
-                cells, seen = cells[kept], np.ones(len(kept), dtype=bool)
-            M = int(seen.sum())
-            logp = np.zeros(cells.shape)
-            if M <= 1:
-                self.ignored_attributes_.append(at.name)
-            else:
-                denom = cells[seen].sum(axis=0) + M * f
-                logp[seen] = np.log(cells[seen] + f) - np.log(denom)
-            self.feature_log_prob_.append(logp)
-        if self.gaussian_features_:
-            self.theta_, self.var_, self.epsilon_ = gaussian_parameters(self.moments_, self.var_smoothing)
-            unseen = self.moments_.n.sum(axis=0) <= 0
-            self.ignored_attributes_ += [c for c, u in zip(self.gaussian_features_, unseen) if u]
-            self._gaussian_positions = [schema.columns.index(c) for c in self.gaussian_features_]
-        self.log_probabilities_ = self._log_probabilities_by_column()
-        self._log_table = np.vstack([np.zeros((0, len(N_k)))] + [np.vstack([np.zeros((1, len(N_k))), p])
-                                                                 for p in self.feature_log_prob_])
-        sizes = [len(p) + 1 for p in self.feature_log_prob_]
-        self._log_offsets = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
+        fits = [at.kind_type.derive(at, counts.attribute(a), f) for a, at in enumerate(schema.counted().attributes)]
+        gaussian = schema.by_kind(GAUSSIAN)
+        self.gaussian_features_ = _names(gaussian)
+        gaussian_fit = kinds.GaussianNumeric.derive(self.moments_, self.var_smoothing) if gaussian else None
+        self._set_fits(fits, gaussian_fit)
         self._tie_order = np.argsort(-self.class_log_prior_, kind="stable")
 
-    def _log_probabilities_by_column(self):
-        """``{input column: DataFrame}`` in input order: log P(value | class) with value labels
-        (categories, or bin intervals ``(lo, hi]`` after empty-bin elimination) as the index and
-        the classes as columns; a Gaussian column has the rows ``theta`` and ``var`` instead."""
-        by_name = {}
-        for at, logp in zip(self.schema_.attributes, self.feature_log_prob_):
-            if at.kind == CATEGORICAL:
-                labels = [str(c) for c in at.categories]
-            else:
-                bounds = [-np.inf, *self.bin_edges_[at.name], np.inf]
-                labels = [f"({lo:g}, {hi:g}]" for lo, hi in zip(bounds[:-1], bounds[1:])][:len(logp)]
-            by_name[at.name] = pd.DataFrame(logp, index=labels, columns=self.classes_)
-        for g, name in enumerate(self.gaussian_features_):
-            by_name[name] = pd.DataFrame([self.theta_[:, g], self.var_[:, g]], index=["theta", "var"],
-                                         columns=self.classes_)
-        return {c: by_name[c] for c in self.schema_.columns}
+    def _set_fits(self, counted_fits, gaussian_fit):
+        """The fitted attributes a user reads, and the scoring tables, from the derived kinds."""
+        schema, n_classes = self.schema_, len(self.classes_)
+        self.counted_fits_ = list(counted_fits)
+        counted = dict(zip(_names(schema.counted().attributes), self.counted_fits_))
+        self.bin_edges_ = {name: fit.edges for name, fit in counted.items() if fit.edges is not None}
+        labelled = {name: (fit.log_prob, fit.labels) for name, fit in counted.items()}
+        self._gaussian_fit = gaussian_fit
+        ignored = {name for name, fit in counted.items() if fit.ignored}
+        if gaussian_fit is not None:
+            self.theta_, self.var_, self.epsilon_ = gaussian_fit.theta, gaussian_fit.var, gaussian_fit.epsilon
+            self._gaussian_positions = [schema.position_of(c) for c in self.gaussian_features_]
+            ignored |= {c for c, unseen in zip(self.gaussian_features_, gaussian_fit.ignored) if unseen}
+            labelled.update({c: (np.vstack([gaussian_fit.theta[:, g], gaussian_fit.var[:, g]]),
+                                 kinds.GaussianNumeric.labels) for g, c in enumerate(self.gaussian_features_)})
+        self.ignored_attributes_ = [c for c in schema.columns if c in ignored]
+        self.feature_log_prob_ = [counted[c].log_prob if c in counted else np.zeros((0, n_classes))
+                                  for c in schema.columns]
+        self.log_probabilities_ = {c: pd.DataFrame(labelled[c][0], index=labelled[c][1], columns=self.classes_)
+                                   for c in schema.columns}
+        self._log_table, self._log_offsets = kinds.Counted.log_table(self.counted_fits_, n_classes)
 
     def plot_evidence(self, max_attributes=8, path=None):
         """The model as a figure: see :func:`nbparallel.report.plot_evidence`."""
@@ -498,7 +479,8 @@ class NaiveBayes(PartitionedClassifier):
 
     @property
     def log_odds_weights_(self):
-        """Elkan's eq. 2 weights w_jj' = log P(a_jj'|C=1) - log P(a_jj'|C=0), per attribute."""
+        """Elkan's eq. 2 weights w_jj' = log P(a_jj'|C=1) - log P(a_jj'|C=0), per input column (input
+        order, rows as in ``feature_log_prob_``)."""
         self._check_binary()
         return [p[:, 1] - p[:, 0] for p in self.feature_log_prob_]
 
@@ -516,28 +498,32 @@ class NaiveBayes(PartitionedClassifier):
     # --------------------------------------------------------- scoring pieces
 
     def encode(self, X):
-        """A partition's attributes as codes under the final bins (schema order; 0 = missing or unseen)."""
-        return self.encode_split(*self.schema_.split(X))
+        """A partition's counted attributes as codes under the final bins, in the order of
+        ``schema_.counted()`` (0 = missing or unseen)."""
+        return self.encode_split(*self.schema_.counted().split(X))
 
     def encode_split(self, codes, values):
-        """Codes of a partition already split by :meth:`nbparallel.data.Schema.split`, under the final bins."""
-        schema = self.schema_
-        numeric = [at.name for at in schema.attributes[schema.n_categorical :]]
-        return all_codes(codes, values, [self.bin_edges_[n] for n in numeric])
+        """Codes of a partition already split by :meth:`nbparallel.data.Schema.split` (of
+        ``schema_.counted()``), under the final bins."""
+        binned = self.schema_.binned_attributes()
+        return all_codes(codes, values, [self.bin_edges_[at.name] for at in binned])
 
     def joint_log_likelihood_of_codes(self, codes):
-        """log P(x, c) of rows given as codes under the final bins (see :meth:`encode`)."""
-        return joint_log_likelihood(codes, self._log_table, self._log_offsets, self.class_log_prior_)
+        """log P(c) + the counted attributes' log P(x | c), of rows given as codes (see :meth:`encode`)."""
+        return kinds.Counted.score(codes, self._log_table, self._log_offsets, self.class_log_prior_)
 
     def best_classes(self, jll):
         """Index of the class with the largest joint log-likelihood; ties go to the larger prior."""
         return best_classes(jll, self._tie_order)
 
+    def joint_log_likelihood_of_gaussian(self, X):
+        """The Gaussian attributes' log P(x | c) of a partition (zeros without Gaussian attributes)."""
+        if self._gaussian_fit is None:
+            return 0.0
+        return kinds.GaussianNumeric.score(gaussian_values(X, self._gaussian_positions), self._gaussian_fit)
+
     def _joint_log_likelihood_part(self, X):
-        jll = self.joint_log_likelihood_of_codes(self.encode(X))
-        if self.gaussian_features_:
-            jll += gaussian_log_likelihood(gaussian_values(X, self._gaussian_positions), self.theta_, self.var_)
-        return jll
+        return self.joint_log_likelihood_of_codes(self.encode(X)) + self.joint_log_likelihood_of_gaussian(X)
 
     def _best_classes(self, jll):
         return self.best_classes(jll)
@@ -549,7 +535,8 @@ class NaiveBayes(PartitionedClassifier):
 
     def _to_dict(self):
         return {
-            "schema": input_schema(self.schema_, self.gaussian_features_, self.n_bins).to_dict(),
+            # format 1: Gaussian columns are written as numeric attributes, named in "gaussian"
+            "schema": self.schema_.with_kinds({c: NUMERIC for c in self.gaussian_features_}).to_dict(),
             "counts": self.counts_.to_dict(),
             "gaussian": None if not self.gaussian_features_ else {
                 "columns": list(self.gaussian_features_), "moments": self.moments_.to_dict()},
@@ -564,14 +551,14 @@ class NaiveBayes(PartitionedClassifier):
         d = {"gaussian": None, **d}  # files written before Gaussian attributes have no "gaussian"
         validate.keys(d, "fitted", ("schema", "counts", "gaussian", "reduction", "n_features_in",
                                     "feature_names_in", "target_column"))
-        full = validate.schema(d["schema"])
-        self.gaussian_features_ = _read_gaussian_columns(d["gaussian"], full)
-        self.schema_ = counted_schema(full, self.gaussian_features_)
+        written = validate.schema(d["schema"])
+        gaussian = _read_gaussian_columns(d["gaussian"], written)
+        self.schema_ = written.with_kinds({c: GAUSSIAN for c in gaussian})
         check_classes(self.schema_.classes)
-        self.counts_ = validate.count_table(d["counts"], self.schema_, len(self.schema_.classes))
-        if self.gaussian_features_:
+        self.counts_ = validate.count_table(d["counts"], self.schema_.counted(), len(self.schema_.classes))
+        if gaussian:
             self.moments_ = GaussianMoments.from_dict(d["gaussian"]["moments"])
-            if self.moments_.n.shape != (len(self.schema_.classes), len(self.gaussian_features_)):
+            if self.moments_.n.shape != (len(self.schema_.classes), len(gaussian)):
                 raise ValueError("gaussian.moments do not match the classes and Gaussian columns")
         check_class_weights(self.class_weights())
         self.reduction_ = validate.tree_record(d["reduction"])
@@ -584,24 +571,8 @@ class NaiveBayes(PartitionedClassifier):
         self._derive()
 
 
-def counted_schema(schema, gaussian):
-    """The schema of the counted attributes: ``schema`` without the Gaussian columns' attributes.
-
-    Its ``columns`` are still every input column, so it encodes a partition's
-    counted attributes by name.
-    """
-    if not gaussian:
-        return schema
-    return Schema([at for at in schema.attributes if at.name not in gaussian], schema.columns, schema.classes)
-
-
-def input_schema(schema, gaussian, n_bins):
-    """The schema of every input column (a model file's): the counted attributes and the Gaussian ones."""
-    if not gaussian:
-        return schema
-    gaussian_attributes = [Attribute(c, NUMERIC, lo=np.nan, hi=np.nan, n_bins=n_bins) for c in gaussian]
-    attributes = sorted(schema.attributes + gaussian_attributes, key=lambda at: at.kind != CATEGORICAL)
-    return Schema(attributes, schema.columns, schema.classes)
+def _names(attributes):
+    return [at.name for at in attributes]
 
 
 def _read_gaussian_columns(d, schema):
@@ -609,7 +580,7 @@ def _read_gaussian_columns(d, schema):
     if d is None:
         return []
     validate.keys(d, "gaussian", ("columns", "moments"))
-    numeric = [at.name for at in schema.attributes if at.kind == NUMERIC]
+    numeric = _names(schema.binned_attributes())
     columns = d["columns"]
     if not isinstance(columns, list) or not columns or not set(columns) <= set(numeric):
         raise ValueError(f"gaussian.columns must be a non-empty list of numeric columns, got {columns!r}")
@@ -632,10 +603,10 @@ def _check_ranges(ranges):
 
 def _warn_out_of_range(fixed, seen):
     """Warn for each numeric attribute whose values in ``seen`` (a batch's schema) leave ``fixed``'s range."""
-    seen_by_name = {at.name: at for at in seen.attributes if at.kind != CATEGORICAL}
-    for at in fixed.attributes:
+    seen_by_name = {at.name: at for at in seen.attributes}
+    for at in fixed.binned_attributes():
         batch = seen_by_name.get(at.name)
-        if at.kind == CATEGORICAL or batch is None or batch.lo is None or np.isnan(batch.lo) or np.isnan(at.lo):
+        if batch is None or batch.lo is None or np.isnan(batch.lo) or np.isnan(at.lo):
             continue
         if batch.lo < at.lo or batch.hi > at.hi:
             warnings.warn(
