@@ -298,7 +298,7 @@ class MultinomialNaiveBayes(_TextNaiveBayes):
     class_prior : array-like of shape (n_classes,), optional
         Prior probabilities of the classes, not adjusted to the data.
     n_partitions : int, optional
-        Partitions of in-memory data (default: two per worker); a Dask array
+        Partitions of in-memory data (default: one per worker); a Dask array
         keeps its row chunks unless this is given. It never changes the counts.
     split_every : int >= 2 or False, default 2
         Fan-in of the reduction tree; False merges all partitions at once.
