@@ -338,7 +338,10 @@ class MultinomialNaiveBayes(_TextNaiveBayes):
 
     def _feature_log_prob(self, alpha):
         smoothed = self.feature_count_ + alpha
-        return np.log(smoothed) - np.log(smoothed.sum(axis=1, keepdims=True))
+        log_total = np.log(smoothed.sum(axis=1, keepdims=True))
+        np.log(smoothed, out=smoothed)  # in place: the table may be large (n_classes x 2^18 hashed words)
+        smoothed -= log_total
+        return smoothed
 
     def _joint_log_likelihood_part(self, X):
         return np.asarray(X @ self.feature_log_prob_.T) + self.class_log_prior_
