@@ -128,6 +128,7 @@ def main():
     seconds = {name: np.inf for name in fitters}
     for _ in range(args.repeat):  # interleaved: one run of each per round
         for name, fit in fitters.items():
+            time.sleep(1.0)  # let the previous fit's background threads (Spark's JVM) settle
             seconds[name] = min(seconds[name], best_of(fit, 1))
     load_after = os.getloadavg()
     print(f"load average after timing:  {load_after[0]:.2f} {load_after[1]:.2f} {load_after[2]:.2f}")
