@@ -12,7 +12,8 @@ default; rows are zero-copy views), counting pass and tree reduction on the
 local threaded scheduler with 2 workers (threads); for scikit-learn
 ``MultinomialNB.fit``; for Spark ``NaiveBayes(modelType="multinomial").fit`` on
 a DataFrame that was cached and counted before timing (Spark local[2]).
-The load average of the (shared) machine is printed and saved with the figures.
+Fits are separated by a 1 s pause (Spark's JVM settles between fits). The load
+average of the (shared) machine is printed and saved with the figures.
 """
 
 from __future__ import annotations
