@@ -605,7 +605,7 @@ def build_parser():
     p.add_argument("--hashing-bits", type=int, default=18, help="hash words into 2**BITS features (default 18)")
     p.add_argument("--alpha", type=float, default=1.0, help="additive smoothing (default 1)")
     p.add_argument("--binarize", type=float, default=0.0, help="bernoulli: counts above this are present")
-    p.add_argument("--partitions", type=int, help="number of partitions (default: two per worker)")
+    p.add_argument("--partitions", type=int, help="number of partitions (default: one per worker)")
     p.add_argument("--split-every", type=_split_every, default=2, help="reduction fan-in, or 'flat' (default 2)")
     p.add_argument("-o", "--output", required=True, help="model file to write (JSON)")
     _add_cluster_options(p)

@@ -92,6 +92,8 @@ def _n_bytes(part):
         return sum(_n_bytes(p) for p in part)
     if hasattr(part, "memory_usage") and hasattr(part, "columns"):  # a pandas DataFrame
         return int(part.memory_usage(index=False).sum())
+    if hasattr(part, "indptr") and hasattr(part, "indices"):  # a scipy.sparse CSR/CSC matrix
+        return int(part.data.nbytes + part.indices.nbytes + part.indptr.nbytes)
     return int(getattr(part, "nbytes", 0) or 0)
 
 

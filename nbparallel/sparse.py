@@ -55,12 +55,17 @@ class SparseDataset:
 
 
 def default_partitions(n_rows, n_workers):
-    """Two partitions per worker, none smaller than MIN_ROWS rows.
+    """One partition per worker, none smaller than MIN_ROWS rows.
+
+    Each partition fills its own (n_classes, n_features) table and each
+    table costs one merge; text tables are wide (20 classes x 2^18 hashed
+    features is 42 MB), so a second partition per worker costs more than the
+    balance it buys.
 
     >>> default_partitions(10**6, 2), default_partitions(100, 8)
-    (4, 1)
+    (2, 1)
     """
-    return max(1, min(2 * n_workers, math.ceil(n_rows / MIN_ROWS)))
+    return max(1, min(n_workers, math.ceil(n_rows / MIN_ROWS)))
 
 
 def is_dask_array(X):
@@ -107,12 +112,18 @@ def check_weights(sample_weight, n_rows):
 
 
 def row_slice(X, start, stop):
-    """Rows ``start:stop`` of a CSR matrix as a view, or of a dense array."""
+    """Rows ``start:stop`` of a CSR matrix, or of a dense array, as a view.
+
+    The CSR slice shares ``data`` and ``indices`` with ``X`` (only its
+    ``indptr`` is new). Its arrays are set after construction: scipy's
+    constructor copies arrays that are views of a much larger one.
+    """
     if not sp.issparse(X):
         return X[start:stop]
     a, b = X.indptr[start], X.indptr[stop]
-    return sp.csr_matrix((X.data[a:b], X.indices[a:b], X.indptr[start : stop + 1] - a),
-                         shape=(stop - start, X.shape[1]), copy=False)
+    rows = sp.csr_matrix((stop - start, X.shape[1]), dtype=X.dtype)
+    rows.indptr, rows.indices, rows.data = X.indptr[start : stop + 1] - a, X.indices[a:b], X.data[a:b]
+    return rows
 
 
 def _slice(v, start, stop):
@@ -129,8 +140,9 @@ def as_partitions(X, y=None, sample_weight=None, *, n_partitions=None, require_t
         Class labels, one per row; required when ``require_target``.
     sample_weight : array-like, optional
     n_partitions : int, optional
-        Number of partitions (default: two per worker for in-memory data; a
-        Dask array keeps its row chunks unless this is given).
+        Number of partitions (default: one per worker for in-memory data, see
+        :func:`default_partitions`; a Dask array keeps its row chunks unless
+        this is given).
 
     Returns
     -------

@@ -12,8 +12,8 @@ from sklearn.feature_extraction.text import CountVectorizer, HashingVectorizer
 from sklearn.naive_bayes import BernoulliNB, MultinomialNB
 from sklearn.pipeline import make_pipeline
 
-from nbparallel import BernoulliNaiveBayes, MultinomialNaiveBayes, load
-from nbparallel.sparse import as_partitions
+from nbparallel import BernoulliNaiveBayes, MultinomialNaiveBayes, engine, load
+from nbparallel.sparse import MIN_ROWS, as_partitions
 
 PAIRS = [(MultinomialNaiveBayes, MultinomialNB), (BernoulliNaiveBayes, BernoulliNB)]
 IDS = ["multinomial", "bernoulli"]
@@ -109,6 +109,32 @@ def test_partitions_know_their_index_and_row_offset():
     assert [(i.index, i.row_offset) for i in offsets] == [(0, 0), (1, 33), (2, 66)]
     lazy = as_partitions(da.from_array(X, chunks=(40, 120), asarray=False), y).partitions
     assert [p.compute().info.row_offset for p in lazy] == [0, 40, 80]
+
+
+def test_default_is_one_partition_per_worker_of_zero_copy_csr_rows(monkeypatch):
+    X, y = random_counts(n_rows=3 * MIN_ROWS + 5, n_features=50, density=0.02)
+    monkeypatch.setattr(engine, "available_workers", lambda: 3)
+    parts = as_partitions(X, y).partitions
+    assert [p.info.row_offset for p in parts] == [0, MIN_ROWS + 1, 2 * MIN_ROWS + 3]
+    for part, start, stop in zip(parts, [0, MIN_ROWS + 1, 2 * MIN_ROWS + 3], [MIN_ROWS + 1, 2 * MIN_ROWS + 3, None]):
+        assert np.shares_memory(part.X.data, X.data) and np.shares_memory(part.X.indices, X.indices)
+        part.X.check_format(full_check=True)
+        assert (part.X != X[start:stop]).nnz == 0
+    assert MultinomialNaiveBayes().fit(X, y).n_partitions_ == 3
+    np.testing.assert_array_equal(MultinomialNaiveBayes().fit(X, y).feature_count_,
+                                  MultinomialNB().fit(X, y).feature_count_)
+    monkeypatch.setattr(engine, "available_workers", lambda: 8)
+    assert len(as_partitions(X, y).partitions) == 4  # none smaller than MIN_ROWS rows
+
+
+def test_sparse_partitions_are_sized_by_their_arrays_to_run_locally_or_not():
+    X, y = random_counts(n_rows=1000)
+    parts = as_partitions(X, y, n_partitions=2).partitions
+    n_bytes = X.data.nbytes + X.indices.nbytes + X.indptr.nbytes + y.nbytes
+    with engine.local_below(n_bytes + 64):
+        assert engine.runs_locally(parts)
+    with engine.local_below(X.data.nbytes):
+        assert not engine.runs_locally(parts)  # counted as more than its labels: to the scheduler
 
 
 @pytest.mark.parametrize("ours", [MultinomialNaiveBayes, BernoulliNaiveBayes], ids=IDS)

@@ -298,7 +298,7 @@ class MultinomialNaiveBayes(_TextNaiveBayes):
     class_prior : array-like of shape (n_classes,), optional
         Prior probabilities of the classes, not adjusted to the data.
     n_partitions : int, optional
-        Partitions of in-memory data (default: two per worker); a Dask array
+        Partitions of in-memory data (default: one per worker); a Dask array
         keeps its row chunks unless this is given. It never changes the counts.
     split_every : int >= 2 or False, default 2
         Fan-in of the reduction tree; False merges all partitions at once.
@@ -338,7 +338,10 @@ class MultinomialNaiveBayes(_TextNaiveBayes):
 
     def _feature_log_prob(self, alpha):
         smoothed = self.feature_count_ + alpha
-        return np.log(smoothed) - np.log(smoothed.sum(axis=1, keepdims=True))
+        log_total = np.log(smoothed.sum(axis=1, keepdims=True))
+        np.log(smoothed, out=smoothed)  # in place: the table may be large (n_classes x 2^18 hashed words)
+        smoothed -= log_total
+        return smoothed
 
     def _joint_log_likelihood_part(self, X):
         return np.asarray(X @ self.feature_log_prob_.T) + self.class_log_prior_
