@@ -132,13 +132,20 @@ def _apply_with_info(fn, args, columns, target, weight, info, part):
     return fn(*args, *_unpack(part, columns, target, weight), info)
 
 
-def default_partitions(n_rows, n_workers, min_rows=65536):
+def default_partitions(n_rows, n_workers=None, min_rows=65536):
     """Partitions for in-memory data: one per worker, none smaller than ``min_rows``.
 
-    >>> default_partitions(10_000_000, 4), default_partitions(1000, 8)
+    ``n_workers`` defaults to :func:`nbparallel.engine.available_workers`, asked
+    only when the rows make more than one partition (with a ``distributed.Client``
+    the question is a round trip to the scheduler, which dominated small fits).
+
+    >>> default_partitions(10_000_000, 4), default_partitions(1000)
     (4, 1)
     """
-    return max(1, min(n_workers, math.ceil(n_rows / min_rows)))
+    most = math.ceil(n_rows / min_rows)
+    if most <= 1:
+        return 1
+    return min(engine.available_workers() if n_workers is None else n_workers, most)
 
 
 def check_weights(w, name="sample_weight"):
@@ -472,7 +479,7 @@ def _memory_dataset(X, y, sample_weight, n_partitions, categorical_features, req
             raise ValueError(f"sample_weight has shape {sample_weight.shape}, expected ({n},)")
         if not sample_weight.any():
             raise ValueError("sample_weight is zero for every row: at least one positive weight is needed")
-    P = min(n_partitions or default_partitions(n, engine.available_workers()), n)  # no empty partitions
+    P = min(n_partitions or default_partitions(n), n)  # no empty partitions
     bounds = np.linspace(0, n, P + 1).astype(int)
     take = (lambda a, s, e: a.iloc[s:e]) if isinstance(X, pd.DataFrame) else (lambda a, s, e: a[s:e])
     parts = [

@@ -168,7 +168,7 @@ def _column_dictionary(column):
     column is factorized once.
     """
     if _is_dictionary(column):
-        indices = column.cat.codes.to_numpy()
+        indices = column.array.codes
         values = [python_value(v) for v in column.cat.categories]
         table = np.append(np.arange(1, len(values) + 1), 0).astype(_code_dtype(len(values)))
         return (lambda start, stop, out: lookup_codes(indices[start:stop], table, out)), values, np.zeros(len(values), bool)
@@ -226,7 +226,7 @@ def _array_dictionaries(X):
 def _class_codes(y):
     """``(codes, classes)``: each row's class position, ``len(classes)`` for a missing target."""
     if isinstance(y, pd.Series) and isinstance(y.dtype, pd.CategoricalDtype):  # a file's dictionary column
-        codes = y.cat.codes.to_numpy().astype(np.int64)
+        codes = y.array.codes.astype(np.int64)
         codes[codes < 0] = len(y.cat.categories)
         return codes, [python_value(v) for v in y.cat.categories]
     y = np.asarray(y)

@@ -68,7 +68,7 @@ def observed(column, exact=False):
     """
     if _is_dictionary(column):
         categories = column.cat.categories
-        return {python_value(v) for v in categories.take(_used_categories(column.cat.codes.to_numpy()))}
+        return {python_value(v) for v in categories.take(_used_categories(column.array.codes))}
     if _is_string(column):
         return {v for v in pd.unique(column) if not pd.isna(v)}
     values = _plain(column)
@@ -161,7 +161,7 @@ def column_encoder(column, vocabulary, dtype, index=None):
         are dictionary-encoded a block at a time against the index built once.
     """
     if _is_dictionary(column):
-        indices = column.cat.codes.to_numpy()
+        indices = column.array.codes
         table, unknown = _remap_table(column.cat.categories, _index_of(vocabulary, index), dtype)
         unknown = np.intersect1d(unknown, _used_categories(indices)) if len(unknown) else unknown
 

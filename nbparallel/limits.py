@@ -44,7 +44,7 @@ def check_memory(n_bytes, what, hint):
 
 def table_bytes(n_table_rows, n_columns, n_partitions):
     """Count tables alive at once: one per running task and one per pending merge, plus the result."""
-    in_flight = min(n_partitions, engine.available_workers()) + 2
+    in_flight = (1 if n_partitions <= 1 else min(n_partitions, engine.available_workers())) + 2
     return CELL_BYTES * n_table_rows * n_columns * in_flight
 
 
