@@ -22,8 +22,8 @@ import pandas as pd
 
 from . import engine
 from .encoding import (
-    MAX_CATEGORIES, code_dtype, column_encoder, encode_column, integer_range, integer_table, numeric_values,
-    observed, value_range,
+    MAX_CATEGORIES, code_dtype, column_encoder, encode_column, integer_column_encoder, integer_range, integer_table,
+    numeric_values, observed, value_range,
 )
 from .kernels import bin_codes, bin_values, column_ranges, integer_codes
 
@@ -921,11 +921,10 @@ class Schema:
         values = numeric_values(column, at.name)
         table = integer_table(at, values.dtype) if values.dtype.kind in "iu" else None
         if table is not None:
-            lo, table, below, above = table
+            codes = integer_column_encoder(values, *table)
 
             def encode_integers(start, stop, out):
-                integer_codes(values[start:stop, None], np.zeros(1, dtype=np.int64), [lo], [table], [below], [above],
-                              out[:, None])
+                codes(start, stop, out)
                 return 0
 
             return encode_integers

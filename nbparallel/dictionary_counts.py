@@ -29,7 +29,9 @@ from . import engine
 from .counting import BLOCK_ROWS
 from .counts import CountTable
 from .data import CATEGORICAL, ColumnScan, column_major, schema_of_scan
-from .encoding import MAX_CATEGORIES, _is_dictionary, _plain, python_value
+from .encoding import (
+    MAX_CATEGORIES, _is_dictionary, _is_string, _plain, code_dtype, integer_column_encoder, python_value,
+)
 from .kernels import column_ranges, count_partition, integer_codes, lookup_codes
 from .summaries import merge_summaries
 
@@ -74,7 +76,7 @@ class DictionaryCounts:
     @property
     def offsets(self):
         """Row offsets of the attributes in ``table``."""
-        return np.concatenate([[0], np.cumsum([len(v) + 1 for v in self.vocabularies])]).astype(np.int64)
+        return _offsets(self.vocabularies)
 
     @classmethod
     def empty(cls, n_attributes):
@@ -85,7 +87,7 @@ class DictionaryCounts:
     def __add__(self, other):
         classes = _union(self.classes, other.classes)
         vocabularies = [_union(a, b) for a, b in zip(self.vocabularies, other.vocabularies)]
-        offsets = np.concatenate([[0], np.cumsum([len(v) + 1 for v in vocabularies])]).astype(np.int64)
+        offsets = _offsets(vocabularies)
         table = np.zeros((int(offsets[-1]), len(classes) + 1))
         totals, all_missing = np.zeros(len(classes) + 1), np.zeros(len(classes) + 1)
         kept = [np.zeros(len(v), dtype=bool) for v in vocabularies]
@@ -139,9 +141,13 @@ class DictionaryCounts:
         rows = [offsets[a] + np.append(0, _positions(self.vocabularies[a], at.categories) + 1)
                 for a, at in zip(order, schema.attributes)]
         table = self.table[np.ix_(np.concatenate(rows).astype(np.int64), columns)]
-        counted_offsets = np.concatenate([[0], np.cumsum([len(r) for r in rows])]).astype(np.int64)
-        return CountTable(table, counted_offsets, self.class_totals[columns], self.all_missing[columns],
+        return CountTable(table, schema.offsets, self.class_totals[columns], self.all_missing[columns],
                           self.n_missing_target)
+
+
+def _offsets(vocabularies):
+    """Table row offsets of attributes with these vocabularies (one missing row each)."""
+    return np.concatenate([[0], np.cumsum([len(v) + 1 for v in vocabularies])]).astype(np.int64)
 
 
 def _union(first, second):
@@ -168,22 +174,22 @@ def _column_dictionary(column):
     column is factorized once.
     """
     if _is_dictionary(column):
-        indices = column.array.codes
-        values = [python_value(v) for v in column.cat.categories]
-        table = np.append(np.arange(1, len(values) + 1), 0).astype(_code_dtype(len(values)))
-        return (lambda start, stop, out: lookup_codes(indices[start:stop], table, out)), values, np.zeros(len(values), bool)
-    if not (isinstance(column, pd.Series) and isinstance(column.dtype, pd.StringDtype)):
+        return _indexed(column.array.codes, column.cat.categories)
+    if not _is_string(column):
         plain = _plain(column)
         if plain.dtype.kind in "iu" and len(plain):
             lo, hi = int(plain.min()), int(plain.max())
             if hi - lo < MAX_CATEGORIES:
-                encode = _range_encoder(plain[:, None], [lo], [hi])
-                return (lambda start, stop, out: encode(start, stop, out[:, None])), list(range(lo, hi + 1)), \
-                    np.ones(hi - lo + 1, bool)
+                encode = integer_column_encoder(plain, lo, np.arange(1, hi - lo + 2))
+                return encode, list(range(lo, hi + 1)), np.ones(hi - lo + 1, bool)
         column = plain
-    indices, uniques = pd.factorize(column)
+    return _indexed(*pd.factorize(column))
+
+
+def _indexed(indices, uniques):
+    """``(encode, values, kept)`` of dictionary indices (-1 = missing) into ``uniques``: codes ``indices + 1``."""
     values = [python_value(v) for v in uniques]
-    table = np.append(np.arange(1, len(values) + 1), 0).astype(_code_dtype(len(values)))
+    table = np.append(np.arange(1, len(values) + 1), 0).astype(code_dtype([len(values)]))
     return (lambda start, stop, out: lookup_codes(indices[start:stop], table, out)), values, np.zeros(len(values), bool)
 
 
@@ -193,10 +199,6 @@ def _range_encoder(X, lo, hi):
     columns = np.arange(X.shape[1], dtype=np.int64)
     zeros = [0] * X.shape[1]
     return lambda start, stop, out: integer_codes(X[start:stop], columns, lo, tables, zeros, zeros, out)
-
-
-def _code_dtype(n_values):
-    return np.uint8 if n_values < 255 else np.uint16
 
 
 def _array_dictionaries(X):
@@ -211,7 +213,7 @@ def _array_dictionaries(X):
         kept = [np.arange(1, int(h) + 1) >= low for low, h in zip(lo, hi)]
         return (lambda start, stop: X[start:stop]), vocabularies, kept
     lo, hi = [int(v) for v in lo], [int(v) for v in hi]
-    dtype = _code_dtype(max(h - low + 1 for low, h in zip(lo, hi)))
+    dtype = code_dtype([h - low + 1 for low, h in zip(lo, hi)])
     encode = _range_encoder(X, lo, hi)
 
     def encode_rows(start, stop):
@@ -254,7 +256,7 @@ def count_dictionaries(X, y, w):
     if prepared is None:
         dictionaries = [_column_dictionary(X.iloc[:, a] if frame else X[:, a]) for a in range(X.shape[1])]
         encoders, vocabularies, kept = zip(*dictionaries) if dictionaries else ((), [], [])
-        dtype = _code_dtype(max([len(v) for v in vocabularies] + [0]))
+        dtype = code_dtype([len(v) for v in vocabularies])
 
         def encode(start, stop):
             codes = column_major(stop - start, len(encoders), dtype)
@@ -263,7 +265,7 @@ def count_dictionaries(X, y, w):
             return codes
     else:
         encode, vocabularies, kept = prepared
-    offsets = np.concatenate([[0], np.cumsum([len(v) + 1 for v in vocabularies])]).astype(np.int64)
+    offsets = _offsets(vocabularies)
     n_classes = len(classes) + 1  # the last: rows whose target is missing
     parts = []
     for start in range(0, max(len(X), 1), BLOCK_ROWS):

@@ -125,11 +125,6 @@ def integer_range(vocabulary):
     return None
 
 
-def vocabulary_index(vocabulary):
-    """The vocabulary as a ``pandas.Index`` that finds local dictionaries' entries (build it once)."""
-    return pd.Index(vocabulary, dtype=object)
-
-
 def _remap_table(local, index, dtype):
     """Global code of each local dictionary entry (0 when not in the vocabulary), then 0 for missing."""
     local = np.asarray(local, dtype=object)
@@ -139,7 +134,7 @@ def _remap_table(local, index, dtype):
     return table, np.flatnonzero(positions < 0)
 
 
-def column_encoder(column, vocabulary, dtype, index=None):
+def column_encoder(column, vocabulary, dtype):
     """Prepare a categorical column's encoding once, for rows taken a block at a time.
 
     Parameters
@@ -148,8 +143,6 @@ def column_encoder(column, vocabulary, dtype, index=None):
     vocabulary : list
         The sorted categories; code ``i + 1`` is ``vocabulary[i]``.
     dtype : numpy dtype of the codes (uint8, uint16 or int32)
-    index : pandas.Index, optional
-        ``vocabulary_index(vocabulary)``, when the caller has it already.
 
     Returns
     -------
@@ -160,9 +153,10 @@ def column_encoder(column, vocabulary, dtype, index=None):
         vocabulary. A ``Categorical``'s lookup table is built once; strings
         are dictionary-encoded a block at a time against the index built once.
     """
+    index = pd.Index(vocabulary, dtype=object)  # finds each local dictionary's entries
     if _is_dictionary(column):
         indices = column.array.codes
-        table, unknown = _remap_table(column.cat.categories, _index_of(vocabulary, index), dtype)
+        table, unknown = _remap_table(column.cat.categories, index, dtype)
         unknown = np.intersect1d(unknown, _used_categories(indices)) if len(unknown) else unknown
 
         def encode_dictionary(start, stop, out):
@@ -177,16 +171,14 @@ def column_encoder(column, vocabulary, dtype, index=None):
         if span is not None and values.dtype.kind in "iu":
             info = np.iinfo(values.dtype)
             if info.min <= span[0] and span[1] <= info.max:
-                identity = np.arange(1, len(vocabulary) + 1)
+                codes = integer_column_encoder(values, span[0], np.arange(1, len(vocabulary) + 1))
 
                 def encode_range(start, stop, out):
-                    integer_codes(values[start:stop, None], np.zeros(1, np.int64), [span[0]], [identity], [0], [0],
-                                  out[:, None])
+                    codes(start, stop, out)
                     return len(out) - int(np.count_nonzero(out))  # integers are never missing: a 0 is an unknown
 
                 return encode_range
         column = values
-    index = _index_of(vocabulary, index)
     take = column.iloc if isinstance(column, pd.Series) else column
 
     def encode_strings(start, stop, out):
@@ -198,8 +190,16 @@ def column_encoder(column, vocabulary, dtype, index=None):
     return encode_strings
 
 
-def _index_of(vocabulary, index):
-    return vocabulary_index(vocabulary) if index is None else index
+def integer_column_encoder(values, lo, table, below=0, above=0):
+    """An integer column's codes through a lookup table, a block of rows at a time.
+
+    Returns ``encode(start, stop, out)``, which writes ``table[x - lo]`` for each
+    value ``x`` of rows ``start:stop`` into ``out`` (``below`` or ``above`` for a
+    value outside the table), by :func:`nbparallel.kernels.integer_codes`.
+    """
+    first = np.zeros(1, dtype=np.int64)
+    return lambda start, stop, out: integer_codes(values[start:stop, None], first, [lo], [table], [below], [above],
+                                                  out[:, None])
 
 
 def encode_column(column, vocabulary, out):
