@@ -84,3 +84,13 @@ def test_fit_counts_categorical_data_in_one_pass_and_weighted_data_in_two():
     assert [p["kind"] for p in two.passes_] == ["schema", "count"]
     assert one.schema_.to_dict() == two.schema_.to_dict() and one.counts_.equals(two.counts_)
     np.testing.assert_array_equal(one.predict_proba(frame), two.predict_proba(frame))
+
+
+def test_one_pass_refuses_what_the_schema_pass_refuses():
+    frame = pd.DataFrame({"s": ["a", "b", "a", "c"]})
+    with pytest.raises(ValueError, match="continuous"):
+        NaiveBayes().fit(frame, np.array([0.5, 1.25, 2.0, 0.5]))
+    with pytest.raises(ValueError, match="print the same"):
+        NaiveBayes().fit(frame, np.array([1, "1", 1, "1"], dtype=object))
+    with pytest.raises(ValueError, match="no rows"):
+        NaiveBayes().fit(frame.iloc[:0], np.array([], dtype=np.int64))
