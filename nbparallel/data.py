@@ -67,6 +67,10 @@ class Dataset:
         Each partition's row count, as the schema pass read it; the counting
         pass checks it (a partition that changed in between raises), and
         :meth:`partition_infos` places the partitions' rows with it.
+    integer_columns : frozenset of str
+        Numeric attributes whose dtype is a numpy integer in every partition,
+        known without reading the data: a fit may count them by value in one
+        pass (see :mod:`nbparallel.dictionary_counts`).
     """
 
     partitions: list
@@ -78,6 +82,7 @@ class Dataset:
     token: str = ""
     ranges: dict | None = None
     partition_rows: list | None = None
+    integer_columns: frozenset = frozenset()
 
     def map(self, fn, *args, with_info=False):
         """A picklable ``part -> fn(*args, X, y, w)`` for :mod:`nbparallel.engine`.
@@ -221,6 +226,12 @@ def _named_columns(selection, names, parameter):
         else:
             raise ValueError(f"{parameter} names column {c!r}, which is not in the data {list(names)}")
     return chosen
+
+
+def _integer_columns(names, dtypes, kinds):
+    """The numeric columns whose dtype is a numpy integer of at most 63 bits."""
+    return frozenset(n for n, d, kind in zip(names, dtypes, kinds)
+                     if kind == NUMERIC and isinstance(d, np.dtype) and d.kind in "iu" and d != np.uint64)
 
 
 def _kinds_for(names, dtypes, categorical_features, numeric_features=None):
@@ -371,7 +382,8 @@ def _dask_frame_dataset(ddf, y, sample_weight, n_partitions, categorical_feature
     ddf = _parsed_dask_frame(ddf, columns, kinds)
     if n_partitions is not None and n_partitions != ddf.npartitions:
         ddf = ddf.repartition(npartitions=n_partitions)
-    return Dataset(list(ddf.to_delayed()), columns, kinds, target, weight, token=ddf._name)
+    return Dataset(list(ddf.to_delayed()), columns, kinds, target, weight, token=ddf._name,
+                   integer_columns=_integer_columns(columns, [ddf.dtypes[c] for c in columns], kinds))
 
 
 def _dask_array_dataset(X, y, sample_weight, n_partitions, categorical_features, require_target,
@@ -408,7 +420,8 @@ def _dask_array_dataset(X, y, sample_weight, n_partitions, categorical_features,
     if NUMERIC in kinds and not (np.issubdtype(X.dtype, np.number) and X.dtype != bool):
         raise TypeError(f"numeric_features cannot parse a Dask array of dtype {X.dtype}: convert it with "
                         "X.astype(float) first")
-    return Dataset(parts, columns, kinds, n_rows=int(X.shape[0]), token=X.name)
+    return Dataset(parts, columns, kinds, n_rows=int(X.shape[0]), token=X.name,
+                   integer_columns=_integer_columns(columns, [X.dtype] * X.shape[1], kinds))
 
 
 def _parsed_dask_frame(ddf, columns, kinds):
@@ -490,7 +503,9 @@ def _memory_dataset(X, y, sample_weight, n_partitions, categorical_features, req
         )
         for s, e in zip(bounds[:-1], bounds[1:])
     ]
-    return Dataset(parts, columns, kinds, target=target, n_rows=n, token=str(id(X)))
+    dtypes = list(X.dtypes) if isinstance(X, pd.DataFrame) else [X.dtype] * X.shape[1]
+    return Dataset(parts, columns, kinds, target=target, n_rows=n, token=str(id(X)),
+                   integer_columns=_integer_columns(columns, dtypes, kinds))
 
 
 # ------------------------------------------------------------------ schema

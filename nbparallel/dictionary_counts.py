@@ -1,10 +1,12 @@
 """One-pass counting of categorical data: each partition counts against its own dictionaries.
 
-Elkan's single pass made literal. When every attribute is categorical, a
-partition does not need the global vocabularies: it dictionary-encodes each
-column once (a ``Categorical``'s own codes, one hash of a string column, an
-integer column's ``min..max``), counts its rows against those local
-dictionaries with the same kernel, and returns a :class:`DictionaryCounts`.
+Elkan's single pass made literal. When every attribute is categorical, or
+a binned numeric one of integer dtype, a partition does not need the global
+vocabularies or ranges: it dictionary-encodes each column once (a
+``Categorical``'s own codes, one hash of a string column, an integer column's
+``min..max``), counts its rows against those local dictionaries with the same
+kernel (a 2-D integer array is counted as it is, by value, with no code array
+at all), and returns a :class:`DictionaryCounts`.
 The reduction tree merges these by value (the union of the dictionaries, each
 table moved into it and added), so the vocabularies and classes come out of
 the counting pass itself and every value is decoded once.
@@ -28,17 +30,28 @@ import pandas as pd
 from . import engine
 from .counting import BLOCK_ROWS
 from .counts import CountTable
-from .data import CATEGORICAL, ColumnScan, column_major, schema_of_scan
+from .data import CATEGORICAL, NUMERIC, ColumnScan, column_major, schema_of_scan
 from .encoding import (
     MAX_CATEGORIES, _is_dictionary, _is_string, _plain, code_dtype, integer_column_encoder, python_value,
 )
-from .kernels import column_ranges, count_partition, integer_codes, lookup_codes
+from .kernels import bin_values, column_ranges, count_integers, count_partition, lookup_codes
 from .summaries import merge_summaries
 
 
 def applies(dataset):
-    """True when a fit of ``dataset`` can count in one pass: every attribute categorical."""
-    return bool(dataset.kinds) and all(kind == CATEGORICAL for kind in dataset.kinds)
+    """True when a fit of ``dataset`` can count in one pass.
+
+    Every attribute must be categorical, or numeric of integer dtype
+    (``dataset.integer_columns``) with no range given beforehand.
+    """
+    ranges = dataset.ranges or {}
+    return bool(dataset.kinds) and all(
+        kind == CATEGORICAL or (kind == NUMERIC and name in dataset.integer_columns and name not in ranges)
+        for name, kind in zip(dataset.columns, dataset.kinds))
+
+
+class WideIntegers(Exception):
+    """A binned integer column spans too many values in a partition to be counted per value."""
 
 
 @dataclass(frozen=True, eq=False)
@@ -122,25 +135,42 @@ class DictionaryCounts:
                    np.asarray(d["class_totals"], dtype=np.float64), np.asarray(d["all_missing"], dtype=np.float64),
                    int(d["n_missing_target"]), tuple(int(n) for n in d["partition_rows"]))
 
-    def scan(self):
-        """The :class:`nbparallel.data.ColumnScan` the schema pass would have returned for the same rows."""
+    def scan(self, numeric):
+        """The :class:`nbparallel.data.ColumnScan` the schema pass would have returned for the same rows.
+
+        ``numeric`` flags the binned integer attributes: their range is the
+        smallest and largest value of their vocabulary.
+        """
         seen = self.table.sum(axis=1) > 0
         offsets = self.offsets
         values = [{v for v, keep, hit in zip(vocabulary, self.kept[a], seen[offsets[a] + 1 : offsets[a + 1]])
                    if keep or hit} for a, vocabulary in enumerate(self.vocabularies)]
+        lo = np.array([min(v) if is_numeric and v else np.nan for v, is_numeric in zip(values, numeric)], float)
+        hi = np.array([max(v) if is_numeric and v else np.nan for v, is_numeric in zip(values, numeric)], float)
+        values = [None if is_numeric else v for v, is_numeric in zip(values, numeric)]
         classes = {c for c, total in zip(self.classes, self.class_totals) if total > 0}
-        nan = np.full(len(values), np.nan)
-        return ColumnScan(values, nan, nan.copy(), classes, sum(self.partition_rows), self.partition_rows)
+        return ColumnScan(values, lo, hi, classes, sum(self.partition_rows), self.partition_rows)
 
     def count_table(self, schema):
-        """These counts in the layout of ``schema`` (which must hold every counted value and class)."""
+        """These counts in the layout of ``schema`` (which must hold every counted value and class).
+
+        A binned attribute's values are summed into their bins, binned by the
+        kernel that bins them in the counting pass.
+        """
         columns = _positions(self.classes, schema.classes)
         offsets = self.offsets
-        names = [at.name for at in schema.attributes]
-        order = [schema.columns.index(name) for name in names]
-        rows = [offsets[a] + np.append(0, _positions(self.vocabularies[a], at.categories) + 1)
-                for a, at in zip(order, schema.attributes)]
-        table = self.table[np.ix_(np.concatenate(rows).astype(np.int64), columns)]
+        table = np.zeros((int(schema.offsets[-1]), len(schema.classes)))
+        for at, start in zip(schema.attributes, schema.offsets):
+            a = schema.columns.index(at.name)
+            vocabulary = self.vocabularies[a]
+            if at.kind == CATEGORICAL:
+                rows = offsets[a] + np.append(0, _positions(vocabulary, at.categories) + 1)
+                table[start : start + len(rows)] = self.table[np.ix_(rows, columns)]
+                continue
+            values = np.asarray(vocabulary, dtype=np.float64)[:, None]
+            bins = bin_values(values, at.edges()[None, :], np.array([at.n_bins], dtype=np.int64))[:, 0]
+            np.add.at(table, start + np.append(0, bins).astype(np.int64),
+                      self.table[offsets[a] : offsets[a + 1]][:, columns])
         return CountTable(table, schema.offsets, self.class_totals[columns], self.all_missing[columns],
                           self.n_missing_target)
 
@@ -164,26 +194,43 @@ def _positions(where, values):
 # ------------------------------------------------------------ one partition
 
 
-def _column_dictionary(column):
+def _column_dictionary(column, numeric):
     """``(encode(start, stop, out), values, kept)``: a column against its own dictionary.
 
     ``encode`` writes codes ``1..len(values)`` (0 for a missing value) of the
     rows ``start:stop``. A ``Categorical`` keeps its codes; an integer column
     spanning fewer than ``MAX_CATEGORIES`` values is offset by its minimum
     (``kept`` marks the whole range, as the schema pass takes it); any other
-    column is factorized once.
+    categorical column is factorized once. A ``numeric`` column must be such
+    an integer column (else :class:`WideIntegers`).
     """
-    if _is_dictionary(column):
-        return _indexed(column.array.codes, column.cat.categories)
-    if not _is_string(column):
-        plain = _plain(column)
-        if plain.dtype.kind in "iu" and len(plain):
-            lo, hi = int(plain.min()), int(plain.max())
-            if hi - lo < MAX_CATEGORIES:
-                encode = integer_column_encoder(plain, lo, np.arange(1, hi - lo + 2))
-                return encode, list(range(lo, hi + 1)), np.ones(hi - lo + 1, bool)
-        column = plain
-    return _indexed(*pd.factorize(column))
+    if _is_dictionary(column) and not numeric:
+        return _categorical(column.array.codes, column.cat.categories)
+    plain = None if _is_string(column) else _plain(column)
+    if plain is not None and plain.dtype.kind in "iu" and plain.dtype != np.uint64 and len(plain):
+        lo, hi = int(plain.min()), int(plain.max())
+        if hi - lo < MAX_CATEGORIES:
+            encode = integer_column_encoder(plain, lo, np.arange(1, hi - lo + 2))
+            return encode, list(range(lo, hi + 1)), np.ones(hi - lo + 1, bool)
+    if numeric:
+        raise WideIntegers(f"column {column.name!r} is not an integer column spanning fewer than "
+                           f"{MAX_CATEGORIES} values" if isinstance(column, pd.Series) else "a numeric column")
+    return _indexed(*pd.factorize(column if plain is None else plain))
+
+
+def _categorical(codes, categories):
+    """:func:`_indexed` of a ``Categorical``'s codes: when the code array has their width, ``codes + 1``
+    computed in unsigned arithmetic, where the missing code -1 wraps to 0 (no lookup)."""
+    encode_indices, values, kept = _indexed(codes, categories)
+    unsigned = codes.view(np.dtype(f"u{codes.itemsize}"))
+
+    def encode(start, stop, out):
+        if out.dtype == unsigned.dtype:
+            np.add(unsigned[start:stop], 1, out=out)
+        else:
+            encode_indices(start, stop, out)
+
+    return encode, values, kept
 
 
 def _indexed(indices, uniques):
@@ -193,36 +240,50 @@ def _indexed(indices, uniques):
     return (lambda start, stop, out: lookup_codes(indices[start:stop], table, out)), values, np.zeros(len(values), bool)
 
 
-def _range_encoder(X, lo, hi):
-    """``encode(start, stop, out)``: integer columns ``j`` of X as ``x - lo[j] + 1``, in one row-major pass."""
-    tables = [np.arange(1, h - low + 2) for low, h in zip(lo, hi)]
-    columns = np.arange(X.shape[1], dtype=np.int64)
-    zeros = [0] * X.shape[1]
-    return lambda start, stop, out: integer_codes(X[start:stop], columns, lo, tables, zeros, zeros, out)
+def _count_integer_array(X, classes_of_rows, n_classes, numeric):
+    """``(counts, vocabularies, kept)`` of a 2-D integer array counted by value as it is, or None.
 
+    None for other inputs, and for an array with a categorical column spanning
+    ``MAX_CATEGORIES`` values or more (its columns are then factorized one by one).
 
-def _array_dictionaries(X):
-    """``(encode(start, stop) -> codes, vocabularies, kept)`` of a 2-D integer array, or None for other arrays."""
-    if X.dtype.kind not in "iu" or X.dtype == np.uint64 or not len(X):
+    Raises
+    ------
+    WideIntegers
+        When a ``numeric`` column spans that many values.
+    """
+    if isinstance(X, pd.DataFrame) or X.dtype.kind not in "iu" or X.dtype == np.uint64 or not len(X):
         return None
     lo, hi = column_ranges(X)
-    if np.any(hi - lo >= MAX_CATEGORIES):
+    wide = hi - lo >= MAX_CATEGORIES
+    if np.any(wide & np.asarray(numeric, dtype=bool)):
+        raise WideIntegers(f"column {int(np.flatnonzero(wide)[0])} spans {MAX_CATEGORIES} values or more")
+    if np.any(wide):
         return None
-    if X.dtype == np.uint8 and lo.min() >= 1 and hi.max() < 255:  # codes already: counted as they are
-        vocabularies = [list(range(1, int(h) + 1)) for h in hi]
-        kept = [np.arange(1, int(h) + 1) >= low for low, h in zip(lo, hi)]
-        return (lambda start, stop: X[start:stop]), vocabularies, kept
-    lo, hi = [int(v) for v in lo], [int(v) for v in hi]
-    dtype = code_dtype([h - low + 1 for low, h in zip(lo, hi)])
-    encode = _range_encoder(X, lo, hi)
+    vocabularies = [list(range(int(low), int(h) + 1)) for low, h in zip(lo, hi)]
+    offsets = _offsets(vocabularies)
+    table, totals = count_integers(X, classes_of_rows, lo, offsets, n_classes)
+    counted = CountTable(table, offsets, totals, np.zeros(n_classes))
+    return counted, vocabularies, [np.ones(len(v), bool) for v in vocabularies]
 
-    def encode_rows(start, stop):
-        codes = np.empty((stop - start, X.shape[1]), dtype=dtype)
-        encode(start, stop, codes)
-        return codes
 
-    vocabularies = [list(range(low, h + 1)) for low, h in zip(lo, hi)]
-    return encode_rows, vocabularies, [np.ones(len(v), bool) for v in vocabularies]
+def _count_columns(X, classes_of_rows, n_classes, numeric):
+    """``(counts, vocabularies, kept)`` of a partition's columns, each against its own dictionary, in blocks."""
+    frame = isinstance(X, pd.DataFrame)
+    dictionaries = [_column_dictionary(X.iloc[:, a] if frame else X[:, a], numeric[a]) for a in range(X.shape[1])]
+    encoders, vocabularies, kept = zip(*dictionaries) if dictionaries else ((), [], [])
+    dtype = code_dtype([len(v) for v in vocabularies])
+    offsets = _offsets(vocabularies)
+    parts = []
+    for start in range(0, max(len(X), 1), BLOCK_ROWS):
+        stop = min(start + BLOCK_ROWS, len(X))
+        codes = column_major(stop - start, len(encoders), dtype)
+        for a, encode in enumerate(encoders):
+            encode(start, stop, codes[:, a])
+        table, totals, all_missing, _ = count_partition(
+            codes, np.empty((stop - start, 0)), classes_of_rows[start:stop], None, offsets, np.empty((0, 0)),
+            n_classes)
+        parts.append(CountTable(table, offsets, totals, all_missing))
+    return merge_summaries(*parts), vocabularies, kept
 
 
 def _class_codes(y):
@@ -242,68 +303,57 @@ def _class_codes(y):
     return codes, classes
 
 
-def count_dictionaries(X, y, w):
-    """The :class:`DictionaryCounts` of one partition's unweighted rows, ``BLOCK_ROWS`` at a time.
+def count_dictionaries(numeric, X, y, w):
+    """The :class:`DictionaryCounts` of one partition's unweighted rows.
 
-    Weighted rows take the two passes: their per-class totals are float sums
-    whose rounding depends on the order of the global vocabulary.
+    ``numeric`` flags the binned integer attributes (counted per value, like
+    an integer categorical column). Weighted rows take the two passes: their
+    per-class totals are float sums whose rounding depends on the order of the
+    global vocabulary.
     """
     if w is not None:
         raise ValueError("one-pass counting takes unweighted rows; weighted data is counted in two passes")
     classes_of_rows, classes = _class_codes(y)
-    frame = isinstance(X, pd.DataFrame)
-    prepared = None if frame else _array_dictionaries(X)
-    if prepared is None:
-        dictionaries = [_column_dictionary(X.iloc[:, a] if frame else X[:, a]) for a in range(X.shape[1])]
-        encoders, vocabularies, kept = zip(*dictionaries) if dictionaries else ((), [], [])
-        dtype = code_dtype([len(v) for v in vocabularies])
-
-        def encode(start, stop):
-            codes = column_major(stop - start, len(encoders), dtype)
-            for a, column in enumerate(encoders):
-                column(start, stop, codes[:, a])
-            return codes
-    else:
-        encode, vocabularies, kept = prepared
-    offsets = _offsets(vocabularies)
     n_classes = len(classes) + 1  # the last: rows whose target is missing
-    parts = []
-    for start in range(0, max(len(X), 1), BLOCK_ROWS):
-        stop = min(start + BLOCK_ROWS, len(X))
-        table, totals, all_missing, _ = count_partition(
-            encode(start, stop), np.empty((stop - start, 0)), classes_of_rows[start:stop], None, offsets,
-            np.empty((0, 0)), n_classes)
-        parts.append(CountTable(table, offsets, totals, all_missing))
-    counted = merge_summaries(*parts)
+    counted = _count_integer_array(X, classes_of_rows, n_classes, numeric)
+    counted, vocabularies, kept = counted or _count_columns(X, classes_of_rows, n_classes, numeric)
     n_missing = int(np.count_nonzero(classes_of_rows == len(classes)))
     return DictionaryCounts(classes, [list(v) for v in vocabularies], list(kept), counted.table,
                             counted.class_totals, counted.all_missing, n_missing, (len(X),))
 
 
-def _count_partition(columns, target, count, part):
+def _count_partition(columns, target, numeric, count, part):
     """``count(part)``, except that a DataFrame's categorical target is passed as it is, not as objects."""
     if isinstance(part, pd.DataFrame) and target is not None and isinstance(part[target].dtype, pd.CategoricalDtype):
-        return count_dictionaries(part[columns], part[target], None)
+        return count_dictionaries(numeric, part[columns], part[target], None)
     return count(part)
 
 
 def count_in_one_pass(dataset, *, n_bins=10, split_every=2, verbose=False):
-    """Fit's schema and counts from one pass over a dataset whose attributes are all categorical.
+    """Fit's schema and counts from one pass over a dataset that :func:`applies`.
 
     Returns
     -------
     schema : nbparallel.data.Schema
     counts : nbparallel.counts.CountTable
     record : nbparallel.reduce.TreeRecord
+
+    Raises
+    ------
+    WideIntegers
+        When a binned integer column spans too many values in a partition to
+        be counted per value: the caller takes the two passes instead.
     """
+    numeric = tuple(kind == NUMERIC for kind in dataset.kinds)
     counts, record = engine.run_pass(
         dataset.partitions,
-        partial(_count_partition, dataset.columns, dataset.target, dataset.map(count_dictionaries)),
+        partial(_count_partition, dataset.columns, dataset.target, numeric,
+                dataset.map(count_dictionaries, numeric)),
         merge_summaries,
         split_every=split_every,
         name="nbparallel-count",
         token=dataset.token,
         verbose=verbose,
     )
-    schema = schema_of_scan(dataset, counts.scan(), n_bins, None)
+    schema = schema_of_scan(dataset, counts.scan(numeric), n_bins, None)
     return schema, counts.count_table(schema), record

@@ -17,8 +17,8 @@ import numpy as np
 from numba import njit
 
 __all__ = [
-    "best_classes", "bin_codes", "bin_values", "column_ranges", "count_partition", "joint_log_likelihood",
-    "integer_codes", "lookup_codes", "seen_values",
+    "best_classes", "bin_codes", "bin_values", "column_ranges", "count_integers", "count_partition",
+    "joint_log_likelihood", "integer_codes", "lookup_codes", "seen_values",
 ]
 
 _CODE_DTYPES = (np.dtype(np.uint8), np.dtype(np.uint16))
@@ -97,7 +97,7 @@ def _count_codes_kernel(codes, y, weights, offsets, n_classes, counts):
     for i in range(n_rows):
         increment, base = _row_start(y, weights, i, n_classes, n_table_rows)
         for j in range(f_cat):
-            counts[base + row_offset[j] + codes[i, j]] += increment
+            counts[base + row_offset[j] + np.uint64(codes[i, j])] += increment
 
 
 _PAIR_TABLE_LIMIT = 4096  # largest table a pair of attributes may share (rows)
@@ -120,24 +120,43 @@ def _count_code_pairs_kernel(codes, y, weights, pair_offsets, widths, n_classes,
     for i in range(n_rows):
         increment, base = _row_start(y, weights, i, n_classes, n_table_rows)
         for p in range(n_pairs):
-            cell = row_offset[p] + np.uint64(codes[i, 2 * p]) * width[p] + codes[i, 2 * p + 1]
+            cell = row_offset[p] + np.uint64(codes[i, 2 * p]) * width[p] + np.uint64(codes[i, 2 * p + 1])
             counts[base + cell] += increment
         if f_cat % 2:
-            counts[base + row_offset[n_pairs] + codes[i, f_cat - 1]] += increment
+            counts[base + row_offset[n_pairs] + np.uint64(codes[i, f_cat - 1])] += increment
 
 
-def _count_codes(codes, y, weights, offsets, n_classes, counts):
-    """Add the categorical counts into ``counts`` (n_classes + 1, rows), pairing attributes when small."""
+def _shifted(offsets, shift):
+    """``offsets`` as uint64 with ``shift[j]`` added to ``offsets[j]`` modulo 2**64, as the kernels add."""
+    out = offsets.astype(np.uint64)
+    for j, s in enumerate(shift):
+        out[j] = (int(offsets[j]) + int(s)) % 2**64
+    return out
+
+
+def _count_codes(codes, y, weights, offsets, n_classes, counts, shift=None):
+    """Add the categorical counts into ``counts`` (n_classes + 1, rows), pairing attributes when small.
+
+    With ``shift``, attribute ``j``'s code is ``codes[:, j] + shift[j]``: raw
+    integers counted by value with ``shift = 1 - min``, no code array written.
+    The addition is modulo 2**64, like every table index, so it is exact for
+    any shift as long as the shifted codes lie in the attribute's rows.
+    """
     f_cat = codes.shape[1]
     sizes = np.diff(offsets[: f_cat + 1])
     pair_sizes = sizes[0 : f_cat - 1 : 2] * sizes[1:f_cat:2]
+    shift = np.zeros(f_cat, dtype=np.int64) if shift is None else shift
     if f_cat < 2 or pair_sizes.max() > _PAIR_TABLE_LIMIT:
-        _count_codes_kernel(codes, y, weights, offsets, n_classes, counts.ravel())
+        _count_codes_kernel(codes, y, weights, _shifted(offsets, shift), n_classes, counts.ravel())
         return
     blocks = np.concatenate([pair_sizes, sizes[f_cat - 1 :] if f_cat % 2 else []]).astype(np.int64)
     pair_offsets = np.concatenate([[0], np.cumsum(blocks)]).astype(np.int64)
+    widths = sizes[1:f_cat:2]
+    pair_shift = [int(shift[2 * p]) * int(widths[p]) + int(shift[2 * p + 1]) for p in range(f_cat // 2)]
+    pair_shift += [int(shift[-1])] if f_cat % 2 else []
     paired = np.zeros((n_classes + 1, pair_offsets[-1]), counts.dtype)
-    _count_code_pairs_kernel(codes, y, weights, pair_offsets, sizes[1:f_cat:2], n_classes, paired.ravel())
+    _count_code_pairs_kernel(codes, y, weights, _shifted(pair_offsets, pair_shift), widths, n_classes,
+                             paired.ravel())
     for p in range(f_cat // 2):  # each attribute's counts are the pair table's margins
         a, b = 2 * p, 2 * p + 1
         block = paired[:, pair_offsets[p] : pair_offsets[p + 1]].reshape(-1, sizes[a], sizes[b])
@@ -555,6 +574,42 @@ def count_partition(codes, values, y, weights, offsets, edges, n_classes):
     else:
         all_missing = np.zeros(n_classes)
     return table, class_totals, all_missing, n_missing_target
+
+
+
+def count_integers(X, y, lo, offsets, n_classes):
+    """Count one partition of integer attributes by value, reading X as it is (no code array).
+
+    Parameters
+    ----------
+    X : ndarray of signed or unsigned integers (not uint64), shape (n_rows, f)
+        Any memory layout. Not range-checked: the caller guarantees
+        ``lo[j] <= X[:, j] <= lo[j] + offsets[j + 1] - offsets[j] - 2``.
+    y : ndarray of int, shape (n_rows,)
+        Class codes in ``[0, n_classes)``.
+    lo : sequence of int, length f
+        Each attribute's smallest value: value ``x`` counts in row ``offsets[j] + 1 + x - lo[j]``.
+    offsets : ndarray of int64, shape (f + 1,)
+    n_classes : int
+
+    Returns
+    -------
+    table : ndarray of float64, shape (offsets[-1], n_classes)
+        Row ``offsets[j]`` (missing values) is zero: integers are never missing.
+    class_totals : ndarray of float64, shape (n_classes,)
+    """
+    _require_array("X", X, 2)
+    if X.dtype.kind not in "iu" or X.dtype == np.uint64:
+        raise TypeError(f"X must hold integers of at most 63 bits, got dtype {X.dtype}")
+    _require_array("y", y, 1)
+    _require_rows("y", y, X.shape[0])
+    _check_offsets(offsets, X.shape[1])
+    _check_n_classes(n_classes)
+    counts = np.zeros((int(n_classes) + 1, int(offsets[-1])), np.int32 if len(X) <= _INT32_MAX else np.int64)
+    if X.shape[1]:
+        _count_codes(X, y, None, offsets, int(n_classes), counts, shift=[1 - int(v) for v in lo])
+    table = np.ascontiguousarray(counts[:n_classes].T, dtype=np.float64)
+    return table, table[: offsets[1]].sum(axis=0) if X.shape[1] else np.bincount(y, minlength=n_classes) * 1.0
 
 
 def bin_values(values, edges, n_bins):

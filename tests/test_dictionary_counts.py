@@ -1,6 +1,7 @@
 """One-pass counting against each partition's own dictionaries equals the two passes, bit for bit."""
 
 import json
+from contextlib import nullcontext
 
 import numpy as np
 import pandas as pd
@@ -61,7 +62,7 @@ def test_merge_order_changes_the_layout_but_not_the_counts():
     rng = np.random.default_rng(4)
     frame = pd.DataFrame({"a": rng.choice(["x", "y", "z"], 90), "b": rng.integers(0, 4, 90)})
     y = rng.choice(["u", "v"], 90)
-    parts = [count_dictionaries(frame.iloc[s : s + 30], y[s : s + 30], None) for s in (0, 30, 60)]
+    parts = [count_dictionaries((False, False), frame.iloc[s : s + 30], y[s : s + 30], None) for s in (0, 30, 60)]
     dataset = Dataset([(frame, y, None)], ["a", "b"], ["categorical", "categorical"])
     reference_schema, reference_counts, _ = count_in_one_pass(dataset)
     for order in ([0, 1, 2], [2, 0, 1], [1, 2, 0]):
@@ -94,3 +95,80 @@ def test_one_pass_refuses_what_the_schema_pass_refuses():
         NaiveBayes().fit(frame, np.array([1, "1", 1, "1"], dtype=object))
     with pytest.raises(ValueError, match="no rows"):
         NaiveBayes().fit(frame.iloc[:0], np.array([], dtype=np.int64))
+
+
+def _binned_inputs():
+    """Integer inputs whose numeric columns are binned: arrays of several dtypes and ranges, and a mixed frame."""
+    rng = np.random.default_rng(12)
+    n = 600
+    y = rng.choice(["no", "yes", "maybe"], n)
+    frame = pd.DataFrame({"age": rng.integers(18, 90, n).astype(np.int16),
+                          "colour": pd.Categorical(rng.choice(["red", "blue"], n)),
+                          "city": rng.choice(["Oslo", "Lima", "Pune"], n).astype(object),
+                          "visits": rng.integers(0, 3, n)})
+    return [
+        ("uint8 0..9", rng.integers(0, 10, (n, 6), dtype=np.uint8), y),
+        ("int16 negative", rng.integers(-300, 20, (n, 3)).astype(np.int16), y),
+        ("int64 far from 0", rng.integers(10**12, 10**12 + 40, (n, 2)), rng.integers(0, 2, n)),
+        ("uint32 one value", np.full((n, 2), 7, dtype=np.uint32), y),
+        ("frame", frame, y),
+    ]
+
+
+@pytest.mark.parametrize("n_partitions", [1, 3, 7])
+def test_binned_integer_columns_count_in_one_pass_as_the_old_two_passes(n_partitions):
+    for name, X, y in _binned_inputs():
+        old_schema, old_counts = legacy_fit_counts(X, y, n_partitions=n_partitions, n_bins=6)
+        constant = pytest.warns(UserWarning, match="ignored") if name == "uint32 one value" else nullcontext()
+        with constant:
+            model = NaiveBayes(n_partitions=n_partitions, n_bins=6).fit(X, y)
+        assert [p["kind"] for p in model.passes_] == ["count"], name
+        assert any(at.kind == "numeric" for at in model.schema_.attributes), name
+        assert model.schema_.to_dict() == old_schema.to_dict(), name
+        assert model.counts_.equals(old_counts), name
+
+
+def test_binned_integers_against_a_plain_counter():
+    rng = np.random.default_rng(5)
+    X = rng.integers(-7, 13, (300, 2))
+    y = rng.integers(0, 2, 300)
+    model = NaiveBayes(n_partitions=4, n_bins=5).fit(X, y)
+    for a in range(2):
+        lo, hi = X[:, a].min(), X[:, a].max()
+        edges = lo + (hi - lo) * np.arange(1, 5) / 5
+        bins = np.searchsorted(edges, X[:, a].astype(float), side="left")  # right-closed, as in SPSS
+        start = model.schema_.offsets[a]
+        for k in range(2):
+            expected = np.bincount(bins[y == k], minlength=5)
+            np.testing.assert_array_equal(model.counts_.table[start + 1 : start + 6, k], expected)
+
+
+def test_wide_binned_integers_and_other_numerics_take_two_passes_with_the_same_counts():
+    rng = np.random.default_rng(6)
+    X = rng.integers(0, 10, (500, 3))
+    X[:, 1] = rng.integers(-10**6, 10**6, 500)  # spans far more than MAX_CATEGORIES values
+    y = rng.integers(0, 2, 500)
+    wide = NaiveBayes(n_partitions=3).fit(X, y)
+    assert [p["kind"] for p in wide.passes_] == ["schema", "count"]
+    old_schema, old_counts = legacy_fit_counts(X, y, n_partitions=3)
+    assert wide.schema_.to_dict() == old_schema.to_dict() and wide.counts_.equals(old_counts)
+    narrow = X[:, [0, 2]]
+    for model in (NaiveBayes(numeric_ranges={"0": (0, 20)}), NaiveBayes(numeric="gaussian")):
+        assert [p["kind"] for p in model.fit(narrow, y).passes_] == ["schema", "count"]
+    assert [p["kind"] for p in NaiveBayes().fit(narrow * 0.5, y).passes_] == ["schema", "count"]
+    weighted = NaiveBayes(n_partitions=3).fit(narrow, y, sample_weight=np.ones(500))
+    one = NaiveBayes(n_partitions=3).fit(narrow, y)
+    assert [p["kind"] for p in weighted.passes_] == ["schema", "count"] and [p["kind"] for p in one.passes_] == ["count"]
+    assert one.schema_.to_dict() == weighted.schema_.to_dict() and one.counts_.equals(weighted.counts_)
+
+
+def test_binned_integers_of_a_dask_array_count_in_one_pass():
+    da = pytest.importorskip("dask.array")
+    rng = np.random.default_rng(8)
+    X = rng.integers(-3, 40, (900, 4)).astype(np.int32)
+    y = rng.integers(0, 3, 900)
+    model = NaiveBayes(n_bins=4).fit(da.from_array(X, chunks=(200, 4)), da.from_array(y, chunks=200))
+    assert [p["kind"] for p in model.passes_] == ["count"] and model.n_partitions_ == 5
+    reference_model = NaiveBayes(n_bins=4, n_partitions=1).fit(X, y, sample_weight=np.ones(900))
+    assert model.schema_.to_dict() == reference_model.schema_.to_dict()
+    assert model.counts_.equals(reference_model.counts_)

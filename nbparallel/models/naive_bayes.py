@@ -210,8 +210,9 @@ class NaiveBayes(PartitionedClassifier):
         return out
 
     def fit(self, X, y=None, sample_weight=None):
-        """Fit from the data: one schema pass, then one counting pass; one pass when every attribute is
-        categorical and the rows are unweighted (see :mod:`nbparallel.dictionary_counts`).
+        """Fit from the data: one schema pass, then one counting pass; one pass when the rows are
+        unweighted and every attribute is categorical or a binned integer column (see
+        :mod:`nbparallel.dictionary_counts`).
 
         Parameters
         ----------
@@ -226,8 +227,14 @@ class NaiveBayes(PartitionedClassifier):
         self._check_params()
         self._clear_fitted()
         dataset = self.dataset(X, y, sample_weight)
-        return self._fit_counts(X, dataset, classes=None,
-                                one_pass=sample_weight is None and dictionary_counts.applies(dataset))
+        return self._fit_counts(X, dataset, classes=None, one_pass=self._counts_in_one_pass(dataset, sample_weight))
+
+    def _counts_in_one_pass(self, dataset, sample_weight):
+        """Whether fit can take its schema and counts from one pass (see :mod:`nbparallel.dictionary_counts`):
+        unweighted rows, and numeric columns (if any) of integer dtype, binned over the data's own range."""
+        has_numeric = NUMERIC in dataset.kinds
+        return (sample_weight is None and dictionary_counts.applies(dataset)
+                and not (has_numeric and (self.numeric_ranges or self._gaussian_columns(dataset))))
 
     def partial_fit(self, X, y=None, sample_weight=None, classes=None):
         """Add the counts of more data to the model.
@@ -244,10 +251,13 @@ class NaiveBayes(PartitionedClassifier):
 
     def _fit_counts(self, X, dataset, classes, one_pass=False):
         self.passes_ = []  # the passes of this call only
-        if one_pass:  # every attribute categorical: vocabularies and counts from one pass
-            schema, counts, record = self._run("count", dictionary_counts.count_in_one_pass, dataset,
-                                               n_bins=self.n_bins)
-        else:
+        if one_pass:  # vocabularies, ranges and counts from one pass
+            try:
+                schema, counts, record = self._run("count", dictionary_counts.count_in_one_pass, dataset,
+                                                   n_bins=self.n_bins)
+            except dictionary_counts.WideIntegers:
+                one_pass = False
+        if not one_pass:
             schema, scan, _ = self._run("schema", scan_schema, dataset, n_bins=self.n_bins,
                                         classes=None if classes is None else sort_values(set(classes)))
         schema = schema.with_kinds(self._chosen_kinds(dataset))
