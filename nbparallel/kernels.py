@@ -729,20 +729,43 @@ def column_ranges(X):
     return lo, hi
 
 
-def _folded_integer_ranges(X, fold=16):
-    """Column ranges of a C-ordered integer array through a wide view.
+@njit(nogil=True, cache=True)
+def _lane_ranges_kernel(rows, lo_out, hi_out):
+    """Per-column min and max of a 2-D array into ``lo_out``/``hi_out`` (which hold starting values).
 
-    Viewing ``fold`` rows as one lets numpy's vectorised reduction run over a
-    long contiguous inner loop (about 3x faster than a row loop for uint8).
+    The accumulators are local copies, so LLVM knows they alias nothing and
+    vectorises the inner loop over the contiguous columns.
+    """
+    lo = lo_out.copy()
+    hi = hi_out.copy()
+    for i in range(rows.shape[0]):
+        row = rows[i]
+        for j in range(row.shape[0]):
+            v = row[j]
+            if v < lo[j]:
+                lo[j] = v
+            if v > hi[j]:
+                hi[j] = v
+    lo_out[:] = lo
+    hi_out[:] = hi
+
+
+def _folded_integer_ranges(X, fold=16):
+    """Column ranges of a C-ordered integer array in one vectorised pass over a wide view.
+
+    Viewing ``fold`` rows as one gives the compiled loop a long contiguous
+    inner row, one min and one max per value (about 4x faster than two numpy
+    reductions for uint8, 2x for int64).
     """
     n, f = X.shape
     whole = n - n % fold
-    lo = X[whole:].min(axis=0) if whole < n else np.full(f, np.iinfo(X.dtype).max, dtype=X.dtype)
-    hi = X[whole:].max(axis=0) if whole < n else np.full(f, np.iinfo(X.dtype).min, dtype=X.dtype)
-    if whole:
-        wide = X[:whole].reshape(-1, f * fold)
-        lo = np.minimum(lo, wide.min(axis=0).reshape(fold, f).min(axis=0))
-        hi = np.maximum(hi, wide.max(axis=0).reshape(fold, f).max(axis=0))
+    info = np.iinfo(X.dtype)
+    lo = np.full(f * fold, info.max, dtype=X.dtype)
+    hi = np.full(f * fold, info.min, dtype=X.dtype)
+    _lane_ranges_kernel(X[:whole].reshape(-1, f * fold), lo, hi)
+    lo, hi = lo.reshape(fold, f).min(axis=0), hi.reshape(fold, f).max(axis=0)
+    if whole < n:
+        lo, hi = np.minimum(lo, X[whole:].min(axis=0)), np.maximum(hi, X[whole:].max(axis=0))
     return lo.astype(np.int64), hi.astype(np.int64)
 
 
