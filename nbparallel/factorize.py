@@ -53,46 +53,54 @@ def _mix(key):
     return h ^ (h >> np.uint64(29))
 
 
+@njit(nogil=True, cache=True, inline="always")
+def _load8(data, at):
+    """The 8 bytes ``data[at:at + 8]`` as a little-endian ``uint64`` (LLVM makes it one unaligned load)."""
+    at = np.uint64(at)
+    key = np.uint64(0)
+    for b in range(8):
+        key |= np.uint64(data[at + np.uint64(b)]) << np.uint64(8 * b)
+    return key
+
+
 @njit(nogil=True, cache=True)
-def _rehash(hashes, count, n_slots):
-    """A table of ``n_slots`` slots (-1 = empty) holding the ids ``0..count - 1`` at their hashes."""
-    slots = np.full(n_slots, -1, dtype=np.int64)
-    mask = np.uint64(n_slots - 1)
+def _rehash(keys, hashes, count, slot_keys, slot_ids):
+    """Fill empty tables ``slot_keys``, ``slot_ids`` (-1 = empty) with ids ``0..count - 1`` at their hashes."""
+    mask = np.uint64(len(slot_ids) - 1)
     for u in range(count):
         s = hashes[u] & mask
-        while slots[s] >= 0:
+        while slot_ids[s] >= 0:
             s = (s + np.uint64(1)) & mask
-        slots[s] = u
-    return slots
+        slot_keys[s] = keys[u]
+        slot_ids[s] = u
 
 
 @njit(nogil=True, cache=True)
-def _pointer_indices(pointers, begin, out, slots, keys, hashes, first, count):
+def _pointer_indices(pointers, begin, out, slot_keys, slot_ids, keys, hashes, first, count):
     """Ids of distinct pointers, in order of first appearance, for rows ``begin..``.
 
-    Writes each row's id into ``out``; ``keys[u]``, ``hashes[u]``, ``first[u]``
-    are the pointer, its hash and the first row of id ``u``. Stops before a row that needs a new id once the
-    table is half full. Returns ``(row reached, count)``.
+    Writes each row's id into ``out``. A slot holds a pointer and its id (-1 =
+    empty); ``keys[u]``, ``hashes[u]``, ``first[u]`` are the pointer, its hash
+    and the first row of id ``u``. Stops before a row that needs a new id once
+    the table is half full. Returns ``(row reached, count)``.
     """
-    mask = np.uint64(len(slots) - 1)
-    full = len(slots) // 2
+    mask = np.uint64(len(slot_ids) - 1)
+    full = len(slot_ids) // 2
     for i in range(begin, len(pointers)):
         p = np.uint64(pointers[i])
         h = _mix(p)
         s = h & mask
         while True:
-            u = slots[s]
-            if u < 0:
+            if slot_keys[s] == p:
+                u = slot_ids[s]
+                break
+            if slot_ids[s] < 0:
                 if count >= full:
                     return i, count
-                slots[s] = count
-                keys[count] = p
-                hashes[count] = h
-                first[count] = i
+                slot_keys[s], slot_ids[s] = p, count
+                keys[count], hashes[count], first[count] = p, h, i
                 u = count
                 count += 1
-                break
-            if keys[u] == p:
                 break
             s = (s + np.uint64(1)) & mask
         out[i] = u
@@ -106,63 +114,69 @@ def _apply(out, table):
 
 
 @njit(nogil=True, cache=True)
-def _string_indices(offsets, data, validity, start, n, begin, row0, out, slots, keys, hashes, first,
-                    store, ends, count):
+def _string_indices(offsets, data, validity, start, n, begin, row0, out, slot_keys, slot_ids, keys, hashes,
+                    first, store, ends, count):
     """Ids of the distinct strings of one Arrow chunk, in order of first appearance, for rows ``begin..n``.
 
     The chunk's row ``i`` is the bytes ``data[offsets[start + i]:offsets[start + i + 1]]``,
     missing when bit ``start + i`` of ``validity`` is 0 (an empty ``validity``
     means no row is missing); its id goes to ``out[row0 + i]`` (-1 for missing).
-    Id ``u`` has the packed key ``keys[u]`` (``_LONG`` for strings longer than 7
-    bytes, whose bytes are ``store[ends[u]:ends[u + 1]]``), hash ``hashes[u]``
-    and first row ``first[u]`` (counted from the column's first row).
-    Stops before a row that needs a new id once the table is half full.
-    Returns ``(row reached, count, store)``.
+    A slot holds a key and its id (-1 = empty). Id ``u`` has the packed key
+    ``keys[u]`` (``_LONG`` for strings longer than 7 bytes, whose bytes are
+    ``store[ends[u]:ends[u + 1]]``), hash ``hashes[u]`` and first row
+    ``first[u]`` (counted from the column's first row). Stops before a row that
+    needs a new id once the table is half full. Returns ``(row reached, count, store)``.
     """
-    mask = np.uint64(len(slots) - 1)
-    full = len(slots) // 2
+    mask = np.uint64(len(slot_ids) - 1)
+    full = len(slot_ids) // 2
     has_validity = len(validity) > 0
+    size = np.uint64(len(data))
     for i in range(begin, n):
-        bit = start + i
-        if has_validity and not (validity[bit >> 3] >> (bit & 7)) & 1:
+        bit = np.uint64(start + i)
+        if has_validity and not (validity[bit >> np.uint64(3)] >> (bit & np.uint64(7))) & 1:
             out[row0 + i] = -1
             continue
-        lo = offsets[bit]
-        length = offsets[bit + 1] - lo
+        lo = np.uint64(offsets[bit])
+        length = np.int64(offsets[bit + np.uint64(1)]) - np.int64(lo)
         if length < 8:
-            key = np.uint64(length) << np.uint64(56)
-            for b in range(length):
-                key |= np.uint64(data[lo + b]) << np.uint64(8 * b)
+            if lo + np.uint64(8) <= size:  # one 8-byte read, masked to the string's bytes
+                key = _load8(data, lo) & ((np.uint64(1) << np.uint64(8 * length)) - np.uint64(1))
+            else:
+                key = np.uint64(0)
+                for b in range(length):
+                    key |= np.uint64(data[lo + np.uint64(b)]) << np.uint64(8 * b)
+            key |= np.uint64(length) << np.uint64(56)
             h = _mix(key)
         else:
             key = _LONG
             h = _FNV_BASIS
             for b in range(length):
-                h = (h ^ np.uint64(data[lo + b])) * _FNV_PRIME
+                h = (h ^ np.uint64(data[lo + np.uint64(b)])) * _FNV_PRIME
             h = _mix(h)
         s = h & mask
         while True:
-            u = slots[s]
+            if slot_keys[s] == key and key != _LONG:
+                u = slot_ids[s]
+                break
+            u = slot_ids[s]
             if u < 0:
                 if count >= full:
                     return i, count, store
-                slots[s] = count
-                keys[count] = key
-                hashes[count] = h
-                first[count] = row0 + i
+                slot_keys[s], slot_ids[s] = key, count
+                keys[count], hashes[count], first[count] = key, h, row0 + i
                 stored = ends[count]
                 if key == _LONG:
                     if stored + length > len(store):
                         grown = np.empty(max(2 * len(store), stored + length), dtype=np.uint8)
                         grown[:stored] = store[:stored]
                         store = grown
-                    store[stored : stored + length] = data[lo : lo + length]
+                    store[stored : stored + length] = data[lo : lo + np.uint64(length)]
                     stored += length
                 ends[count + 1] = stored
                 u = count
                 count += 1
                 break
-            if keys[u] == key and (key != _LONG or _same_bytes(data, lo, length, store, ends, u, hashes, h)):
+            if key == _LONG and slot_keys[s] == _LONG and _same_bytes(data, lo, length, store, ends, u, hashes, h):
                 break
             s = (s + np.uint64(1)) & mask
         out[row0 + i] = u
@@ -175,7 +189,7 @@ def _same_bytes(data, lo, length, store, ends, u, hashes, h):
         return False
     at = ends[u]
     for b in range(length):
-        if data[lo + b] != store[at + b]:
+        if data[lo + np.uint64(b)] != store[at + b]:
             return False
     return True
 
@@ -190,10 +204,12 @@ class _Table:
 
     def __init__(self, strings=False):
         self.strings = strings
+        self.empty_key = _LONG if strings else 0  # never the key of a short string, nor a pointer
         if strings:  # byte ranges of the long strings in ``store``
             self.ends = np.zeros(_FIRST_SLOTS // 2 + 1, dtype=np.int64)
             self.store = np.empty(256, dtype=np.uint8)
-        self.slots = np.full(_FIRST_SLOTS, -1, dtype=np.int64)
+        self.slot_keys = np.full(_FIRST_SLOTS, self.empty_key, dtype=np.uint64)
+        self.slot_ids = np.full(_FIRST_SLOTS, -1, dtype=np.int64)
         self.keys = np.empty(_FIRST_SLOTS // 2, dtype=np.uint64)
         self.hashes = np.empty(_FIRST_SLOTS // 2, dtype=np.uint64)
         self.first = np.empty(_FIRST_SLOTS // 2, dtype=np.int64)
@@ -212,7 +228,9 @@ class _Table:
             grown = np.zeros(size + 1, dtype=np.int64)
             grown[: self.count + 1] = self.ends[: self.count + 1]
             self.ends = grown
-        self.slots = _rehash(self.hashes, self.count, 2 * size)
+        self.slot_keys = np.full(2 * size, self.empty_key, dtype=np.uint64)
+        self.slot_ids = np.full(2 * size, -1, dtype=np.int64)
+        _rehash(self.keys, self.hashes, self.count, self.slot_keys, self.slot_ids)
         return True
 
 
@@ -237,7 +255,7 @@ def _factorize_objects(values):
     table = _Table()
     row = 0
     while True:
-        row, table.count = _pointer_indices(pointers, row, out, table.slots, table.keys, table.hashes, table.first,
+        row, table.count = _pointer_indices(pointers, row, out, table.slot_keys, table.slot_ids, table.keys, table.hashes, table.first,
                                             table.count)
         if row == len(values):
             break
@@ -270,7 +288,7 @@ def _factorize_arrow(chunked):
         row = 0
         while True:
             row, table.count, table.store = _string_indices(
-                offsets, data, validity, chunk.offset, len(chunk), row, row0, out, table.slots, table.keys,
+                offsets, data, validity, chunk.offset, len(chunk), row, row0, out, table.slot_keys, table.slot_ids, table.keys,
                 table.hashes, table.first, table.store, table.ends, table.count)
             if row == len(chunk):
                 break
