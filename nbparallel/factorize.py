@@ -18,9 +18,12 @@ compiled hash pass (numba, open addressing with linear probing):
   and finds the missing ones; the two index maps compose. Since the distinct
   objects are in order of first appearance, so are the values.
 
-Both stop and fall back to ``pandas.factorize`` as soon as a column has more
-than ``MAX_DISTINCT`` distinct keys (strings or objects), so the tables stay
-small (at most ~5 MB, grown by doubling from 64 slots). Any other column
+Both stop and fall back to ``pandas.factorize`` as soon as a column of ``n``
+rows has more distinct keys (strings or objects) than its limit,
+``min(MAX_DISTINCT, max(MIN_LIMIT, n // 8))`` rounded up to a power of two:
+the tables stay small (at most ~5 MB, grown by doubling from 64 slots), and a
+column of mostly distinct values, where the pass would only add to the work of
+``pandas.factorize`` on its distinct values, goes to ``pandas.factorize`` early. Any other column
 (numbers, 2-D arrays, other extension types) goes to ``pandas.factorize``.
 """
 
@@ -30,10 +33,12 @@ import numpy as np
 import pandas as pd
 from numba import njit
 
-__all__ = ["factorize", "MAX_DISTINCT"]
+__all__ = ["factorize", "MAX_DISTINCT", "MIN_LIMIT"]
 
 MAX_DISTINCT = 1 << 16
 """Most distinct keys the compiled passes hold before falling back to ``pandas.factorize``."""
+MIN_LIMIT = 1 << 10
+"""Distinct keys any column may have on the compiled passes, however short."""
 
 _FIRST_SLOTS = 64
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
@@ -202,7 +207,8 @@ def _same_bytes(data, lo, length, store, ends, u, hashes, h):
 class _Table:
     """Growing arrays of one hash pass: slots, and per id its key, hash and first row."""
 
-    def __init__(self, strings=False):
+    def __init__(self, n_rows, strings=False):
+        self.limit = min(MAX_DISTINCT, max(MIN_LIMIT, n_rows // 8))
         self.strings = strings
         self.empty_key = _LONG if strings else 0  # never the key of a short string, nor a pointer
         if strings:  # byte ranges of the long strings in ``store``
@@ -216,8 +222,8 @@ class _Table:
         self.count = 0
 
     def grow(self):
-        """Double the table; False when that would pass ``MAX_DISTINCT`` ids."""
-        if len(self.keys) >= MAX_DISTINCT:
+        """Double the table; False when it already holds the column's limit of ids."""
+        if len(self.keys) >= self.limit:
             return False
         size = 2 * len(self.keys)
         for name in ("keys", "hashes", "first"):
@@ -249,10 +255,10 @@ def _pointers(values):
 
 
 def _factorize_objects(values):
-    """``(indices, uniques)`` of a 1-D object array by its pointers, or None past ``MAX_DISTINCT``."""
+    """``(indices, uniques)`` of a 1-D object array by its pointers, or None past the limit."""
     pointers = _pointers(values)
     out = np.empty(len(values), dtype=np.int64)
-    table = _Table()
+    table = _Table(len(values))
     row = 0
     while True:
         row, table.count = _pointer_indices(pointers, row, out, table.slot_keys, table.slot_ids, table.keys, table.hashes, table.first,
@@ -272,12 +278,12 @@ def _buffer(buffer, dtype):
 
 
 def _factorize_arrow(chunked):
-    """``(indices, uniques)`` of an Arrow string ChunkedArray, or None past ``MAX_DISTINCT``."""
+    """``(indices, uniques)`` of an Arrow string ChunkedArray, or None past the limit."""
     import pyarrow as pa
 
     offset_dtype = np.int64 if pa.types.is_large_string(chunked.type) else np.int32
     out = np.empty(len(chunked), dtype=np.int64)
-    table = _Table(strings=True)
+    table = _Table(len(chunked), strings=True)
     row0 = 0
     for chunk in chunked.chunks:
         if not len(chunk):
@@ -336,7 +342,8 @@ def factorize(column):
     column : 1-D ndarray or pandas.Series
         Object arrays and Series, and pandas string Series (Arrow or Python
         storage) take the fast passes; anything else, and any column with more
-        than ``MAX_DISTINCT`` distinct strings or objects, goes to ``pandas.factorize``.
+        distinct strings or objects than its limit (see the module's
+        docstring), goes to ``pandas.factorize``.
 
     Returns
     -------

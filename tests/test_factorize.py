@@ -121,6 +121,7 @@ def test_numbers_and_other_columns_fall_back_to_pandas():
 
 def test_past_the_limit_falls_back_to_pandas(monkeypatch):
     monkeypatch.setattr(factorize_module, "MAX_DISTINCT", 64)
+    monkeypatch.setattr(factorize_module, "MIN_LIMIT", 16)
     calls = []
     original = pd.factorize
     monkeypatch.setattr(factorize_module.pd, "factorize", lambda v: calls.append(len(v)) or original(v))
@@ -134,4 +135,7 @@ def test_past_the_limit_falls_back_to_pandas(monkeypatch):
     calls.clear()
     indices, _ = factorize(pd.Series([f"w{i % 60}" for i in range(1000)], dtype="str"))
     assert calls == [] and indices.max() == 59  # 60 distinct values stay within the limit
+    calls.clear()
+    indices, _ = factorize(pd.Series([f"w{i % 60}" for i in range(200)], dtype="str"))
+    assert calls == [200] and indices.max() == 59  # 60 distinct values in 200 rows: past 200 // 8 (as 32)
     assert MAX_DISTINCT == 1 << 16
