@@ -42,9 +42,10 @@ MIN_LIMIT = 1 << 10
 
 _FIRST_SLOTS = 64
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
-_FNV_PRIME = np.uint64(0x100000001B3)
 _FNV_BASIS = np.uint64(0xCBF29CE484222325)
-_LONG = np.uint64(0xFFFFFFFFFFFFFFFF)  # the key of a string longer than 7 bytes (its length byte is never 255)
+_EMPTY = np.uint64(0xFFFFFFFFFFFFFFFF)  # an empty string slot's key: no string's key
+_LONG_FLAG = np.uint64(0xFF) << np.uint64(56)  # top byte of a long string's key (a short one's is its length)
+_HASH_BITS = np.uint64(0x00FFFFFFFFFFFFFE)  # a long string's key: these bits of its hash
 
 
 # ----------------------------------------------------------------------------
@@ -126,8 +127,9 @@ def _string_indices(offsets, data, validity, start, n, begin, row0, out, slot_ke
     The chunk's row ``i`` is the bytes ``data[offsets[start + i]:offsets[start + i + 1]]``,
     missing when bit ``start + i`` of ``validity`` is 0 (an empty ``validity``
     means no row is missing); its id goes to ``out[row0 + i]`` (-1 for missing).
-    A slot holds a key and its id (-1 = empty). Id ``u`` has the packed key
-    ``keys[u]`` (``_LONG`` for strings longer than 7 bytes, whose bytes are
+    A slot holds a key and its id (-1 = empty). Id ``u`` has the key
+    ``keys[u]`` (a short string's bytes and length; for a string longer than 7
+    bytes, 55 bits of its hash and a flag, the bytes being
     ``store[ends[u]:ends[u + 1]]``), hash ``hashes[u]`` and first row
     ``first[u]`` (counted from the column's first row). Stops before a row that
     needs a new id once the table is half full. Returns ``(row reached, count, store)``.
@@ -147,30 +149,25 @@ def _string_indices(offsets, data, validity, start, n, begin, row0, out, slot_ke
             if lo + np.uint64(8) <= size:  # one 8-byte read, masked to the string's bytes
                 key = _load8(data, lo) & ((np.uint64(1) << np.uint64(8 * length)) - np.uint64(1))
             else:
-                key = np.uint64(0)
-                for b in range(length):
-                    key |= np.uint64(data[lo + np.uint64(b)]) << np.uint64(8 * b)
+                key = _load_tail(data, lo, length)
             key |= np.uint64(length) << np.uint64(56)
             h = _mix(key)
         else:
-            key = _LONG
-            h = _FNV_BASIS
-            for b in range(length):
-                h = (h ^ np.uint64(data[lo + np.uint64(b)])) * _FNV_PRIME
-            h = _mix(h)
+            h = _hash_bytes(data, lo, length, size)
+            key = (h & _HASH_BITS) | _LONG_FLAG  # top byte 255: no short key, never the empty slot's key
         s = h & mask
         while True:
-            if slot_keys[s] == key and key != _LONG:
+            if slot_keys[s] == key:
                 u = slot_ids[s]
-                break
-            u = slot_ids[s]
-            if u < 0:
+                if length < 8 or _same_bytes(data, lo, length, store, ends, u):
+                    break
+            elif slot_ids[s] < 0:
                 if count >= full:
                     return i, count, store
                 slot_keys[s], slot_ids[s] = key, count
                 keys[count], hashes[count], first[count] = key, h, row0 + i
                 stored = ends[count]
-                if key == _LONG:
+                if length >= 8:
                     if stored + length > len(store):
                         grown = np.empty(max(2 * len(store), stored + length), dtype=np.uint8)
                         grown[:stored] = store[:stored]
@@ -181,21 +178,54 @@ def _string_indices(offsets, data, validity, start, n, begin, row0, out, slot_ke
                 u = count
                 count += 1
                 break
-            if key == _LONG and slot_keys[s] == _LONG and _same_bytes(data, lo, length, store, ends, u, hashes, h):
-                break
             s = (s + np.uint64(1)) & mask
         out[row0 + i] = u
     return n, count, store
 
 
 @njit(nogil=True, cache=True, inline="always")
-def _same_bytes(data, lo, length, store, ends, u, hashes, h):
-    if hashes[u] != h or ends[u + 1] - ends[u] != length:
-        return False
-    at = ends[u]
+def _load_tail(data, at, length):
+    """The ``length < 8`` bytes ``data[at:at + length]`` as a little-endian ``uint64``, byte by byte."""
+    key = np.uint64(0)
     for b in range(length):
+        key |= np.uint64(data[at + np.uint64(b)]) << np.uint64(8 * b)
+    return key
+
+
+@njit(nogil=True, cache=True, inline="always")
+def _hash_bytes(data, lo, length, size):
+    """A 64-bit hash of ``data[lo:lo + length]``, 8 bytes at a time."""
+    h = _FNV_BASIS ^ np.uint64(length)
+    at, end = lo, lo + np.uint64(length)
+    while at + np.uint64(8) <= end:
+        h = (h ^ _load8(data, at)) * _GOLDEN
+        h ^= h >> np.uint64(32)
+        at += np.uint64(8)
+    if at < end:
+        rest = np.int64(end - at)
+        if at + np.uint64(8) <= size:
+            word = _load8(data, at) & ((np.uint64(1) << np.uint64(8 * rest)) - np.uint64(1))
+        else:
+            word = _load_tail(data, at, rest)
+        h = (h ^ word) * _GOLDEN
+    return _mix(h)
+
+
+@njit(nogil=True, cache=True, inline="always")
+def _same_bytes(data, lo, length, store, ends, u):
+    """Whether ``data[lo:lo + length]`` are the stored bytes of id ``u``."""
+    at = ends[u]
+    if ends[u + 1] - at != length:
+        return False
+    b = 0
+    while b + 8 <= length:
+        if _load8(data, lo + np.uint64(b)) != _load8(store, np.uint64(at + b)):
+            return False
+        b += 8
+    while b < length:
         if data[lo + np.uint64(b)] != store[at + b]:
             return False
+        b += 1
     return True
 
 
@@ -210,7 +240,7 @@ class _Table:
     def __init__(self, n_rows, strings=False):
         self.limit = min(MAX_DISTINCT, max(MIN_LIMIT, n_rows // 8))
         self.strings = strings
-        self.empty_key = _LONG if strings else 0  # never the key of a short string, nor a pointer
+        self.empty_key = _EMPTY if strings else 0  # never the key of a short string, nor a pointer
         if strings:  # byte ranges of the long strings in ``store``
             self.ends = np.zeros(_FIRST_SLOTS // 2 + 1, dtype=np.int64)
             self.store = np.empty(256, dtype=np.uint8)
@@ -349,9 +379,12 @@ def factorize(column):
     -------
     indices : int64 ndarray
         Position of each row's value in ``uniques``, -1 for a missing value.
-    uniques : ndarray
+    uniques : ndarray or pandas.Index
         The distinct non-missing values in order of first appearance: an
-        object ndarray on the fast passes, as ``pandas.factorize`` gives them otherwise.
+        object ndarray on the fast passes; on the fallback, as
+        ``pandas.factorize`` gives them (an ``Index`` for a Series), since
+        making Python objects of many distinct values costs as much as the
+        factorization.
 
     Examples
     --------
@@ -369,6 +402,5 @@ def factorize(column):
         if values is not None:
             result = _factorize_objects(values)
     if result is None:
-        indices, uniques = pd.factorize(column)
-        return indices, uniques if isinstance(uniques, np.ndarray) else np.asarray(uniques, dtype=object)
+        return pd.factorize(column)
     return result
