@@ -291,8 +291,8 @@ def _factorize_objects(values):
     table = _Table(len(values))
     row = 0
     while True:
-        row, table.count = _pointer_indices(pointers, row, out, table.slot_keys, table.slot_ids, table.keys, table.hashes, table.first,
-                                            table.count)
+        row, table.count = _pointer_indices(pointers, row, out, table.slot_keys, table.slot_ids, table.keys,
+                                            table.hashes, table.first, table.count)
         if row == len(values):
             break
         if not table.grow():
