@@ -324,8 +324,8 @@ def _factorize_arrow(chunked):
         row = 0
         while True:
             row, table.count, table.store = _string_indices(
-                offsets, data, validity, chunk.offset, len(chunk), row, row0, out, table.slot_keys, table.slot_ids, table.keys,
-                table.hashes, table.first, table.store, table.ends, table.count)
+                offsets, data, validity, chunk.offset, len(chunk), row, row0, out, table.slot_keys, table.slot_ids,
+                table.keys, table.hashes, table.first, table.store, table.ends, table.count)
             if row == len(chunk):
                 break
             if not table.grow():
