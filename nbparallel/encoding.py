@@ -5,10 +5,10 @@ each becomes codes ``1..M`` (0 = missing or not in the vocabulary) in one
 vectorised pass:
 
 - a **dictionary column**: pandas ``Categorical`` (its codes, no copy) or
-  strings and other objects, dictionary-encoded once by a vectorised hash
-  (``pandas.factorize``, which runs Arrow's ``dictionary_encode`` on Arrow-backed
-  strings). Its small local dictionary is mapped onto the global vocabulary by a
-  lookup table of size ``|local dictionary|``, applied by one compiled loop;
+  strings and other objects, dictionary-encoded once by a compiled hash pass
+  (:func:`nbparallel.factorize.factorize`, exactly ``pandas.factorize``). Its
+  small local dictionary is mapped onto the global vocabulary by a lookup table
+  of size ``|local dictionary|``, applied by one compiled loop;
 - an **integer column** whose vocabulary is a range ``lo..hi``: the codes are
   ``x - lo + 1``, computed by a compiled loop on the column's own dtype;
 - a **numeric column**: binned arithmetically by the kernels (see
@@ -24,6 +24,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from .factorize import factorize
 from .kernels import bin_values, integer_codes, lookup_codes, seen_values
 
 MAX_CATEGORIES = 65534
@@ -70,7 +71,7 @@ def observed(column, exact=False):
         categories = column.cat.categories
         return {python_value(v) for v in categories.take(_used_categories(column.array.codes))}
     if _is_string(column):
-        return {v for v in pd.unique(column) if not pd.isna(v)}
+        return set(factorize(column)[1])
     values = _plain(column)
     if values.dtype.kind in "iu" and not exact:
         if not len(values):
@@ -80,7 +81,7 @@ def observed(column, exact=False):
             return set(range(lo, hi + 1))
     if values.dtype.kind in "biu":
         return set(seen_values(values).tolist())
-    unique = pd.unique(pd.Series(values, dtype=object if values.dtype.kind == "O" else None))
+    unique = factorize(values)[1] if values.dtype.kind == "O" else pd.unique(pd.Series(values))
     return {python_value(v) for v in unique if not pd.isna(v)}
 
 
@@ -182,7 +183,7 @@ def column_encoder(column, vocabulary, dtype):
     take = column.iloc if isinstance(column, pd.Series) else column
 
     def encode_strings(start, stop, out):
-        indices, local = pd.factorize(take[start:stop])
+        indices, local = factorize(take[start:stop])
         table, unknown = _remap_table(local, index, dtype)
         lookup_codes(indices, table, out)
         return int(np.isin(indices, unknown).sum()) if len(unknown) else 0

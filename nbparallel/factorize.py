@@ -1,0 +1,406 @@
+"""``pandas.factorize`` for string and object columns, exact and several times faster.
+
+:func:`factorize` returns what ``pandas.factorize`` returns (indices in order
+of first appearance, -1 for a missing value, and the distinct values), by one
+compiled hash pass (numba, open addressing with linear probing):
+
+- **Arrow strings** (pandas ``str`` / ``StringDtype("pyarrow")``, ``ArrowDtype``
+  strings; ``string`` or ``large_string``, any chunking and slice offset): the
+  pass reads each chunk's offsets, data and validity buffers. A string of at
+  most 7 bytes is packed with its length into one ``uint64`` key, compared
+  without touching its bytes; a longer one is hashed and compared byte by byte
+  with a copy of the first occurrence. The distinct values are then taken from
+  the rows of their first occurrences.
+- **Object arrays** (object ndarrays and Series, ``StringDtype("python")``):
+  values that repeat are nearly always the same Python objects, so the pass
+  hashes the object pointers (read as integers, no reference counting), then
+  ``pandas.factorize`` merges the few distinct objects that hold equal values
+  and finds the missing ones; the two index maps compose. Since the distinct
+  objects are in order of first appearance, so are the values.
+
+Both stop and fall back to ``pandas.factorize`` as soon as a column of ``n``
+rows has more distinct keys (strings or objects) than its limit,
+``min(MAX_DISTINCT, max(MIN_LIMIT, n // 8))`` rounded up to a power of two:
+the tables stay small (at most ~5 MB, grown by doubling from 64 slots), and a
+column of mostly distinct values, where the pass would only add to the work of
+``pandas.factorize`` on its distinct values, goes to ``pandas.factorize`` early. Any other column
+(numbers, 2-D arrays, other extension types) goes to ``pandas.factorize``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+from numba import njit
+
+__all__ = ["factorize", "MAX_DISTINCT", "MIN_LIMIT"]
+
+MAX_DISTINCT = 1 << 16
+"""Most distinct keys the compiled passes hold before falling back to ``pandas.factorize``."""
+MIN_LIMIT = 1 << 10
+"""Distinct keys any column may have on the compiled passes, however short."""
+
+_FIRST_SLOTS = 64
+_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+_FNV_BASIS = np.uint64(0xCBF29CE484222325)
+_EMPTY = np.uint64(0xFFFFFFFFFFFFFFFF)  # an empty string slot's key: no string's key
+_LONG_FLAG = np.uint64(0xFF) << np.uint64(56)  # top byte of a long string's key (a short one's is its length)
+_HASH_BITS = np.uint64(0x00FFFFFFFFFFFFFE)  # a long string's key: these bits of its hash
+
+
+# ----------------------------------------------------------------------------
+# compiled kernels
+# ----------------------------------------------------------------------------
+
+
+@njit(nogil=True, cache=True, inline="always")
+def _mix(key):
+    h = key * _GOLDEN
+    return h ^ (h >> np.uint64(29))
+
+
+@njit(nogil=True, cache=True, inline="always")
+def _load8(data, at):
+    """The 8 bytes ``data[at:at + 8]`` as a little-endian ``uint64`` (LLVM makes it one unaligned load)."""
+    at = np.uint64(at)
+    key = np.uint64(0)
+    for b in range(8):
+        key |= np.uint64(data[at + np.uint64(b)]) << np.uint64(8 * b)
+    return key
+
+
+@njit(nogil=True, cache=True)
+def _rehash(keys, hashes, count, slot_keys, slot_ids):
+    """Fill empty tables ``slot_keys``, ``slot_ids`` (-1 = empty) with ids ``0..count - 1`` at their hashes."""
+    mask = np.uint64(len(slot_ids) - 1)
+    for u in range(count):
+        s = hashes[u] & mask
+        while slot_ids[s] >= 0:
+            s = (s + np.uint64(1)) & mask
+        slot_keys[s] = keys[u]
+        slot_ids[s] = u
+
+
+@njit(nogil=True, cache=True)
+def _pointer_indices(pointers, begin, out, slot_keys, slot_ids, keys, hashes, first, count):
+    """Ids of distinct pointers, in order of first appearance, for rows ``begin..``.
+
+    Writes each row's id into ``out``. A slot holds a pointer and its id (-1 =
+    empty); ``keys[u]``, ``hashes[u]``, ``first[u]`` are the pointer, its hash
+    and the first row of id ``u``. Stops before a row that needs a new id once
+    the table is half full. Returns ``(row reached, count)``.
+    """
+    mask = np.uint64(len(slot_ids) - 1)
+    full = len(slot_ids) // 2
+    for i in range(begin, len(pointers)):
+        p = np.uint64(pointers[i])
+        h = _mix(p)
+        s = h & mask
+        while True:
+            if slot_keys[s] == p:
+                u = slot_ids[s]
+                break
+            if slot_ids[s] < 0:
+                if count >= full:
+                    return i, count
+                slot_keys[s], slot_ids[s] = p, count
+                keys[count], hashes[count], first[count] = p, h, i
+                u = count
+                count += 1
+                break
+            s = (s + np.uint64(1)) & mask
+        out[i] = u
+    return len(pointers), count
+
+
+@njit(nogil=True, cache=True)
+def _apply(out, table):
+    for i in range(len(out)):
+        out[i] = table[out[i]]
+
+
+@njit(nogil=True, cache=True)
+def _string_indices(offsets, data, validity, start, n, begin, row0, out, slot_keys, slot_ids, keys, hashes,
+                    first, store, ends, count):
+    """Ids of the distinct strings of one Arrow chunk, in order of first appearance, for rows ``begin..n``.
+
+    The chunk's row ``i`` is the bytes ``data[offsets[start + i]:offsets[start + i + 1]]``,
+    missing when bit ``start + i`` of ``validity`` is 0 (an empty ``validity``
+    means no row is missing); its id goes to ``out[row0 + i]`` (-1 for missing).
+    A slot holds a key and its id (-1 = empty). Id ``u`` has the key
+    ``keys[u]`` (a short string's bytes and length; for a string longer than 7
+    bytes, 55 bits of its hash and a flag, the bytes being
+    ``store[ends[u]:ends[u + 1]]``), hash ``hashes[u]`` and first row
+    ``first[u]`` (counted from the column's first row). Stops before a row that
+    needs a new id once the table is half full. Returns ``(row reached, count, store)``.
+    """
+    mask = np.uint64(len(slot_ids) - 1)
+    full = len(slot_ids) // 2
+    has_validity = len(validity) > 0
+    size = np.uint64(len(data))
+    for i in range(begin, n):
+        bit = np.uint64(start + i)
+        if has_validity and not (validity[bit >> np.uint64(3)] >> (bit & np.uint64(7))) & 1:
+            out[row0 + i] = -1
+            continue
+        lo = np.uint64(offsets[bit])
+        length = np.int64(offsets[bit + np.uint64(1)]) - np.int64(lo)
+        if length < 8:
+            if lo + np.uint64(8) <= size:  # one 8-byte read, masked to the string's bytes
+                key = _load8(data, lo) & ((np.uint64(1) << np.uint64(8 * length)) - np.uint64(1))
+            else:
+                key = _load_tail(data, lo, length)
+            key |= np.uint64(length) << np.uint64(56)
+            h = _mix(key)
+        else:
+            h = _hash_bytes(data, lo, length, size)
+            key = (h & _HASH_BITS) | _LONG_FLAG  # top byte 255: no short key, never the empty slot's key
+        s = h & mask
+        while True:
+            if slot_keys[s] == key:
+                u = slot_ids[s]
+                if length < 8 or _same_bytes(data, lo, length, store, ends, u):
+                    break
+            elif slot_ids[s] < 0:
+                if count >= full:
+                    return i, count, store
+                slot_keys[s], slot_ids[s] = key, count
+                keys[count], hashes[count], first[count] = key, h, row0 + i
+                stored = ends[count]
+                if length >= 8:
+                    if stored + length > len(store):
+                        grown = np.empty(max(2 * len(store), stored + length), dtype=np.uint8)
+                        grown[:stored] = store[:stored]
+                        store = grown
+                    store[stored : stored + length] = data[lo : lo + np.uint64(length)]
+                    stored += length
+                ends[count + 1] = stored
+                u = count
+                count += 1
+                break
+            s = (s + np.uint64(1)) & mask
+        out[row0 + i] = u
+    return n, count, store
+
+
+@njit(nogil=True, cache=True, inline="always")
+def _load_tail(data, at, length):
+    """The ``length < 8`` bytes ``data[at:at + length]`` as a little-endian ``uint64``, byte by byte."""
+    key = np.uint64(0)
+    for b in range(length):
+        key |= np.uint64(data[at + np.uint64(b)]) << np.uint64(8 * b)
+    return key
+
+
+@njit(nogil=True, cache=True, inline="always")
+def _hash_bytes(data, lo, length, size):
+    """A 64-bit hash of ``data[lo:lo + length]``, 8 bytes at a time."""
+    h = _FNV_BASIS ^ np.uint64(length)
+    at, end = lo, lo + np.uint64(length)
+    while at + np.uint64(8) <= end:
+        h = (h ^ _load8(data, at)) * _GOLDEN
+        h ^= h >> np.uint64(32)
+        at += np.uint64(8)
+    if at < end:
+        rest = np.int64(end - at)
+        if at + np.uint64(8) <= size:
+            word = _load8(data, at) & ((np.uint64(1) << np.uint64(8 * rest)) - np.uint64(1))
+        else:
+            word = _load_tail(data, at, rest)
+        h = (h ^ word) * _GOLDEN
+    return _mix(h)
+
+
+@njit(nogil=True, cache=True, inline="always")
+def _same_bytes(data, lo, length, store, ends, u):
+    """Whether ``data[lo:lo + length]`` are the stored bytes of id ``u``."""
+    at = ends[u]
+    if ends[u + 1] - at != length:
+        return False
+    b = 0
+    while b + 8 <= length:
+        if _load8(data, lo + np.uint64(b)) != _load8(store, np.uint64(at + b)):
+            return False
+        b += 8
+    while b < length:
+        if data[lo + np.uint64(b)] != store[at + b]:
+            return False
+        b += 1
+    return True
+
+
+# ----------------------------------------------------------------------------
+# Python side
+# ----------------------------------------------------------------------------
+
+
+class _Table:
+    """Growing arrays of one hash pass: slots, and per id its key, hash and first row."""
+
+    def __init__(self, n_rows, strings=False):
+        self.limit = min(MAX_DISTINCT, max(MIN_LIMIT, n_rows // 8))
+        self.strings = strings
+        self.empty_key = _EMPTY if strings else 0  # never the key of a short string, nor a pointer
+        if strings:  # byte ranges of the long strings in ``store``
+            self.ends = np.zeros(_FIRST_SLOTS // 2 + 1, dtype=np.int64)
+            self.store = np.empty(256, dtype=np.uint8)
+        self.slot_keys = np.full(_FIRST_SLOTS, self.empty_key, dtype=np.uint64)
+        self.slot_ids = np.full(_FIRST_SLOTS, -1, dtype=np.int64)
+        self.keys = np.empty(_FIRST_SLOTS // 2, dtype=np.uint64)
+        self.hashes = np.empty(_FIRST_SLOTS // 2, dtype=np.uint64)
+        self.first = np.empty(_FIRST_SLOTS // 2, dtype=np.int64)
+        self.count = 0
+
+    def grow(self):
+        """Double the table; False when it already holds the column's limit of ids."""
+        if len(self.keys) >= self.limit:
+            return False
+        size = 2 * len(self.keys)
+        for name in ("keys", "hashes", "first"):
+            grown = np.empty(size, dtype=getattr(self, name).dtype)
+            grown[: self.count] = getattr(self, name)[: self.count]
+            setattr(self, name, grown)
+        if self.strings:
+            grown = np.zeros(size + 1, dtype=np.int64)
+            grown[: self.count + 1] = self.ends[: self.count + 1]
+            self.ends = grown
+        self.slot_keys = np.full(2 * size, self.empty_key, dtype=np.uint64)
+        self.slot_ids = np.full(2 * size, -1, dtype=np.int64)
+        _rehash(self.keys, self.hashes, self.count, self.slot_keys, self.slot_ids)
+        return True
+
+
+def _pointers(values):
+    """The object pointers of a 1-D object array as a ``uintp`` view (no reference counting).
+
+    The view's base holds ``values``, so the objects outlive it.
+    """
+
+    class _Addresses:
+        __array_interface__ = {"data": (values.__array_interface__["data"][0], True), "shape": values.shape,
+                               "strides": values.strides, "typestr": np.dtype(np.uintp).str, "version": 3}
+        owner = values
+
+    return np.asarray(_Addresses())
+
+
+def _factorize_objects(values):
+    """``(indices, uniques)`` of a 1-D object array by its pointers, or None past the limit."""
+    pointers = _pointers(values)
+    out = np.empty(len(values), dtype=np.int64)
+    table = _Table(len(values))
+    row = 0
+    while True:
+        row, table.count = _pointer_indices(pointers, row, out, table.slot_keys, table.slot_ids, table.keys,
+                                            table.hashes, table.first, table.count)
+        if row == len(values):
+            break
+        if not table.grow():
+            return None
+    merged, uniques = pd.factorize(values[table.first[: table.count]])
+    if not np.array_equal(merged, np.arange(table.count)):
+        _apply(out, merged)
+    return out, np.asarray(uniques, dtype=object)
+
+
+def _buffer(buffer, dtype):
+    return np.empty(0, dtype=dtype) if buffer is None else np.frombuffer(buffer, dtype=dtype)
+
+
+def _factorize_arrow(chunked):
+    """``(indices, uniques)`` of an Arrow string ChunkedArray, or None past the limit."""
+    import pyarrow as pa
+
+    offset_dtype = np.int64 if pa.types.is_large_string(chunked.type) else np.int32
+    out = np.empty(len(chunked), dtype=np.int64)
+    table = _Table(len(chunked), strings=True)
+    row0 = 0
+    for chunk in chunked.chunks:
+        if not len(chunk):
+            continue
+        validity, offsets, data = chunk.buffers()
+        validity = _buffer(validity if chunk.null_count else None, np.uint8)
+        offsets, data = _buffer(offsets, offset_dtype), _buffer(data, np.uint8)
+        row = 0
+        while True:
+            row, table.count, table.store = _string_indices(
+                offsets, data, validity, chunk.offset, len(chunk), row, row0, out, table.slot_keys, table.slot_ids,
+                table.keys, table.hashes, table.first, table.store, table.ends, table.count)
+            if row == len(chunk):
+                break
+            if not table.grow():
+                return None
+        row0 += len(chunk)
+    uniques = chunked.take(pa.array(table.first[: table.count])).to_numpy(zero_copy_only=False)
+    return out, np.asarray(uniques, dtype=object)
+
+
+def _arrow_strings(column):
+    """The Arrow ChunkedArray of a pandas Series of Arrow-backed strings, else None."""
+    import pyarrow as pa
+
+    dtype = column.dtype
+    if isinstance(dtype, pd.StringDtype) and dtype.storage == "pyarrow":
+        chunked = column.array.__arrow_array__()
+    elif isinstance(dtype, pd.ArrowDtype):
+        chunked = column.array.__arrow_array__()
+    else:
+        return None
+    if not (pa.types.is_string(chunked.type) or pa.types.is_large_string(chunked.type)):
+        return None
+    return chunked
+
+
+def _object_values(column):
+    """A column of Python objects as a 1-D object ndarray (a view), else None."""
+    if isinstance(column, np.ndarray):
+        return column if column.dtype == object and column.ndim == 1 else None
+    if isinstance(column.dtype, pd.StringDtype) and column.dtype.storage == "python":
+        values = np.asarray(column.array)
+    elif column.dtype == object:
+        values = column.to_numpy()
+    else:
+        return None
+    return values if values.dtype == object and values.ndim == 1 else None
+
+
+def factorize(column):
+    """``pandas.factorize(column)``, by a compiled hash pass for string and object columns.
+
+    Parameters
+    ----------
+    column : 1-D ndarray or pandas.Series
+        Object arrays and Series, and pandas string Series (Arrow or Python
+        storage) take the fast passes; anything else, and any column with more
+        distinct strings or objects than its limit (see the module's
+        docstring), goes to ``pandas.factorize``.
+
+    Returns
+    -------
+    indices : int64 ndarray
+        Position of each row's value in ``uniques``, -1 for a missing value.
+    uniques : ndarray or pandas.Index
+        The distinct non-missing values in order of first appearance: an
+        object ndarray on the fast passes; on the fallback, as
+        ``pandas.factorize`` gives them (an ``Index`` for a Series), since
+        making Python objects of many distinct values costs as much as the
+        factorization.
+
+    Examples
+    --------
+    >>> indices, uniques = factorize(pd.Series(["b", None, "a", "b"], dtype="str"))
+    >>> indices.tolist(), uniques.tolist()
+    ([0, -1, 1, 0], ['b', 'a'])
+    """
+    result = None
+    if isinstance(column, pd.Series):
+        chunked = _arrow_strings(column)
+        if chunked is not None:
+            result = _factorize_arrow(chunked)
+    if result is None and isinstance(column, (np.ndarray, pd.Series)):
+        values = _object_values(column)
+        if values is not None:
+            result = _factorize_objects(values)
+    if result is None:
+        return pd.factorize(column)
+    return result

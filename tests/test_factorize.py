@@ -1,0 +1,141 @@
+"""factorize gives exactly what pandas.factorize gives, on every string and object column shape."""
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pytest
+
+from nbparallel import factorize as factorize_module
+from nbparallel.encoding import python_value
+from nbparallel.factorize import MAX_DISTINCT, factorize
+
+WORDS = ["", "a", "b", "v0", "v9", "seven77", "eightchr", "a much longer string value", "é", "ñandú", "日本語",
+         "emoji 🎉", "a\x00b", "x" * 300]
+MISSING = [None, np.nan, pd.NA]
+
+
+def assert_same_as_pandas(column):
+    indices, uniques = factorize(column)
+    expected_indices, expected_uniques = pd.factorize(column)
+    assert indices.dtype == np.int64
+    np.testing.assert_array_equal(indices, expected_indices)
+    got = [python_value(v) for v in uniques]
+    expected = [python_value(v) for v in expected_uniques]
+    assert got == expected
+    assert [type(v) for v in got] == [type(v) for v in expected]
+
+
+def random_words(rng, n, missing=0.1):
+    values = np.empty(n, dtype=object)
+    values[:] = [WORDS[i] for i in rng.integers(0, len(WORDS), n)]
+    gaps = rng.random(n) < missing
+    values[gaps] = [MISSING[i] for i in rng.integers(0, len(MISSING), gaps.sum())]
+    return values
+
+
+def fresh_objects(values):
+    """The same values held by distinct string objects (equal values, different pointers)."""
+    return np.array([("".join(list(v)) + "x")[:-1] if isinstance(v, str) else v for v in values], dtype=object)
+
+
+def string_columns(values):
+    yield values
+    yield pd.Series(values, dtype=object)
+    yield pd.Series(values, dtype="str")
+    yield pd.Series(values, dtype=pd.StringDtype("pyarrow"))
+    yield pd.Series(values, dtype=pd.StringDtype("python"))
+    yield pd.Series(values, dtype=pd.StringDtype("python", na_value=np.nan))
+    strings = [None if v is None or v is pd.NA or (isinstance(v, float) and np.isnan(v)) else v for v in values]
+    yield pd.Series(pa.array(strings, pa.string()), dtype=pd.ArrowDtype(pa.string()))
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_random_string_columns_of_every_shape_match_pandas(seed):
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(0, 300))
+    values = random_words(rng, n, missing=rng.choice([0.0, 0.1, 0.5]))
+    for column in string_columns(values):
+        assert_same_as_pandas(column)
+        if n > 4:
+            assert_same_as_pandas(column[3 : n - 1] if isinstance(column, np.ndarray) else column.iloc[3 : n - 1])
+
+
+def test_equal_strings_held_by_distinct_objects_merge_in_order_of_first_appearance():
+    rng = np.random.default_rng(1)
+    values = random_words(rng, 500)
+    copies = fresh_objects(values)
+    mixed = np.where(rng.random(500) < 0.5, values, copies)
+    assert len({id(v) for v in mixed}) > len(set(mixed.tolist()))  # more objects than values: a real merge
+    for column in (copies, mixed, pd.Series(mixed, dtype=object), pd.Series(mixed, dtype=pd.StringDtype("python"))):
+        assert_same_as_pandas(column)
+
+
+def test_missing_values_mixed_and_all_missing_and_empty():
+    for values in ([None, np.nan, pd.NA, float("nan"), "a", None], [None] * 5, [np.nan] * 3, [], [""] * 4,
+                   ["", None, "", pd.NA]):
+        array = np.array(values, dtype=object)
+        for column in string_columns(array):
+            assert_same_as_pandas(column)
+    indices, uniques = factorize(np.array([None, "b", np.nan, "a", pd.NA, "b"], dtype=object))
+    assert indices.tolist() == [-1, 0, -1, 1, -1, 0] and list(uniques) == ["b", "a"]
+
+
+def test_mixed_objects_and_strided_object_arrays():
+    mixed = np.array([1, "1", 1.0, True, None, 2.5, ("t",), "1", 2, np.nan, b"1", 1], dtype=object)
+    assert_same_as_pandas(mixed)
+    assert_same_as_pandas(mixed[::-1])
+    assert_same_as_pandas(mixed[1::3])
+    grid = random_words(np.random.default_rng(2), 60).reshape(20, 3)
+    for j in range(3):
+        assert_same_as_pandas(grid[:, j])  # a column of a 2-D array: strided
+
+
+def test_arrow_chunks_slices_and_large_string():
+    rng = np.random.default_rng(3)
+    pieces = [random_words(rng, int(rng.integers(0, 40))) for _ in range(6)]
+    for arrow_type in (pa.string(), pa.large_string()):
+        chunks = [pa.array([v if isinstance(v, str) else None for v in piece], arrow_type) for piece in pieces]
+        chunks.append(chunks[2].slice(5, 20))  # a chunk with a non-zero offset
+        chunked = pa.chunked_array(chunks, arrow_type)
+        column = pd.Series(pd.arrays.ArrowStringArray(chunked)) if arrow_type == pa.large_string() else \
+            pd.Series(chunked, dtype=pd.ArrowDtype(arrow_type))
+        assert_same_as_pandas(column)
+        for start, stop in ((1, 50), (37, 38), (60, len(column)), (0, 0)):
+            assert_same_as_pandas(column.iloc[start:stop])
+
+
+def test_hash_collisions_of_long_strings_compare_bytes():
+    values = np.array([f"a long string number {i:05d}" for i in range(3000)] * 2, dtype=object)
+    column = pd.Series(values, dtype="str")
+    indices, uniques = factorize(column)
+    assert indices.tolist() == list(range(3000)) * 2
+    assert_same_as_pandas(column)
+    assert_same_as_pandas(fresh_objects(values))
+
+
+def test_numbers_and_other_columns_fall_back_to_pandas():
+    for column in (np.array([3, 1, 3, 2]), np.array([0.5, np.nan, 0.5]), pd.Series([True, False, True]),
+                   pd.Series(pd.to_datetime(["2020-01-02", "2020-01-01", "2020-01-02"])), pd.Categorical(["b", "a"])):
+        assert_same_as_pandas(column)
+
+
+def test_past_the_limit_falls_back_to_pandas(monkeypatch):
+    monkeypatch.setattr(factorize_module, "MAX_DISTINCT", 64)
+    monkeypatch.setattr(factorize_module, "MIN_LIMIT", 16)
+    calls = []
+    original = pd.factorize
+    monkeypatch.setattr(factorize_module.pd, "factorize", lambda v: calls.append(len(v)) or original(v))
+    values = np.array([f"w{i % 100}" for i in range(1000)], dtype=object)
+    for column in (pd.Series(values, dtype="str"), values.copy(), fresh_objects(values)):
+        calls.clear()
+        indices, uniques = factorize(column)
+        assert calls == [1000]  # the whole column, by pandas
+        np.testing.assert_array_equal(indices, np.arange(1000) % 100)
+        assert list(uniques) == [f"w{i}" for i in range(100)]
+    calls.clear()
+    indices, _ = factorize(pd.Series([f"w{i % 60}" for i in range(1000)], dtype="str"))
+    assert calls == [] and indices.max() == 59  # 60 distinct values stay within the limit
+    calls.clear()
+    indices, _ = factorize(pd.Series([f"w{i % 60}" for i in range(200)], dtype="str"))
+    assert calls == [200] and indices.max() == 59  # 60 distinct values in 200 rows: past 200 // 8 (as 32)
+    assert MAX_DISTINCT == 1 << 16
