@@ -200,9 +200,7 @@ def _warn_numbers_as_categories(X, names, kinds, categorical_features):
         return
     for a, (name, kind) in enumerate(zip(names, kinds)):
         column = X.iloc[:, a] if isinstance(X, pd.DataFrame) else X[:, a]
-        if kind == CATEGORICAL and column.dtype == object and pd.api.types.infer_dtype(column, skipna=True) in (
-            "integer", "floating", "mixed-integer-float", "decimal"
-        ):
+        if kind == CATEGORICAL and column.dtype == object and _holds_only_numbers(column):
             warnings.warn(
                 f"column {name!r} has dtype object but holds only numbers: it is counted as categorical, one "
                 "category per distinct number. Convert it with astype(float) or list it in numeric_features to bin "
@@ -211,6 +209,18 @@ def _warn_numbers_as_categories(X, names, kinds, categorical_features):
                 UserWarning,
                 stacklevel=5,
             )
+
+
+def _holds_only_numbers(column):
+    """Whether an object column's values are all numbers (missing values aside).
+
+    A string among its first values settles it without the full scan of
+    ``infer_dtype``, which cost more than counting a column of strings.
+    """
+    head = column[:64] if isinstance(column, np.ndarray) else column.iloc[:64]
+    if any(isinstance(v, (str, bytes)) for v in head):
+        return False
+    return pd.api.types.infer_dtype(column, skipna=True) in ("integer", "floating", "mixed-integer-float", "decimal")
 
 
 def _named_columns(selection, names, parameter):

@@ -34,6 +34,7 @@ from .data import CATEGORICAL, NUMERIC, ColumnScan, column_major, schema_of_scan
 from .encoding import (
     MAX_CATEGORIES, _is_dictionary, _is_string, _plain, code_dtype, integer_column_encoder, python_value,
 )
+from .factorize import factorize
 from .kernels import bin_values, column_ranges, count_integers, count_partition, lookup_codes
 from .summaries import merge_summaries
 
@@ -201,7 +202,7 @@ def _column_dictionary(column, numeric):
     rows ``start:stop``. A ``Categorical`` keeps its codes; an integer column
     spanning fewer than ``MAX_CATEGORIES`` values is offset by its minimum
     (``kept`` marks the whole range, as the schema pass takes it); any other
-    categorical column is factorized once. A ``numeric`` column must be such
+    categorical column is factorized once (:func:`nbparallel.factorize.factorize`). A ``numeric`` column must be such
     an integer column (else :class:`WideIntegers`).
     """
     if _is_dictionary(column) and not numeric:
@@ -215,7 +216,7 @@ def _column_dictionary(column, numeric):
     if numeric:
         raise WideIntegers(f"column {column.name!r} is not an integer column spanning fewer than "
                            f"{MAX_CATEGORIES} values" if isinstance(column, pd.Series) else "a numeric column")
-    return _indexed(*pd.factorize(column if plain is None else plain))
+    return _indexed(*factorize(column if plain is None else plain))
 
 
 def _categorical(codes, categories):
@@ -297,7 +298,7 @@ def _class_codes(y):
         lo, hi = int(y.min()), int(y.max())
         if hi - lo < MAX_CATEGORIES:
             return (y if lo == 0 else y.astype(np.int64) - lo), list(range(lo, hi + 1))
-    codes, uniques = pd.factorize(y)
+    codes, uniques = factorize(y)
     classes = [python_value(v) for v in uniques]
     codes[codes < 0] = len(classes)
     return codes, classes

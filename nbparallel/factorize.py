@@ -41,7 +41,9 @@ MIN_LIMIT = 1 << 10
 """Distinct keys any column may have on the compiled passes, however short."""
 
 _FIRST_SLOTS = 64
-_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+_GOLDEN = np.uint64(0x9E3779B97F4A7C15)  # multiplier of the 8-byte words of long strings
+_MIX_1 = np.uint64(0xFF51AFD7ED558CCD)
+_MIX_2 = np.uint64(0xC4CEB9FE1A85EC53)
 _FNV_BASIS = np.uint64(0xCBF29CE484222325)
 _EMPTY = np.uint64(0xFFFFFFFFFFFFFFFF)  # an empty string slot's key: no string's key
 _LONG_FLAG = np.uint64(0xFF) << np.uint64(56)  # top byte of a long string's key (a short one's is its length)
@@ -55,8 +57,16 @@ _HASH_BITS = np.uint64(0x00FFFFFFFFFFFFFE)  # a long string's key: these bits of
 
 @njit(nogil=True, cache=True, inline="always")
 def _mix(key):
-    h = key * _GOLDEN
-    return h ^ (h >> np.uint64(29))
+    """MurmurHash3's 64-bit finaliser: every bit of ``key`` reaches the low bits that pick a slot.
+
+    (Keys of short strings that differ only in their last byte, such as
+    "level_0".."level_9", differ only in their high bits.)
+    """
+    h = key ^ (key >> np.uint64(33))
+    h *= _MIX_1
+    h ^= h >> np.uint64(33)
+    h *= _MIX_2
+    return h ^ (h >> np.uint64(33))
 
 
 @njit(nogil=True, cache=True, inline="always")
