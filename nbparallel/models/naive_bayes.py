@@ -477,9 +477,17 @@ class NaiveBayes(PartitionedClassifier):
         self.ignored_attributes_ = [c for c in schema.columns if c in ignored]
         self.feature_log_prob_ = [counted[c].log_prob if c in counted else np.zeros((0, n_classes))
                                   for c in schema.columns]
-        self.log_probabilities_ = {c: pd.DataFrame(labelled[c][0], index=labelled[c][1], columns=self.classes_)
-                                   for c in schema.columns}
+        self._labelled_log_probabilities = labelled
         self._log_table, self._log_offsets = kinds.Counted.log_table(self.counted_fits_, n_classes)
+
+    @property
+    def log_probabilities_(self):
+        """See the class docstring; built on access (a DataFrame per column cost more than a small fit)."""
+        if "counts_" not in vars(self):
+            raise AttributeError("log_probabilities_ is set by fit")
+        labelled = self._labelled_log_probabilities
+        return {c: pd.DataFrame(labelled[c][0], index=labelled[c][1], columns=self.classes_)
+                for c in self.schema_.columns}
 
     def plot_evidence(self, max_attributes=8, path=None):
         """The model as a figure: see :func:`nbparallel.report.plot_evidence`."""
