@@ -172,3 +172,31 @@ def test_binned_integers_of_a_dask_array_count_in_one_pass():
     reference_model = NaiveBayes(n_bins=4, n_partitions=1).fit(X, y, sample_weight=np.ones(900))
     assert model.schema_.to_dict() == reference_model.schema_.to_dict()
     assert model.counts_.equals(reference_model.counts_)
+
+
+def test_count_integers_equals_the_kernel_on_codes_and_refuses_other_dtypes():
+    from nbparallel.kernels import count_integers, count_partition
+
+    rng = np.random.default_rng(11)
+    X = rng.integers(-4, 3, (500, 5))
+    y = rng.integers(0, 3, 500)
+    offsets = np.arange(6, dtype=np.int64) * 8  # values -4..2: 7 values + the missing row
+    table, totals = count_integers(X, y, [-4] * 5, offsets, 3)
+    codes = (X + 5).astype(np.uint8)
+    expected, expected_totals, _, _ = count_partition(codes, np.empty((500, 0)), y, None, offsets, np.empty((0, 0)), 3)
+    np.testing.assert_array_equal(table, expected)
+    np.testing.assert_array_equal(totals, expected_totals)
+    for bad in (X.astype(np.float64), X.astype(np.uint64)):
+        with pytest.raises(TypeError, match="X must hold integers"):
+            count_integers(bad, y, [-4] * 5, offsets, 3)
+
+
+def test_log_probabilities_follow_a_partial_fit():
+    rng = np.random.default_rng(13)
+    frame = pd.DataFrame({"s": rng.choice(["a", "b"], 200)})
+    y = rng.choice(["u", "v"], 200)
+    model = NaiveBayes().partial_fit(frame, y, classes=["u", "v"])
+    first = model.log_probabilities_["s"].copy()
+    model.partial_fit(frame.assign(s="a"), np.full(200, "u"))
+    assert not model.log_probabilities_["s"].equals(first)
+    np.testing.assert_array_equal(model.log_probabilities_["s"].to_numpy(), model.feature_log_prob_[0])

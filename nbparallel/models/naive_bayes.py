@@ -5,6 +5,7 @@ from __future__ import annotations
 import time
 import warnings
 from dataclasses import replace as replace_fields
+from functools import cached_property
 
 import numpy as np
 import pandas as pd
@@ -478,11 +479,12 @@ class NaiveBayes(PartitionedClassifier):
         self.feature_log_prob_ = [counted[c].log_prob if c in counted else np.zeros((0, n_classes))
                                   for c in schema.columns]
         self._labelled_log_probabilities = labelled
+        self.__dict__.pop("log_probabilities_", None)  # built again from these fits on the next access
         self._log_table, self._log_offsets = kinds.Counted.log_table(self.counted_fits_, n_classes)
 
-    @property
+    @cached_property
     def log_probabilities_(self):
-        """See the class docstring; built on access (a DataFrame per column cost more than a small fit)."""
+        """See the class docstring; built on first access (a DataFrame per column cost more than a small fit)."""
         if "counts_" not in vars(self):
             raise AttributeError("log_probabilities_ is set by fit")
         labelled = self._labelled_log_probabilities
