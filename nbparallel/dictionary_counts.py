@@ -23,6 +23,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import partial
+from typing import NamedTuple
 
 import numpy as np
 import pandas as pd
@@ -34,7 +35,7 @@ from .data import CATEGORICAL, NUMERIC, ColumnScan, column_major, schema_of_scan
 from .encoding import (
     MAX_CATEGORIES, _is_dictionary, _is_string, _plain, code_dtype, integer_column_encoder, python_value,
 )
-from .factorize import factorize
+from .factorize import count_values, factorize
 from .kernels import bin_values, column_ranges, count_integers, count_partition, lookup_codes
 from .summaries import merge_summaries
 
@@ -195,15 +196,32 @@ def _positions(where, values):
 # ------------------------------------------------------------ one partition
 
 
-def _column_dictionary(column, numeric):
-    """``(encode(start, stop, out), values, kept)``: a column against its own dictionary.
+class _Dictionary(NamedTuple):
+    """A partition's column against its own dictionary.
 
-    ``encode`` writes codes ``1..len(values)`` (0 for a missing value) of the
-    rows ``start:stop``. A ``Categorical`` keeps its codes; an integer column
-    spanning fewer than ``MAX_CATEGORIES`` values is offset by its minimum
-    (``kept`` marks the whole range, as the schema pass takes it); any other
-    categorical column is factorized once (:func:`nbparallel.factorize.factorize`). A ``numeric`` column must be such
-    an integer column (else :class:`WideIntegers`).
+    ``values`` are the dictionary; ``kept`` flags the values that belong to it
+    even without a count (an integer column's whole range). A column is either
+    counted in blocks with the others (``encode(start, stop, out)`` writes the
+    codes ``1..len(values)`` of rows ``start:stop``, 0 for a missing value) or
+    was counted by value while it was hashed (``counts``: the attribute's table
+    rows, missing values first).
+    """
+
+    values: list
+    kept: np.ndarray
+    encode: object = None
+    counts: np.ndarray = None
+
+
+def _column_dictionary(column, numeric, classes_of_rows, n_classes):
+    """The :class:`_Dictionary` of a column.
+
+    A ``Categorical`` keeps its codes; an integer column spanning fewer than
+    ``MAX_CATEGORIES`` values is offset by its minimum (``kept`` marks the
+    whole range, as the schema pass takes it); both are encoded in blocks.
+    Any other categorical column is counted by value in one hash pass
+    (:func:`nbparallel.factorize.count_values`). A ``numeric`` column must be
+    such an integer column (else :class:`WideIntegers`).
     """
     if _is_dictionary(column) and not numeric:
         return _categorical(column.array.codes, column.cat.categories)
@@ -212,33 +230,31 @@ def _column_dictionary(column, numeric):
         lo, hi = int(plain.min()), int(plain.max())
         if hi - lo < MAX_CATEGORIES:
             encode = integer_column_encoder(plain, lo, np.arange(1, hi - lo + 2))
-            return encode, list(range(lo, hi + 1)), np.ones(hi - lo + 1, bool)
+            return _Dictionary(list(range(lo, hi + 1)), np.ones(hi - lo + 1, bool), encode)
     if numeric:
         raise WideIntegers(f"column {column.name!r} is not an integer column spanning fewer than "
                            f"{MAX_CATEGORIES} values" if isinstance(column, pd.Series) else "a numeric column")
-    return _indexed(*factorize(column if plain is None else plain))
+    counts, uniques = count_values(column if plain is None else plain, classes_of_rows, n_classes)
+    return _Dictionary([python_value(v) for v in uniques], np.zeros(len(uniques), bool), counts=counts)
 
 
 def _categorical(codes, categories):
-    """:func:`_indexed` of a ``Categorical``'s codes: when the code array has their width, ``codes + 1``
-    computed in unsigned arithmetic, where the missing code -1 wraps to 0 (no lookup)."""
-    encode_indices, values, kept = _indexed(codes, categories)
+    """The :class:`_Dictionary` of a ``Categorical``'s codes (-1 = missing): codes ``codes + 1``.
+
+    When the code array has their width, ``codes + 1`` is computed in unsigned
+    arithmetic, where -1 wraps to 0 (no lookup).
+    """
+    values = [python_value(v) for v in categories]
+    table = np.append(np.arange(1, len(values) + 1), 0).astype(code_dtype([len(values)]))
     unsigned = codes.view(np.dtype(f"u{codes.itemsize}"))
 
     def encode(start, stop, out):
         if out.dtype == unsigned.dtype:
             np.add(unsigned[start:stop], 1, out=out)
         else:
-            encode_indices(start, stop, out)
+            lookup_codes(codes[start:stop], table, out)
 
-    return encode, values, kept
-
-
-def _indexed(indices, uniques):
-    """``(encode, values, kept)`` of dictionary indices (-1 = missing) into ``uniques``: codes ``indices + 1``."""
-    values = [python_value(v) for v in uniques]
-    table = np.append(np.arange(1, len(values) + 1), 0).astype(code_dtype([len(values)]))
-    return (lambda start, stop, out: lookup_codes(indices[start:stop], table, out)), values, np.zeros(len(values), bool)
+    return _Dictionary(values, np.zeros(len(values), bool), encode)
 
 
 def _count_integer_array(X, classes_of_rows, n_classes, numeric):
@@ -268,23 +284,49 @@ def _count_integer_array(X, classes_of_rows, n_classes, numeric):
 
 
 def _count_columns(X, classes_of_rows, n_classes, numeric):
-    """``(counts, vocabularies, kept)`` of a partition's columns, each against its own dictionary, in blocks."""
+    """``(counts, vocabularies, kept)`` of a partition's columns, each against its own dictionary."""
     frame = isinstance(X, pd.DataFrame)
-    dictionaries = [_column_dictionary(X.iloc[:, a] if frame else X[:, a], numeric[a]) for a in range(X.shape[1])]
-    encoders, vocabularies, kept = zip(*dictionaries) if dictionaries else ((), [], [])
-    dtype = code_dtype([len(v) for v in vocabularies])
+    columns = [X.iloc[:, a] if frame else X[:, a] for a in range(X.shape[1])]
+    dictionaries = [_column_dictionary(c, numeric[a], classes_of_rows, n_classes) for a, c in enumerate(columns)]
+    vocabularies = [d.values for d in dictionaries]
     offsets = _offsets(vocabularies)
-    parts = []
-    for start in range(0, max(len(X), 1), BLOCK_ROWS):
-        stop = min(start + BLOCK_ROWS, len(X))
-        codes = column_major(stop - start, len(encoders), dtype)
+    table = np.zeros((int(offsets[-1]), n_classes))
+    blocked = [a for a, d in enumerate(dictionaries) if d.encode is not None]
+    if blocked:
+        counted = _count_blocks([dictionaries[a].encode for a in blocked], [vocabularies[a] for a in blocked],
+                                classes_of_rows, n_classes, len(X))
+        places = np.concatenate([np.arange(offsets[a], offsets[a + 1]) for a in blocked])
+        table[places] = counted
+    for a, d in enumerate(dictionaries):
+        if d.counts is not None:
+            table[offsets[a] : offsets[a + 1]] = d.counts
+    totals = table[: offsets[1]].sum(axis=0) if len(columns) else np.bincount(classes_of_rows, minlength=n_classes)
+    missing_somewhere = len(columns) and table[offsets[:-1]].sum(axis=1).min() > 0
+    all_missing = _all_missing(columns, classes_of_rows, n_classes) if missing_somewhere else np.zeros(n_classes)
+    return CountTable(table, offsets, totals * 1.0, all_missing), vocabularies, [d.kept for d in dictionaries]
+
+
+def _count_blocks(encoders, vocabularies, classes_of_rows, n_classes, n_rows):
+    """The table of the columns ``encoders`` write, counted ``BLOCK_ROWS`` rows at a time in one code buffer."""
+    offsets = _offsets(vocabularies)
+    codes = column_major(min(max(n_rows, 1), BLOCK_ROWS), len(encoders), code_dtype([len(v) for v in vocabularies]))
+    table = np.zeros((int(offsets[-1]), n_classes))
+    for start in range(0, n_rows, BLOCK_ROWS):
+        stop = min(start + BLOCK_ROWS, n_rows)
+        block = codes[: stop - start]
         for a, encode in enumerate(encoders):
-            encode(start, stop, codes[:, a])
-        table, totals, all_missing, _ = count_partition(
-            codes, np.empty((stop - start, 0)), classes_of_rows[start:stop], None, offsets, np.empty((0, 0)),
-            n_classes)
-        parts.append(CountTable(table, offsets, totals, all_missing))
-    return merge_summaries(*parts), vocabularies, kept
+            encode(start, stop, block[:, a])
+        table += count_partition(block, np.empty((stop - start, 0)), classes_of_rows[start:stop], None, offsets,
+                                 np.empty((0, 0)), n_classes)[0]
+    return table
+
+
+def _all_missing(columns, classes_of_rows, n_classes):
+    """Rows per class whose every column is missing."""
+    every = np.ones(len(classes_of_rows), dtype=bool)
+    for column in columns:
+        every &= np.asarray(pd.isna(column), dtype=bool)
+    return np.bincount(classes_of_rows[every], minlength=n_classes).astype(np.float64)
 
 
 def _class_codes(y):

@@ -33,7 +33,7 @@ import numpy as np
 import pandas as pd
 from numba import njit
 
-__all__ = ["factorize", "MAX_DISTINCT", "MIN_LIMIT"]
+__all__ = ["factorize", "count_values", "MAX_DISTINCT", "MIN_LIMIT"]
 
 MAX_DISTINCT = 1 << 16
 """Most distinct keys the compiled passes hold before falling back to ``pandas.factorize``."""
@@ -79,12 +79,22 @@ def _load8(data, at):
     return key
 
 
+@njit(nogil=True, cache=True, inline="always")
+def _slot_shift(n_slots):
+    """``64 - log2(n_slots)``: a hash's top bits, shifted down by it, pick one of ``n_slots`` (a power of two)."""
+    bits = 0
+    while (1 << bits) < n_slots:
+        bits += 1
+    return np.uint64(64 - bits)
+
+
 @njit(nogil=True, cache=True)
 def _rehash(keys, hashes, count, slot_keys, slot_ids):
     """Fill empty tables ``slot_keys``, ``slot_ids`` (-1 = empty) with ids ``0..count - 1`` at their hashes."""
     mask = np.uint64(len(slot_ids) - 1)
+    shift = _slot_shift(len(slot_ids))
     for u in range(count):
-        s = hashes[u] & mask
+        s = hashes[u] >> shift
         while slot_ids[s] >= 0:
             s = (s + np.uint64(1)) & mask
         slot_keys[s] = keys[u]
@@ -92,20 +102,24 @@ def _rehash(keys, hashes, count, slot_keys, slot_ids):
 
 
 @njit(nogil=True, cache=True)
-def _pointer_indices(pointers, begin, out, slot_keys, slot_ids, keys, hashes, first, count):
+def _pointer_indices(pointers, begin, out, classes, counts, slot_keys, slot_ids, keys, hashes, first, count):
     """Ids of distinct pointers, in order of first appearance, for rows ``begin..``.
 
-    Writes each row's id into ``out``. A slot holds a pointer and its id (-1 =
-    empty); ``keys[u]``, ``hashes[u]``, ``first[u]`` are the pointer, its hash
-    and the first row of id ``u``. Stops before a row that needs a new id once
-    the table is half full. Returns ``(row reached, count)``.
+    Writes each row's id ``u`` into ``out``, or, when ``counts`` has rows,
+    adds the row to ``counts[1 + u, classes[i]]`` instead. A slot holds a
+    pointer and its id (-1 = empty); ``keys[u]``, ``hashes[u]``, ``first[u]``
+    are the pointer, its hash and the first row of id ``u``. Stops before a
+    row that needs a new id once the table is half full. Returns ``(row reached, count)``.
     """
     mask = np.uint64(len(slot_ids) - 1)
+    shift = _slot_shift(len(slot_ids))
     full = len(slot_ids) // 2
+    counting = len(counts) > 0
+    n_classes, flat = np.uint64(counts.shape[1]), counts.ravel()
     for i in range(begin, len(pointers)):
         p = np.uint64(pointers[i])
         h = _mix(p)
-        s = h & mask
+        s = h >> shift
         while True:
             if slot_keys[s] == p:
                 u = slot_ids[s]
@@ -119,7 +133,10 @@ def _pointer_indices(pointers, begin, out, slot_keys, slot_ids, keys, hashes, fi
                 count += 1
                 break
             s = (s + np.uint64(1)) & mask
-        out[i] = u
+        if counting:
+            flat[np.uint64(u + 1) * n_classes + np.uint64(classes[i])] += 1
+        else:
+            out[i] = u
     return len(pointers), count
 
 
@@ -130,28 +147,37 @@ def _apply(out, table):
 
 
 @njit(nogil=True, cache=True)
-def _string_indices(offsets, data, validity, start, n, begin, row0, out, slot_keys, slot_ids, keys, hashes,
-                    first, store, ends, count):
+def _string_indices(offsets, data, validity, start, n, begin, row0, out, classes, counts, slot_keys, slot_ids,
+                    keys, hashes, first, store, ends, count):
     """Ids of the distinct strings of one Arrow chunk, in order of first appearance, for rows ``begin..n``.
 
     The chunk's row ``i`` is the bytes ``data[offsets[start + i]:offsets[start + i + 1]]``,
     missing when bit ``start + i`` of ``validity`` is 0 (an empty ``validity``
-    means no row is missing); its id goes to ``out[row0 + i]`` (-1 for missing).
+    means no row is missing); its id ``u`` goes to ``out[row0 + i]`` (-1 for
+    missing), or, when ``counts`` has rows, the row is added to
+    ``counts[1 + u, classes[row0 + i]]`` (row 0 for missing) instead.
     A slot holds a key and its id (-1 = empty). Id ``u`` has the key
     ``keys[u]`` (a short string's bytes and length; for a string longer than 7
     bytes, 55 bits of its hash and a flag, the bytes being
     ``store[ends[u]:ends[u + 1]]``), hash ``hashes[u]`` and first row
     ``first[u]`` (counted from the column's first row). Stops before a row that
-    needs a new id once the table is half full. Returns ``(row reached, count, store)``.
+    needs a new id once the table is half full, or whose bytes do not fit in
+    ``store``. Returns ``(row reached, count)``.
     """
     mask = np.uint64(len(slot_ids) - 1)
+    shift = _slot_shift(len(slot_ids))
     full = len(slot_ids) // 2
     has_validity = len(validity) > 0
+    counting = len(counts) > 0
+    n_classes, flat = np.uint64(counts.shape[1]), counts.ravel()
     size = np.uint64(len(data))
     for i in range(begin, n):
         bit = np.uint64(start + i)
         if has_validity and not (validity[bit >> np.uint64(3)] >> (bit & np.uint64(7))) & 1:
-            out[row0 + i] = -1
+            if counting:
+                flat[np.uint64(classes[row0 + i])] += 1
+            else:
+                out[row0 + i] = -1
             continue
         lo = np.uint64(offsets[bit])
         length = np.int64(offsets[bit + np.uint64(1)]) - np.int64(lo)
@@ -161,11 +187,11 @@ def _string_indices(offsets, data, validity, start, n, begin, row0, out, slot_ke
             else:
                 key = _load_tail(data, lo, length)
             key |= np.uint64(length) << np.uint64(56)
-            h = _mix(key)
+            h = key * _GOLDEN  # Fibonacci hashing: the top bits, which pick the slot, depend on every bit
         else:
             h = _hash_bytes(data, lo, length, size)
             key = (h & _HASH_BITS) | _LONG_FLAG  # top byte 255: no short key, never the empty slot's key
-        s = h & mask
+        s = h >> shift
         while True:
             if slot_keys[s] == key:
                 u = slot_ids[s]
@@ -173,24 +199,25 @@ def _string_indices(offsets, data, validity, start, n, begin, row0, out, slot_ke
                     break
             elif slot_ids[s] < 0:
                 if count >= full:
-                    return i, count, store
-                slot_keys[s], slot_ids[s] = key, count
-                keys[count], hashes[count], first[count] = key, h, row0 + i
+                    return i, count
                 stored = ends[count]
                 if length >= 8:
                     if stored + length > len(store):
-                        grown = np.empty(max(2 * len(store), stored + length), dtype=np.uint8)
-                        grown[:stored] = store[:stored]
-                        store = grown
+                        return i, count
                     store[stored : stored + length] = data[lo : lo + np.uint64(length)]
                     stored += length
+                slot_keys[s], slot_ids[s] = key, count
+                keys[count], hashes[count], first[count] = key, h, row0 + i
                 ends[count + 1] = stored
                 u = count
                 count += 1
                 break
             s = (s + np.uint64(1)) & mask
-        out[row0 + i] = u
-    return n, count, store
+        if counting:
+            flat[np.uint64(u + 1) * n_classes + np.uint64(classes[row0 + i])] += 1
+        else:
+            out[row0 + i] = u
+    return n, count
 
 
 @njit(nogil=True, cache=True, inline="always")
@@ -245,9 +272,13 @@ def _same_bytes(data, lo, length, store, ends, u):
 
 
 class _Table:
-    """Growing arrays of one hash pass: slots, and per id its key, hash and first row."""
+    """Growing arrays of one hash pass: slots, per id its key, hash and first row, and the counts when counting.
 
-    def __init__(self, n_rows, strings=False):
+    ``counts`` has one row for missing values and one per id (``n_classes``
+    columns), or no rows when the pass writes indices instead.
+    """
+
+    def __init__(self, n_rows, strings=False, n_classes=0):
         self.limit = min(MAX_DISTINCT, max(MIN_LIMIT, n_rows // 8))
         self.strings = strings
         self.empty_key = _EMPTY if strings else 0  # never the key of a short string, nor a pointer
@@ -259,7 +290,14 @@ class _Table:
         self.keys = np.empty(_FIRST_SLOTS // 2, dtype=np.uint64)
         self.hashes = np.empty(_FIRST_SLOTS // 2, dtype=np.uint64)
         self.first = np.empty(_FIRST_SLOTS // 2, dtype=np.int64)
+        self.counts = np.zeros((_FIRST_SLOTS // 2 + 1 if n_classes else 0, n_classes), dtype=np.int64)
         self.count = 0
+
+    def grow_store(self):
+        """Double the store of long strings' bytes."""
+        grown = np.empty(2 * len(self.store), dtype=np.uint8)
+        grown[: len(self.store)] = self.store
+        self.store = grown
 
     def grow(self):
         """Double the table; False when it already holds the column's limit of ids."""
@@ -274,6 +312,10 @@ class _Table:
             grown = np.zeros(size + 1, dtype=np.int64)
             grown[: self.count + 1] = self.ends[: self.count + 1]
             self.ends = grown
+        if len(self.counts):
+            grown = np.zeros((size + 1, self.counts.shape[1]), dtype=np.int64)
+            grown[: self.count + 1] = self.counts[: self.count + 1]
+            self.counts = grown
         self.slot_keys = np.full(2 * size, self.empty_key, dtype=np.uint64)
         self.slot_ids = np.full(2 * size, -1, dtype=np.int64)
         _rehash(self.keys, self.hashes, self.count, self.slot_keys, self.slot_ids)
@@ -294,36 +336,51 @@ def _pointers(values):
     return np.asarray(_Addresses())
 
 
-def _factorize_objects(values):
-    """``(indices, uniques)`` of a 1-D object array by its pointers, or None past the limit."""
+def _factorize_objects(values, classes=None, n_classes=0):
+    """``(indices, uniques)`` of a 1-D object array by its pointers, or None past the limit.
+
+    With ``classes`` (int64, one per row), ``(counts, uniques)`` instead, as :func:`count_values` gives them.
+    """
     pointers = _pointers(values)
-    out = np.empty(len(values), dtype=np.int64)
-    table = _Table(len(values))
+    counting = classes is not None
+    out = np.empty(0 if counting else len(values), dtype=np.int64)
+    classes = np.empty(0, dtype=np.int64) if classes is None else classes
+    table = _Table(len(values), n_classes=n_classes if counting else 0)
     row = 0
     while True:
-        row, table.count = _pointer_indices(pointers, row, out, table.slot_keys, table.slot_ids, table.keys,
-                                            table.hashes, table.first, table.count)
+        row, table.count = _pointer_indices(pointers, row, out, classes, table.counts, table.slot_keys,
+                                            table.slot_ids, table.keys, table.hashes, table.first, table.count)
         if row == len(values):
             break
         if not table.grow():
             return None
     merged, uniques = pd.factorize(values[table.first[: table.count]])
+    uniques = np.asarray(uniques, dtype=object)
+    if counting:  # distinct objects holding equal values (or missing ones) add up
+        counts = np.zeros((len(uniques) + 1, n_classes), dtype=np.int64)
+        np.add.at(counts, merged + 1, table.counts[1 : table.count + 1])
+        return counts, uniques
     if not np.array_equal(merged, np.arange(table.count)):
         _apply(out, merged)
-    return out, np.asarray(uniques, dtype=object)
+    return out, uniques
 
 
 def _buffer(buffer, dtype):
     return np.empty(0, dtype=dtype) if buffer is None else np.frombuffer(buffer, dtype=dtype)
 
 
-def _factorize_arrow(chunked):
-    """``(indices, uniques)`` of an Arrow string ChunkedArray, or None past the limit."""
+def _factorize_arrow(chunked, classes=None, n_classes=0):
+    """``(indices, uniques)`` of an Arrow string ChunkedArray, or None past the limit.
+
+    With ``classes`` (int64, one per row), ``(counts, uniques)`` instead, as :func:`count_values` gives them.
+    """
     import pyarrow as pa
 
     offset_dtype = np.int64 if pa.types.is_large_string(chunked.type) else np.int32
-    out = np.empty(len(chunked), dtype=np.int64)
-    table = _Table(len(chunked), strings=True)
+    counting = classes is not None
+    out = np.empty(0 if counting else len(chunked), dtype=np.int64)
+    classes = np.empty(0, dtype=np.int64) if classes is None else classes
+    table = _Table(len(chunked), strings=True, n_classes=n_classes if counting else 0)
     row0 = 0
     for chunk in chunked.chunks:
         if not len(chunk):
@@ -333,16 +390,19 @@ def _factorize_arrow(chunked):
         offsets, data = _buffer(offsets, offset_dtype), _buffer(data, np.uint8)
         row = 0
         while True:
-            row, table.count, table.store = _string_indices(
-                offsets, data, validity, chunk.offset, len(chunk), row, row0, out, table.slot_keys, table.slot_ids,
-                table.keys, table.hashes, table.first, table.store, table.ends, table.count)
+            row, table.count = _string_indices(
+                offsets, data, validity, chunk.offset, len(chunk), row, row0, out, classes, table.counts,
+                table.slot_keys, table.slot_ids, table.keys, table.hashes, table.first, table.store, table.ends,
+                table.count)
             if row == len(chunk):
                 break
-            if not table.grow():
+            if table.count < len(table.slot_ids) // 2:  # a long string that does not fit in the store
+                table.grow_store()
+            elif not table.grow():
                 return None
         row0 += len(chunk)
     uniques = chunked.take(pa.array(table.first[: table.count])).to_numpy(zero_copy_only=False)
-    return out, np.asarray(uniques, dtype=object)
+    return (table.counts[: table.count + 1] if counting else out), np.asarray(uniques, dtype=object)
 
 
 def _arrow_strings(column):
@@ -402,15 +462,56 @@ def factorize(column):
     >>> indices.tolist(), uniques.tolist()
     ([0, -1, 1, 0], ['b', 'a'])
     """
-    result = None
+    result = _compiled_pass(column)
+    return pd.factorize(column) if result is None else result
+
+
+def count_values(column, classes, n_classes):
+    """Rows of each distinct value of ``column`` per class, by :func:`factorize`'s pass writing no indices.
+
+    The hash pass adds each row to its value's counts as it goes, so no
+    index array is written or read again.
+
+    Parameters
+    ----------
+    column : 1-D ndarray or pandas.Series
+        As for :func:`factorize`.
+    classes : int ndarray, shape (len(column),)
+        Each row's class, in ``[0, n_classes)``.
+    n_classes : int
+
+    Returns
+    -------
+    counts : int64 ndarray, shape (1 + len(uniques), n_classes)
+        Row 0 counts the missing values, row ``1 + u`` the value ``uniques[u]``.
+    uniques : ndarray or pandas.Index
+        As :func:`factorize` gives them.
+
+    Examples
+    --------
+    >>> counts, uniques = count_values(pd.Series(["b", None, "a", "b"], dtype="str"), np.array([0, 1, 1, 1]), 2)
+    >>> counts.tolist(), uniques.tolist()
+    ([[0, 1], [1, 1], [0, 1]], ['b', 'a'])
+    """
+    classes = np.ascontiguousarray(classes, dtype=np.int64)
+    result = _compiled_pass(column, classes, n_classes)
+    if result is not None:
+        return result
+    indices, uniques = pd.factorize(column)
+    cells = (indices + 1) * n_classes + classes
+    return np.bincount(cells, minlength=(len(uniques) + 1) * n_classes).reshape(-1, n_classes), uniques
+
+
+def _compiled_pass(column, classes=None, n_classes=0):
+    """The compiled pass's ``(indices or counts, uniques)`` of a string or object column, else None."""
     if isinstance(column, pd.Series):
         chunked = _arrow_strings(column)
         if chunked is not None:
-            result = _factorize_arrow(chunked)
-    if result is None and isinstance(column, (np.ndarray, pd.Series)):
+            result = _factorize_arrow(chunked, classes, n_classes)
+            if result is not None:
+                return result
+    if isinstance(column, (np.ndarray, pd.Series)):
         values = _object_values(column)
         if values is not None:
-            result = _factorize_objects(values)
-    if result is None:
-        return pd.factorize(column)
-    return result
+            return _factorize_objects(values, classes, n_classes)
+    return None

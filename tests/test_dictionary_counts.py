@@ -58,6 +58,29 @@ def test_partitions_with_their_own_categories_and_missing_targets():
             assert counts.table[1 + i, k] == plain["cells"][(0, i, label)]
 
 
+@pytest.mark.parametrize("n_partitions", [1, 3, 7])
+def test_rows_missing_in_every_column_of_every_kind(n_partitions):
+    """Strings counted while hashed and block-counted columns together: the all-missing rows span both."""
+    rng = np.random.default_rng(21)
+    n = 700
+    gaps = rng.random(n) < 0.15  # these rows miss every value
+    def column(values):
+        values = values.astype(object)
+        values[gaps | (rng.random(n) < 0.1)] = None
+        return values
+    frame = pd.DataFrame({"obj": column(rng.choice(["a", "b", "c"], n)),
+                          "str": pd.Series(column(rng.choice(["x", "yy", "a long string value"], n)), dtype="str"),
+                          "cat": pd.Categorical(column(rng.choice(["lo", "hi"], n))),
+                          "num": pd.array(column(rng.choice([1.5, 2.5], n)), dtype="float64")})
+    y = rng.choice(["p", "q"], n)
+    old_schema, old_counts = legacy_fit_counts(frame, y, n_partitions=n_partitions, categorical_features="all")
+    schema, counts, _ = _one_pass(frame, y, n_partitions, split_every=3)
+    assert schema.to_dict() == old_schema.to_dict() and counts.equals(old_counts)
+    every = frame.isna().all(axis=1).to_numpy()
+    assert every.sum() >= gaps.sum() > 0
+    assert counts.all_missing.tolist() == [float(np.sum(every & (y == c))) for c in schema.classes]
+
+
 def test_merge_order_changes_the_layout_but_not_the_counts():
     rng = np.random.default_rng(4)
     frame = pd.DataFrame({"a": rng.choice(["x", "y", "z"], 90), "b": rng.integers(0, 4, 90)})

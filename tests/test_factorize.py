@@ -7,7 +7,7 @@ import pytest
 
 from nbparallel import factorize as factorize_module
 from nbparallel.encoding import python_value
-from nbparallel.factorize import MAX_DISTINCT, factorize
+from nbparallel.factorize import MAX_DISTINCT, count_values, factorize
 
 WORDS = ["", "a", "b", "v0", "v9", "seven77", "eightchr", "a much longer string value", "é", "ñandú", "日本語",
          "emoji 🎉", "a\x00b", "x" * 300]
@@ -139,3 +139,45 @@ def test_past_the_limit_falls_back_to_pandas(monkeypatch):
     indices, _ = factorize(pd.Series([f"w{i % 60}" for i in range(200)], dtype="str"))
     assert calls == [200] and indices.max() == 59  # 60 distinct values in 200 rows: past 200 // 8 (as 32)
     assert MAX_DISTINCT == 1 << 16
+
+
+def counted_by_python(column, classes, n_classes):
+    """``(missing counts, {value: counts})`` by a plain loop over the rows, values in order of first appearance."""
+    missing, by_value = [0] * n_classes, {}
+    for value, c in zip(list(column), classes):
+        if value is None or value is pd.NA or (isinstance(value, float) and np.isnan(value)):
+            missing[c] += 1
+        else:
+            by_value.setdefault(value, [0] * n_classes)[c] += 1
+    return missing, by_value
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_count_values_equals_a_plain_counter(seed):
+    rng = np.random.default_rng(seed)
+    n, n_classes = int(rng.integers(0, 400)), int(rng.integers(1, 4))
+    values = random_words(rng, n, missing=rng.choice([0.0, 0.2]))
+    classes = rng.integers(0, n_classes, n)
+    missing, by_value = counted_by_python(values, classes, n_classes)
+    for column in [*string_columns(values), fresh_objects(values)]:
+        counts, uniques = count_values(column, classes.astype(rng.choice([np.int64, np.int8])), n_classes)
+        assert counts.shape == (len(by_value) + 1, n_classes)
+        assert [python_value(v) for v in uniques] == list(by_value)  # order of first appearance
+        assert counts[0].tolist() == missing
+        assert counts[1:].tolist() == list(by_value.values())
+
+
+def test_count_values_past_the_limit_and_of_numbers(monkeypatch):
+    monkeypatch.setattr(factorize_module, "MIN_LIMIT", 16)
+    calls = []
+    original = pd.factorize
+    monkeypatch.setattr(factorize_module.pd, "factorize", lambda v: calls.append(len(v)) or original(v))
+    values = np.array([f"w{i % 300}" for i in range(1000)] + [None], dtype=object)  # 300 > the limit, 128
+    classes = np.arange(1001) % 3
+    for column in (pd.Series(values, dtype="str"), values, np.array([i % 7 for i in range(1001)], dtype=float)):
+        calls.clear()
+        counts, uniques = count_values(column, classes, 3)
+        assert calls == [1001]  # the whole column, by pandas
+        missing, by_value = counted_by_python(column, classes, 3)
+        assert [python_value(v) for v in uniques] == list(by_value)
+        assert counts[0].tolist() == missing and counts[1:].tolist() == list(by_value.values())
