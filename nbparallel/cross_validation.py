@@ -291,7 +291,8 @@ class _NaiveBayesRun:
         n_classes = len(self.classes)
         limits.check_memory(limits.table_bytes(table.offsets[-1] + 2 * len(self.gaussian), n_classes * k,
                                                len(self.dataset.partitions)),
-                            f"the fold tables of {n_classes} classes x {k} folds", "use fewer folds or bins")
+                            f"the fold tables of {n_classes} classes x {k} folds", "use fewer folds or bins",
+                            self.dataset.partitions)
         summary = self._run("count", _count_folds, (CountSpec.of(table), folds, k, self.gaussian),
                             merge_summaries)
         return [_fold_summary(summary, i, n_classes) for i in range(k)]
@@ -358,7 +359,7 @@ class _TextRun:
         n_classes = len(self.classes)
         limits.check_memory(limits.table_bytes(data.n_features, n_classes * k, len(data.partitions)),
                             f"the fold tables of {n_classes} classes x {k} folds x {data.n_features} features",
-                            "use fewer folds or fewer features")
+                            "use fewer folds or fewer features", data.partitions)
         summary = self._run("count", _count_text_folds,
                             (self.classes, folds, k, data.n_features, estimator._binarize_threshold(),
                              estimator._allow_negative, type(estimator).__name__), merge_summaries)

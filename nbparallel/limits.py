@@ -16,7 +16,7 @@ PREDICT_CHUNK_CELLS = 1 << 22
 """Most (row x class) cells a prediction holds at once per partition (32 MiB of float64)."""
 
 
-def check_memory(n_bytes, what, hint):
+def check_memory(n_bytes, what, hint, partitions=None):
     """Raise ValueError when ``n_bytes`` exceed the memory the workers have.
 
     Parameters
@@ -27,6 +27,9 @@ def check_memory(n_bytes, what, hint):
         What needs them, e.g. "the count tables of n_bins=1000000".
     hint : str
         What the user can change.
+    partitions : list, optional
+        The partitions the work reads: when they stay local, this machine's
+        memory is the limit (see :func:`nbparallel.passes.available_memory`).
 
     >>> check_memory(10, "ten bytes", "nothing")
     >>> check_memory(1 << 80, "the tables", "use fewer bins")
@@ -36,7 +39,7 @@ def check_memory(n_bytes, what, hint):
     """
     from .passes import available_memory
 
-    available = available_memory()
+    available = available_memory(partitions)
     if available is not None and n_bytes > available:
         raise ValueError(f"{what} need about {_size(n_bytes)} of memory, more than the "
                          f"{_size(available)} available; {hint}")

@@ -40,10 +40,15 @@ def fits_in_memory(n_bytes, available, fraction=0.5):
     return available is None or n_bytes <= fraction * available
 
 
-def available_memory():
-    """Bytes of memory the workers can hold: the cluster's limits, or this machine's free memory."""
+def available_memory(partitions=None):
+    """Bytes of memory the workers can hold: the cluster's limits, or this machine's free memory.
+
+    With ``partitions``, the memory of where a pass over them runs: this
+    machine's when they stay local (:func:`nbparallel.engine.runs_locally`),
+    which spares small fits a round trip to the scheduler.
+    """
     client = engine.active_client()
-    if client is not None:
+    if client is not None and not (partitions is not None and engine.runs_locally(partitions, client)):
         limits = [w.get("memory_limit") or 0 for w in client.scheduler_info()["workers"].values()]
         return sum(limits) or None
     try:

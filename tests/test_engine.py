@@ -152,6 +152,30 @@ def test_cross_validation_with_a_client_stays_local(client):
     np.testing.assert_array_equal(alone, with_client)
 
 
+def test_small_fits_with_a_client_ask_the_scheduler_nothing(client, monkeypatch):
+    """Data that stays local is checked against this machine's memory: no round trip per fit or prediction."""
+    from sklearn.model_selection import cross_val_score
+
+    from nbparallel.passes import available_memory
+
+    X, y = load_digits(return_X_y=True)
+    asked = []
+    for name in ("scheduler_info", "nthreads"):
+        original = getattr(client, name)
+        monkeypatch.setattr(client, name, lambda *a, _o=original, _n=name, **k: asked.append(_n) or _o(*a, **k))
+    with client.as_current():
+        cross_val_score(NaiveBayes(), X, y, cv=3)
+        assert asked == []
+        cluster_memory = available_memory()  # no partitions: the cluster's limits
+        assert asked == ["scheduler_info"]
+        limits = [w["memory_limit"] for w in client.scheduler_info()["workers"].values()]
+        assert cluster_memory == sum(limits)
+        assert available_memory([X]) != cluster_memory or sum(limits) == 0  # this machine's free memory
+        with local_below(0):
+            asked.clear()
+            assert available_memory([X]) == cluster_memory and asked == ["scheduler_info"]
+
+
 FAILED_CLIENT = r"""
 import sys, time
 import numpy as np, pandas as pd

@@ -267,7 +267,7 @@ def test_absurd_sizes_fail_at_once_with_the_parameter_named(wine, monkeypatch):
         AutoClass(n_clusters=10**6).fit(X)
     many = pd.DataFrame({"a": np.arange(200_000) % 7})
     with pytest.raises(ValueError, match="count tables of 200000 classes .* fewer bins"):
-        monkeypatch.setattr("nbparallel.passes.available_memory", lambda: 10**7)
+        monkeypatch.setattr("nbparallel.passes.available_memory", lambda partitions=None: 10**7)
         NaiveBayes().fit(many, np.arange(200_000))
 
 
@@ -280,7 +280,7 @@ def test_predict_with_many_classes_works_in_row_chunks(monkeypatch):
     expected = model.classes_[np.argmax(model.predict_joint_log_proba(X), axis=1)]
     monkeypatch.setattr("nbparallel.limits.PREDICT_CHUNK_CELLS", 7 * n_classes + rng.integers(1, 100))
     np.testing.assert_array_equal(model.predict(X), expected)
-    monkeypatch.setattr("nbparallel.passes.available_memory", lambda: 10**6)
+    monkeypatch.setattr("nbparallel.passes.available_memory", lambda partitions=None: 10**6)
     with pytest.raises(ValueError, match="probabilities of 3000 rows x 3000 classes"):
         model.predict_proba(X)
 

@@ -292,7 +292,8 @@ class AutoClass(ClusterMixin, PartitionedModel):
             limits.table_bytes(schema.offsets[-1], R * K, len(scheduler.dataset.partitions))
             + 4 * limits.CELL_BYTES * R * K * rows_per_partition * min(len(scheduler.dataset.partitions),
                                                                      engine.available_workers()),
-            f"the expected counts of n_clusters={K} x n_restarts={R}", "use fewer clusters or restarts")
+            f"the expected counts of n_clusters={K} x n_restarts={R}", "use fewer clusters or restarts",
+            scheduler.dataset.partitions)
         checkpoint = Checkpoint.for_fit(self, schema, scan.n_rows, ignore=("max_iter",))
         state = checkpoint.load(lambda saved: _restore(saved, schema.offsets[-1], R, K))
         if state is None:

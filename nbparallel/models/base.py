@@ -206,7 +206,7 @@ class PartitionedClassifier(ClassifierMixin, PartitionedModel):
         if isinstance(n_rows, (int, np.integer)):
             limits.check_memory(limits.CELL_BYTES * int(n_rows) * len(self.classes_) * 2,
                                 f"the probabilities of {n_rows} rows x {len(self.classes_)} classes",
-                                "predict the classes only, or predict fewer rows at a time")
+                                "predict the classes only, or predict fewer rows at a time", data.partitions)
         parts = engine.map_partitions(data.partitions, data.map(_jll_task, self), name="nbparallel-jll",
                                       token=data.token, verbose=bool(self.verbose))
         return np.vstack(parts) if parts else np.empty((0, len(self.classes_)))

@@ -279,7 +279,7 @@ class NaiveBayes(PartitionedClassifier):
         table = schema.counted()
         limits.check_memory(limits.table_bytes(table.offsets[-1], len(schema.classes), len(dataset.partitions)),
                             f"the count tables of {len(schema.classes)} classes x {table.offsets[-1]} values",
-                            "use fewer bins (n_bins) or fewer categorical values")
+                            "use fewer bins (n_bins) or fewer categorical values", dataset.partitions)
         gaussian = schema.by_kind(GAUSSIAN)
         if gaussian:
             summary, record = self._run(
