@@ -116,6 +116,22 @@ def _local_scheduler(partitions):
     return "sync" if len(partitions) == 1 else "threads"
 
 
+def _scheduler_function(name):
+    """Dask's local scheduler ``name`` as its function.
+
+    Given a name, ``dask.compute`` imports ``distributed`` to look for a
+    client (about 13 MB and a few tenths of a second, once per process); the
+    function it runs needs none of that.
+    """
+    if name == "sync":
+        from dask.local import get_sync
+
+        return get_sync
+    from dask.threaded import get
+
+    return get
+
+
 def _per_partition(fn, partitions):
     """``fn`` as one function per partition (it may already be a list of them)."""
     if isinstance(fn, (list, tuple)):
@@ -162,14 +178,14 @@ def compute(obj, verbose=False, *, scheduler="threads", partitions=None):
 
     client = active_client()
     if partitions is not None and runs_locally(partitions, client):
-        return dask.compute(obj, scheduler="sync")[0]
+        return dask.compute(obj, scheduler=_scheduler_function("sync"))[0]
     if client is None:
         if not verbose:
-            return dask.compute(obj, scheduler=scheduler)[0]
+            return dask.compute(obj, scheduler=_scheduler_function(scheduler))[0]
         from dask.diagnostics import ProgressBar
 
         with ProgressBar(out=sys.stderr):
-            return dask.compute(obj, scheduler=scheduler)[0]
+            return dask.compute(obj, scheduler=_scheduler_function(scheduler))[0]
     future = client.compute(obj)
     if verbose:
         from distributed import progress
@@ -195,7 +211,8 @@ def persist(partitions):
         return parts
     if client is None:
         lazy = [i for i, p in enumerate(parts) if _is_lazy(p)]
-        for i, value in zip(lazy, dask.persist(*[parts[i] for i in lazy], scheduler="threads")):
+        persisted = dask.persist(*[parts[i] for i in lazy], scheduler=_scheduler_function("threads"))
+        for i, value in zip(lazy, persisted):
             parts[i] = value
         return parts
     lazy = [p for p in parts if _is_lazy(p)]

@@ -17,7 +17,7 @@ import numpy as np
 from numba import njit
 
 __all__ = [
-    "best_classes", "bin_codes", "bin_values", "column_ranges", "count_integers", "count_partition",
+    "CodeCounter", "best_classes", "bin_codes", "bin_values", "column_ranges", "count_integers", "count_partition",
     "joint_log_likelihood", "integer_codes", "lookup_codes", "seen_values",
 ]
 
@@ -134,36 +134,72 @@ def _shifted(offsets, shift):
     return out
 
 
-def _count_codes(codes, y, weights, offsets, n_classes, counts, shift=None):
-    """Add the categorical counts into ``counts`` (n_classes + 1, rows), pairing attributes when small.
+class _CodeLayout:
+    """Where the kernels count the codes of the first ``f_cat`` attributes of ``offsets``: pairs share a table when small.
+
+    Unpaired, the codes are counted straight into the table (``offsets[-1]``
+    rows); paired, into a table of their own (``n_rows`` rows), whose margins
+    :meth:`add_to` adds to the table.
 
     With ``shift``, attribute ``j``'s code is ``codes[:, j] + shift[j]``: raw
     integers counted by value with ``shift = 1 - min``, no code array written.
     The addition is modulo 2**64, like every table index, so it is exact for
     any shift as long as the shifted codes lie in the attribute's rows.
     """
-    f_cat = codes.shape[1]
-    sizes = np.diff(offsets[: f_cat + 1])
-    pair_sizes = sizes[0 : f_cat - 1 : 2] * sizes[1:f_cat:2]
-    shift = np.zeros(f_cat, dtype=np.int64) if shift is None else shift
-    if f_cat < 2 or pair_sizes.max() > _PAIR_TABLE_LIMIT:
-        _count_codes_kernel(codes, y, weights, _shifted(offsets, shift), n_classes, counts.ravel())
+
+    def __init__(self, offsets, f_cat, shift=None):
+        self.offsets, self.f_cat = offsets, f_cat
+        sizes = np.diff(offsets[: f_cat + 1])
+        self.sizes = sizes
+        pair_sizes = sizes[0 : f_cat - 1 : 2] * sizes[1:f_cat:2]
+        shift = np.zeros(f_cat, dtype=np.int64) if shift is None else shift
+        self.paired = f_cat >= 2 and pair_sizes.max() <= _PAIR_TABLE_LIMIT
+        if not self.paired:
+            self.kernel_offsets = _shifted(offsets, shift)
+            self.n_rows = int(offsets[-1])
+            return
+        blocks = np.concatenate([pair_sizes, sizes[f_cat - 1 :] if f_cat % 2 else []]).astype(np.int64)
+        self.pair_offsets = np.concatenate([[0], np.cumsum(blocks)]).astype(np.int64)
+        self.widths = sizes[1:f_cat:2]
+        pair_shift = [int(shift[2 * p]) * int(self.widths[p]) + int(shift[2 * p + 1]) for p in range(f_cat // 2)]
+        pair_shift += [int(shift[-1])] if f_cat % 2 else []
+        self.kernel_offsets = _shifted(self.pair_offsets, pair_shift)
+        self.n_rows = int(self.pair_offsets[-1])
+
+    def count(self, codes, y, weights, n_classes, counts):
+        """Add the rows of ``codes`` into ``counts`` of shape (n_classes + 1, self.n_rows)."""
+        if self.paired:
+            _count_code_pairs_kernel(codes, y, weights, self.kernel_offsets, self.widths, n_classes, counts.ravel())
+        else:
+            _count_codes_kernel(codes, y, weights, self.kernel_offsets, n_classes, counts.ravel())
+
+    def add_to(self, table, counts):
+        """Add kernel ``counts`` (n_classes + 1, self.n_rows) into ``table`` (n_classes + 1, offsets[-1]).
+
+        A pair's table has each of its attributes' counts as margins.
+        """
+        if not self.paired:
+            table += counts
+            return
+        offsets, sizes, pair_offsets, f_cat = self.offsets, self.sizes, self.pair_offsets, self.f_cat
+        for p in range(f_cat // 2):
+            a, b = 2 * p, 2 * p + 1
+            block = counts[:, pair_offsets[p] : pair_offsets[p + 1]].reshape(-1, sizes[a], sizes[b])
+            table[:, offsets[a] : offsets[a + 1]] += block.sum(axis=2)
+            table[:, offsets[b] : offsets[b + 1]] += block.sum(axis=1)
+        if f_cat % 2:
+            table[:, offsets[f_cat - 1] : offsets[f_cat]] += counts[:, pair_offsets[-2] :]
+
+
+def _count_codes(codes, y, weights, offsets, n_classes, counts, shift=None):
+    """Add the categorical counts into ``counts`` (n_classes + 1, rows), pairing attributes when small."""
+    layout = _CodeLayout(offsets, codes.shape[1], shift)
+    if not layout.paired:
+        layout.count(codes, y, weights, n_classes, counts)
         return
-    blocks = np.concatenate([pair_sizes, sizes[f_cat - 1 :] if f_cat % 2 else []]).astype(np.int64)
-    pair_offsets = np.concatenate([[0], np.cumsum(blocks)]).astype(np.int64)
-    widths = sizes[1:f_cat:2]
-    pair_shift = [int(shift[2 * p]) * int(widths[p]) + int(shift[2 * p + 1]) for p in range(f_cat // 2)]
-    pair_shift += [int(shift[-1])] if f_cat % 2 else []
-    paired = np.zeros((n_classes + 1, pair_offsets[-1]), counts.dtype)
-    _count_code_pairs_kernel(codes, y, weights, _shifted(pair_offsets, pair_shift), widths, n_classes,
-                             paired.ravel())
-    for p in range(f_cat // 2):  # each attribute's counts are the pair table's margins
-        a, b = 2 * p, 2 * p + 1
-        block = paired[:, pair_offsets[p] : pair_offsets[p + 1]].reshape(-1, sizes[a], sizes[b])
-        counts[:, offsets[a] : offsets[a + 1]] += block.sum(axis=2)
-        counts[:, offsets[b] : offsets[b + 1]] += block.sum(axis=1)
-    if f_cat % 2:
-        counts[:, offsets[f_cat - 1] : offsets[f_cat]] += paired[:, pair_offsets[-2] :]
+    paired = np.zeros((n_classes + 1, layout.n_rows), counts.dtype)
+    layout.count(codes, y, weights, n_classes, paired)
+    layout.add_to(counts, paired)
 
 
 @njit(nogil=True, cache=True, inline="always")
@@ -610,6 +646,62 @@ def count_integers(X, y, lo, offsets, n_classes):
         _count_codes(X, y, None, offsets, int(n_classes), counts, shift=[1 - int(v) for v in lo])
     table = np.ascontiguousarray(counts[:n_classes].T, dtype=np.float64)
     return table, table[: offsets[1]].sum(axis=0) if X.shape[1] else np.bincount(y, minlength=n_classes) * 1.0
+
+
+class CodeCounter:
+    """Unweighted counts of many blocks of codes added into one table, with no work per block beyond the kernel.
+
+    Parameters
+    ----------
+    offsets : ndarray of int64, shape (f + 1,)
+        The attributes' table rows, as for :func:`count_partition`.
+    n_classes : int
+        Class codes are ``0 .. n_classes - 1``.
+
+    Examples
+    --------
+    >>> counter = CodeCounter(np.array([0, 3, 5]), 2)
+    >>> counter.add(np.array([[1, 1], [2, 0]], dtype=np.uint8), np.array([0, 1]))
+    >>> counter.add(np.array([[1, 1]], dtype=np.uint8), np.array([1]))
+    >>> counter.table().tolist()
+    [[0.0, 0.0], [1.0, 1.0], [0.0, 1.0], [0.0, 1.0], [1.0, 1.0]]
+    """
+
+    def __init__(self, offsets, n_classes):
+        _require_array("offsets", offsets, 1)
+        _check_offsets(offsets, len(offsets) - 1)
+        _check_n_classes(n_classes)
+        self.offsets, self.n_classes = offsets, int(n_classes)
+        self._layout = _CodeLayout(offsets, len(offsets) - 1) if len(offsets) > 1 else None
+        self._counts = np.zeros((self.n_classes + 1, self._layout.n_rows if self._layout else 0), np.int64)
+
+    def add(self, codes, y):
+        """Count one block.
+
+        Parameters
+        ----------
+        codes : ndarray of uint8 or uint16, shape (n_rows, f)
+            As for :func:`count_partition` (any layout, not range-checked).
+        y : ndarray of int, shape (n_rows,)
+            Class codes in ``[0, n_classes)`` (not range-checked).
+        """
+        _require_array("codes", codes, 2)
+        _require_dtype("codes", codes, _CODE_DTYPES)
+        if codes.shape[1] != len(self.offsets) - 1:
+            raise ValueError(f"codes has {codes.shape[1]} columns, offsets describe {len(self.offsets) - 1}")
+        _require_array("y", y, 1)
+        if y.dtype.kind not in "iu":
+            raise TypeError(f"y must have an integer dtype, got {y.dtype}")
+        _require_rows("y", y, codes.shape[0])
+        if self._layout is not None:
+            self._layout.count(codes, y, None, self.n_classes, self._counts)
+
+    def table(self):
+        """The counts so far, shape (offsets[-1], n_classes), float64."""
+        table = np.zeros((self.n_classes + 1, int(self.offsets[-1])), np.int64)
+        if self._layout is not None:
+            self._layout.add_to(table, self._counts)
+        return np.ascontiguousarray(table[: self.n_classes].T, dtype=np.float64)
 
 
 def bin_values(values, edges, n_bins):

@@ -223,3 +223,18 @@ def test_log_probabilities_follow_a_partial_fit():
     model.partial_fit(frame.assign(s="a"), np.full(200, "u"))
     assert not model.log_probabilities_["s"].equals(first)
     np.testing.assert_array_equal(model.log_probabilities_["s"].to_numpy(), model.feature_log_prob_[0])
+
+
+def test_blocks_of_a_partition_add_up_to_its_counts(monkeypatch):
+    """A partition counted in many small blocks of its code buffer equals the old two passes."""
+    import nbparallel.dictionary_counts as dictionary_counts
+
+    rng = np.random.default_rng(17)
+    n = 20_000
+    frame = pd.DataFrame({"c": pd.Categorical(rng.choice(["a", "b", None], n)), "k": rng.integers(-2, 5, n),
+                          "s": rng.choice(["x", "y"], n).astype(object)})
+    y = rng.choice(["u", "v"], n)
+    monkeypatch.setattr(dictionary_counts, "CODE_BUFFER_BYTES", 7)  # the smallest blocks, 4096 rows
+    old_schema, old_counts = legacy_fit_counts(frame, y, n_partitions=2, categorical_features="all")
+    schema, counts, _ = _one_pass(frame, y, 2)
+    assert schema.to_dict() == old_schema.to_dict() and counts.equals(old_counts)

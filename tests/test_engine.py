@@ -234,6 +234,23 @@ def test_import_is_lazy():
     assert result.returncode == 0, result.stderr
 
 
+def test_local_passes_through_dask_leave_distributed_unimported():
+    """Naming a local scheduler to dask.compute imports distributed (13 MB); its function does not."""
+    import subprocess
+    import sys
+
+    code = ("import sys, numpy as np, nbparallel; X = np.arange(40).reshape(20, 2) % 3; "
+            "with_graph = nbparallel.local_below(0); with_graph.__enter__(); "
+            "model = nbparallel.NaiveBayes(n_partitions=4, categorical_features='all').fit(X, X[:, 0]); "
+            "assert model.reduction_.n_leaves == 4; model.predict(X); "
+            "assert 'dask' in sys.modules and 'distributed' not in sys.modules")
+    from tests.dask_processes import ROOT
+
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT,
+                            env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert result.returncode == 0, result.stderr
+
+
 def test_progress_bars_go_to_stderr_for_library_users_too(capsys):
     import numpy as np
 

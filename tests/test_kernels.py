@@ -8,6 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from nbparallel.kernels import (
+    CodeCounter,
     bin_values,
     count_partition,
     joint_log_likelihood,
@@ -325,3 +326,25 @@ def test_best_classes_breaks_ties_by_the_given_order():
     np.testing.assert_array_equal(best_classes(random, np.arange(4)), random.argmax(axis=1))
     with pytest.raises(ValueError, match="order"):
         best_classes(random, np.arange(3))
+
+
+@pytest.mark.parametrize("sizes, dtype", [([4, 7, 3], np.uint8), ([4, 7, 3, 9], np.uint8), ([300, 70], np.uint16),
+                                          ([5], np.uint8)])
+def test_code_counter_over_blocks_equals_one_kernel_call(sizes, dtype):
+    """Paired (small) and unpaired (large) layouts, odd and even attribute counts, blocks of uneven sizes."""
+    rng = np.random.default_rng(len(sizes))
+    n, n_classes = 1000, 3
+    offsets = np.concatenate([[0], np.cumsum(np.array(sizes) + 1)]).astype(np.int64)
+    codes = np.column_stack([rng.integers(0, m + 1, n) for m in sizes]).astype(dtype)  # 0 = missing
+    y = rng.integers(0, n_classes, n)
+    counter = CodeCounter(offsets, n_classes)
+    for start, stop in ((0, 1), (1, 400), (400, 400), (400, n)):
+        counter.add(np.asfortranarray(codes[start:stop]), y[start:stop])
+    expected = count_partition(codes, np.empty((n, 0)), y, None, offsets, np.empty((0, 0)), n_classes)[0]
+    np.testing.assert_array_equal(counter.table(), expected)
+    plain = Counter((offsets[j] + int(codes[i, j]), int(y[i])) for i in range(n) for j in range(len(sizes)))
+    assert all(counter.table()[r, c] == k for (r, c), k in plain.items())
+    with pytest.raises(ValueError, match="columns"):
+        counter.add(codes[:, :1].copy() if len(sizes) > 1 else np.hstack([codes, codes]), y)
+    with pytest.raises(TypeError, match="y must have an integer dtype"):
+        counter.add(codes, y.astype(float))

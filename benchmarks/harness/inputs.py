@@ -424,6 +424,12 @@ RSS_SCRIPT = textwrap.dedent("""
     size += y.nbytes
     del codes
     gc.collect()
+    try:  # hand the heap memory freed while building X back to the system: it is not the fit's
+        import ctypes
+        ctypes.CDLL("libc.so.6").malloc_trim(0)
+    except (OSError, AttributeError):
+        pass
+    before_fit = status("VmRSS:")
     try:  # reset the peak (VmHWM) to the current RSS
         with open("/proc/self/clear_refs", "w") as f:
             f.write("5")
@@ -441,7 +447,8 @@ RSS_SCRIPT = textwrap.dedent("""
     done.append(1)
     sampler.join()
     top = max(max(peak), status("VmHWM:") if reset else 0)
-    print(json.dumps({"input_bytes": size, "peak_bytes": top - baseline, "peak_reset": reset}))
+    print(json.dumps({"input_bytes": size, "peak_bytes": top - baseline, "fit_growth_bytes": top - before_fit,
+                      "peak_reset": reset}))
 """)
 
 
