@@ -252,3 +252,26 @@ def test_cli_na_values(tmp_path, capsys):
     assert {at.name: at.kind for at in model.schema_.attributes} == {"a": "numeric", "b": "categorical"}
     assert main(["evaluate", str(tmp_path / "m.json"), str(tmp_path / "weka.csv"), "--na-values", "?"]) == 0
     assert "rows                    5" in capsys.readouterr().out
+
+
+def test_dictionary_columns_convert_as_pyarrow_converts_them(tmp_path):
+    """Categoricals built from a file's dictionary indices equal pyarrow's own to_pandas, column for column."""
+    from nbparallel.files import _to_pandas
+
+    rng = np.random.default_rng(8)
+    n = 500
+    frame = pd.DataFrame({
+        "s": pd.Series(rng.choice(["a", "bb", "ccc", None], n), dtype="str"),
+        "o": pd.Categorical(rng.choice(["lo", "mid", "hi"], n), categories=["lo", "mid", "hi"], ordered=True),
+        "k": rng.integers(0, 9, n), "x": np.where(rng.random(n) < 0.1, np.nan, rng.normal(size=n)),
+        "all_missing": pd.Series([None] * n, dtype="str"),
+    }, index=pd.RangeIndex(1000, 1000 + n))
+    path = tmp_path / "f.parquet"
+    frame.iloc[:250].to_parquet(path)  # two files' worth of rows in row groups with their own dictionaries
+    table = pa.Table.from_pandas(frame)
+    pq.write_table(table, path, row_group_size=120)
+    for read_dictionary in (["s", "o", "all_missing"], ["s"], []):
+        read = pq.read_table(path, read_dictionary=read_dictionary)
+        assert read.column("s").num_chunks > 1 or not read_dictionary
+        for part in (read, read.slice(130, 200), read.slice(0, 0), read.select(["s"]), read.select(["k", "x"])):
+            pd.testing.assert_frame_equal(_to_pandas(part), part.to_pandas(split_blocks=True))
