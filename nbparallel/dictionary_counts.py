@@ -3,10 +3,12 @@
 Elkan's single pass made literal. When every attribute is categorical, or
 a binned numeric one of integer dtype, a partition does not need the global
 vocabularies or ranges: it dictionary-encodes each column once (a
-``Categorical``'s own codes, one hash of a string column, an integer column's
-``min..max``), counts its rows against those local dictionaries with the same
-kernel (a 2-D integer array is counted as it is, by value, with no code array
-at all), and returns a :class:`DictionaryCounts`.
+``Categorical``'s own codes, an integer column's ``min..max``) and counts its
+rows against those local dictionaries with the same kernel, a block of rows
+at a time; a string or object column is counted by value while it is hashed
+(:func:`nbparallel.factorize.count_values`), and a 2-D integer array is
+counted as it is, by value, with no code array at all. It returns a
+:class:`DictionaryCounts`.
 The reduction tree merges these by value (the union of the dictionaries, each
 table moved into it and added), so the vocabularies and classes come out of
 the counting pass itself and every value is decoded once.
@@ -344,7 +346,7 @@ def _class_codes(y):
         return codes, [python_value(v) for v in y.cat.categories]
     y = np.asarray(y)
     if y.dtype.kind in "iu" and y.dtype != np.uint64 and len(y):
-        lo, hi = int(y.min()), int(y.max())
+        lo, hi = (int(v[0]) for v in column_ranges(y.reshape(-1, 1)))  # one compiled pass
         if hi - lo < MAX_CATEGORIES:
             return (y if lo == 0 else y.astype(np.int64) - lo), list(range(lo, hi + 1))
     codes, uniques = factorize(y)
@@ -367,7 +369,10 @@ def count_dictionaries(numeric, X, y, w):
     n_classes = len(classes) + 1  # the last: rows whose target is missing
     counted = _count_integer_array(X, classes_of_rows, n_classes, numeric)
     counted, vocabularies, kept = counted or _count_columns(X, classes_of_rows, n_classes, numeric)
-    n_missing = int(np.count_nonzero(classes_of_rows == len(classes)))
+    if X.shape[1]:  # every row counts once in the first attribute's rows, missing targets in the last column
+        n_missing = int(counted.table[: counted.offsets[1], -1].sum())
+    else:
+        n_missing = int(np.count_nonzero(classes_of_rows == len(classes)))
     return DictionaryCounts(classes, [list(v) for v in vocabularies], list(kept), counted.table,
                             counted.class_totals, counted.all_missing, n_missing, (len(X),))
 
