@@ -18,6 +18,10 @@ compiled hash pass (numba, open addressing with linear probing):
   and finds the missing ones; the two index maps compose. Since the distinct
   objects are in order of first appearance, so are the values.
 
+:func:`count_values` runs the same passes but, instead of writing an index
+per row, adds each row to its value's per-class counts: the one-pass fit
+counts string columns that way, with no index array written or read again.
+
 Both stop and fall back to ``pandas.factorize`` as soon as a column of ``n``
 rows has more distinct keys (strings or objects) than its limit,
 ``min(MAX_DISTINCT, max(MIN_LIMIT, n // 8))`` rounded up to a power of two:
