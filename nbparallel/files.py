@@ -20,6 +20,7 @@ for every file.
 from __future__ import annotations
 
 import csv
+import functools
 import math
 import os
 import re
@@ -33,6 +34,11 @@ CSV_SUFFIXES = (".csv", ".csv.gz", ".csv.bz2", ".csv.zst")
 
 #: A Parquet file's row groups are grouped into partitions of about this many rows.
 ROWS_PER_PARTITION = 2**20
+#: By default, neighbouring Parquet files (or runs of row groups) smaller than this are grouped into one
+#: partition, as in-memory data is (:func:`nbparallel.data.default_partitions`).
+MIN_PARTITION_ROWS = 2**16
+#: The same for CSV files, whose rows are not counted beforehand: about 2^16 rows of a few short columns.
+MIN_PARTITION_BYTES = 2**21
 
 #: pandas' default missing-value strings (pyarrow's list plus ``<NA>`` and ``None``).
 NA_VALUES = ("", "#N/A", "#N/A N/A", "#NA", "-1.#IND", "-1.#QNAN", "-NaN", "-nan", "1.#IND", "1.#QNAN",
@@ -186,6 +192,33 @@ def pieces(units, n_partitions=None):
                 for group in np.array_split(np.arange(len(units)), n_partitions)]
     per_unit = [n_partitions // len(units) + (i < n_partitions % len(units)) for i in range(len(units))]
     return [Piece((u,), k, m) for u, m in zip(units, per_unit) for k in range(m)]
+
+
+def default_pieces(units, n_workers):
+    """Each unit its own partition, neighbouring small units grouped.
+
+    A partition costs a task, a merge and per-column work whatever its size:
+    40 Parquet files of 2,500 rows took 10x DuckDB's time read one per
+    partition. Units are grouped until a group holds ``MIN_PARTITION_ROWS``
+    rows (``MIN_PARTITION_BYTES`` bytes for CSV files), or its share of the
+    whole when ``n_workers`` groups would be smaller, so that every worker
+    still gets one.
+
+    >>> units = [Unit(str(i), (0, 0), None, 1000) for i in range(10)]
+    >>> [len(p.units) for p in default_pieces(units, 2)], [len(p.units) for p in default_pieces(units, 4)]
+    ([5, 5], [3, 3, 3, 1])
+    """
+    rows = all(u.n_rows is not None for u in units)
+    sizes = [u.n_rows if rows else u.signature[0] for u in units]
+    target = min(MIN_PARTITION_ROWS if rows else MIN_PARTITION_BYTES, sum(sizes) / max(n_workers, 1))
+    groups, group, size = [], [], 0
+    for unit, unit_size in zip(units, sizes):
+        group.append(unit)
+        size += unit_size
+        if size >= target:
+            groups.append(Piece(tuple(group)))
+            group, size = [], 0
+    return groups + ([Piece(tuple(group))] if group else [])
 
 
 # ------------------------------------------------------------------ Parquet
@@ -505,7 +538,7 @@ def read_piece(kind, piece, columns, types, na_values):
 
 
 def _to_pandas(table):
-    """``table.to_pandas(split_blocks=True)``, its dictionary columns made ``Categorical`` from their indices.
+    """``table.to_pandas(split_blocks=True)``, its string dictionary columns made ``Categorical`` from their indices.
 
     pyarrow's conversion of dictionary columns took 2.1-2.4 ns per value,
     more than counting them; the indices and dictionary as they are take 0.8.
@@ -515,7 +548,7 @@ def _to_pandas(table):
 
     names = table.column_names
     dictionary = {n for n, t in zip(names, table.schema.types)  # pyarrow's way for empty or odd dictionaries
-                  if pa.types.is_dictionary(t) and table.column(n).num_chunks
+                  if pa.types.is_dictionary(t) and _is_text(t.value_type) and table.column(n).num_chunks
                   and all(len(c.dictionary) and not c.dictionary.null_count for c in table.column(n).chunks)}
     if not dictionary:
         return table.to_pandas(split_blocks=True)
@@ -530,9 +563,24 @@ def _categorical(chunked):
     import pyarrow.compute as pc
 
     array = chunked.chunk(0) if chunked.num_chunks == 1 else chunked.combine_chunks()  # one dictionary
-    codes = pc.fill_null(array.indices, -1).to_numpy(zero_copy_only=False) if len(array) else np.empty(0, int)
-    return pd.Categorical.from_codes(codes, pd.Index(array.dictionary.to_pandas()), ordered=array.type.ordered,
-                                     validate=False)
+    indices = array.indices if not array.null_count else pc.fill_null(array.indices, -1)
+    codes = indices.to_numpy(zero_copy_only=False) if len(array) else np.empty(0, int)
+    dtype = _categorical_dtype(tuple(array.dictionary.to_pylist()), array.dictionary.type, array.type.ordered)
+    return pd.Categorical.from_codes(codes, dtype=dtype, validate=False)
+
+
+@functools.lru_cache(maxsize=256)
+def _categorical_dtype(values, arrow_type, ordered):
+    """The ``CategoricalDtype`` pyarrow gives a dictionary of ``values``, made once per dictionary.
+
+    Made afresh, it cost about 0.2 ms per column (its categories' index checks they are unique), which
+    dominated reading small files.
+    """
+    import pandas as pd
+    import pyarrow as pa
+
+    categories = pa.array(values, type=arrow_type).to_pandas()
+    return pd.CategoricalDtype(pd.Index(categories), ordered=ordered)
 
 
 def _remove_na_categories(frame, na_values):
@@ -568,7 +616,8 @@ def file_dataset(path, y=None, sample_weight=None, *, n_partitions=None, categor
         Names of the target and weight columns.
     n_partitions : int or None
         None keeps the files' own partitions (a file, or runs of a large
-        Parquet file's row groups); a number groups or splits them.
+        Parquet file's row groups), neighbouring small ones grouped (see
+        :func:`default_pieces`); a number groups or splits them.
     categorical_features, require_target, numeric_features
         As for :func:`nbparallel.data.as_dataset`; ``numeric_features`` adds
         to those of a :class:`Files` path, and reads them as numbers.
@@ -584,6 +633,7 @@ def file_dataset(path, y=None, sample_weight=None, *, n_partitions=None, categor
     from dask.base import tokenize
 
     from .data import Dataset, _column_roles, _kinds_for
+    from .engine import available_workers
 
     if y is not None and not isinstance(y, str):
         raise TypeError("with a file, y must be the name of the target column")
@@ -605,7 +655,7 @@ def file_dataset(path, y=None, sample_weight=None, *, n_partitions=None, categor
     kinds = _kinds_for(columns, [dtypes[c] for c in columns], categorical_features, forced)
     types = _numeric_types(types, [c for c, k in zip(columns, kinds) if k == "numeric"])
     needed = [c for c in types if c in columns or c in (target, weight)]
-    parts = pieces(units, n_partitions)
+    parts = pieces(units, n_partitions) if n_partitions is not None else default_pieces(units, available_workers())
     token = tokenize("nbparallel-files", kind, parts, needed, na_values, {c: str(t) for c, t in types.items()})
     partitions = [
         delayed(read_piece, pure=True)(kind, p, needed, types, na_values,

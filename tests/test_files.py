@@ -82,18 +82,41 @@ def test_float_statistics_of_other_writers_or_infinite_values_are_not_trusted(tm
 
 @pytest.mark.parametrize("kind", ["parquet", "csv"])
 @pytest.mark.parametrize("n_files, n_partitions", [(1, None), (4, None), (4, 2), (2, 5)])
-def test_files_give_the_counts_of_the_in_memory_frame(tmp_path, frame, reference, kind, n_files, n_partitions):
+def test_files_give_the_counts_of_the_in_memory_frame(tmp_path, frame, reference, kind, n_files, n_partitions,
+                                                     monkeypatch):
+    monkeypatch.setattr("nbparallel.engine.available_workers", lambda: 2)
     directory = write_parts(frame, tmp_path / kind, kind, n_files)
     model = NaiveBayes(n_partitions=n_partitions).fit(directory, "y")
     assert model.counts_.equals(reference.counts_)
     assert model.schema_.to_dict() == reference.schema_.to_dict()
-    assert model.n_partitions_ == (n_partitions or n_files)
+    assert model.n_partitions_ == (n_partitions or min(n_files, 2))  # small files: grouped, one group a worker
+
+
+def test_default_partitions_group_small_files_only(tmp_path, frame, reference, monkeypatch):
+    import nbparallel.files as files
+    from nbparallel.files import default_pieces
+
+    monkeypatch.setattr("nbparallel.engine.available_workers", lambda: 2)
+    directory = write_parts(frame, tmp_path / "pq", "parquet", 6)
+    rows = len(frame) // 6
+    monkeypatch.setattr(files, "MIN_PARTITION_ROWS", 2 * rows)  # pairs of files, more groups than workers
+    model = NaiveBayes().fit(directory, "y")
+    assert model.n_partitions_ == 3 and model.counts_.equals(reference.counts_)
+    monkeypatch.setattr(files, "MIN_PARTITION_ROWS", rows)  # files as large as the least: one each
+    assert len(as_dataset(directory, "y").partitions) == 6
+    csv = write_parts(frame, tmp_path / "csv", "csv", 6)
+    sizes = [f.stat().st_size for f in sorted(csv.iterdir())]
+    monkeypatch.setattr(files, "MIN_PARTITION_BYTES", min(sizes[i] + sizes[i + 1] for i in (0, 2, 4)))
+    model = NaiveBayes().fit(csv, "y")  # CSV files grouped by their bytes: pairs
+    assert model.n_partitions_ == 3 and model.counts_.equals(reference.counts_)
+    assert [len(p.units) for p in default_pieces([files.Unit("big", (10**9, 0))] * 3, 2)] == [1, 1, 1]
 
 
 def test_large_parquet_files_split_by_row_groups(tmp_path, frame, reference, monkeypatch):
     import nbparallel.files as files
 
     monkeypatch.setattr(files, "ROWS_PER_PARTITION", 500)
+    monkeypatch.setattr(files, "MIN_PARTITION_ROWS", 200)  # no run is grouped with its neighbour
     directory = write_parts(frame, tmp_path / "pq", "parquet", 2, row_group_size=250)
     dataset = as_dataset(directory, "y")
     assert len(dataset.partitions) == 6  # 1200 rows a file, in row groups of 250: runs of 500, 500, 200
@@ -275,3 +298,8 @@ def test_dictionary_columns_convert_as_pyarrow_converts_them(tmp_path):
         assert read.column("s").num_chunks > 1 or not read_dictionary
         for part in (read, read.slice(130, 200), read.slice(0, 0), read.select(["s"]), read.select(["k", "x"])):
             pd.testing.assert_frame_equal(_to_pandas(part), part.to_pandas(split_blocks=True))
+    other = pa.table({"large": pa.array(["a", None, "b", "a"] * 3, pa.large_string()).dictionary_encode(),
+                      "ints": pa.array([3, 1, None, 3] * 3).dictionary_encode(),  # left to pyarrow
+                      "when": pa.array([0, 5, 0, None] * 3, pa.timestamp("ns", tz="UTC")).dictionary_encode()})
+    for _ in range(2):  # the second time, the categories' dtypes come from the cache
+        pd.testing.assert_frame_equal(_to_pandas(other), other.to_pandas(split_blocks=True))
