@@ -291,6 +291,7 @@ def _count_integer_array(X, classes_of_rows, n_classes, numeric):
 def _count_columns(X, classes_of_rows, n_classes, numeric):
     """``(counts, vocabularies, kept)`` of a partition's columns, each against its own dictionary."""
     frame = isinstance(X, pd.DataFrame)
+    classes_of_rows = classes_of_rows.astype(np.int64, copy=False)  # once, not for every hashed column
     columns = [X.iloc[:, a] if frame else X[:, a] for a in range(X.shape[1])]
     dictionaries = [_column_dictionary(c, numeric[a], classes_of_rows, n_classes) for a, c in enumerate(columns)]
     vocabularies = [d.values for d in dictionaries]

@@ -135,7 +135,9 @@ def _shifted(offsets, shift):
 
 
 class _CodeLayout:
-    """Where the kernels count the codes of the first ``f_cat`` attributes of ``offsets``: pairs share a table when small.
+    """Where the kernels count the codes of the first ``f_cat`` attributes of ``offsets``.
+
+    Pairs of attributes share a table when it is small (half the stores).
 
     Unpaired, the codes are counted straight into the table (``offsets[-1]``
     rows); paired, into a table of their own (``n_rows`` rows), whose margins
