@@ -565,13 +565,18 @@ def _categorical(chunked):
     array = chunked.chunk(0) if chunked.num_chunks == 1 else chunked.combine_chunks()  # one dictionary
     indices = array.indices if not array.null_count else pc.fill_null(array.indices, -1)
     codes = indices.to_numpy(zero_copy_only=False) if len(array) else np.empty(0, int)
-    dtype = _categorical_dtype(tuple(array.dictionary.to_pylist()), array.dictionary.type, array.type.ordered)
-    return pd.Categorical.from_codes(codes, dtype=dtype, validate=False)
+    values = tuple(array.dictionary.to_pylist())
+    make = _categorical_dtype if len(values) <= _CACHED_DICTIONARY_SIZE else _categorical_dtype.__wrapped__
+    return pd.Categorical.from_codes(codes, dtype=make(values, array.dictionary.type, array.type.ordered),
+                                     validate=False)
+
+
+_CACHED_DICTIONARY_SIZE = 1024  # larger dictionaries are rarely repeated, and would fill the cache
 
 
 @functools.lru_cache(maxsize=256)
 def _categorical_dtype(values, arrow_type, ordered):
-    """The ``CategoricalDtype`` pyarrow gives a dictionary of ``values``, made once per dictionary.
+    """The ``CategoricalDtype`` pyarrow gives a dictionary of ``values``, made once per small dictionary.
 
     Made afresh, it cost about 0.2 ms per column (its categories' index checks they are unique), which
     dominated reading small files.

@@ -300,6 +300,8 @@ def test_dictionary_columns_convert_as_pyarrow_converts_them(tmp_path):
             pd.testing.assert_frame_equal(_to_pandas(part), part.to_pandas(split_blocks=True))
     other = pa.table({"large": pa.array(["a", None, "b", "a"] * 3, pa.large_string()).dictionary_encode(),
                       "ints": pa.array([3, 1, None, 3] * 3).dictionary_encode(),  # left to pyarrow
-                      "when": pa.array([0, 5, 0, None] * 3, pa.timestamp("ns", tz="UTC")).dictionary_encode()})
+                      "when": pa.array([0, 5, 0, None] * 3, pa.timestamp("ns", tz="UTC")).dictionary_encode(),
+                      "many": pa.DictionaryArray.from_arrays(  # a dictionary too large for the cache
+                          pa.array([5, 1999, None, 0] * 3, pa.int32()), pa.array([f"w{i}" for i in range(2000)]))})
     for _ in range(2):  # the second time, the categories' dtypes come from the cache
         pd.testing.assert_frame_equal(_to_pandas(other), other.to_pandas(split_blocks=True))
