@@ -232,7 +232,7 @@ def _column_dictionary(column, numeric, classes_of_rows, n_classes):
         return _categorical(column.array.codes, column.cat.categories)
     plain = None if _is_string(column) else _plain(column)
     if plain is not None and plain.dtype.kind in "iu" and plain.dtype != np.uint64 and len(plain):
-        lo, hi = int(plain.min()), int(plain.max())
+        lo, hi = _integer_span(plain)
         if hi - lo < MAX_CATEGORIES:
             encode = integer_column_encoder(plain, lo, np.arange(1, hi - lo + 2))
             return _Dictionary(list(range(lo, hi + 1)), np.ones(hi - lo + 1, bool), encode)
@@ -241,6 +241,12 @@ def _column_dictionary(column, numeric, classes_of_rows, n_classes):
                            f"{MAX_CATEGORIES} values" if isinstance(column, pd.Series) else "a numeric column")
     counts, uniques = count_values(column if plain is None else plain, classes_of_rows, n_classes)
     return _Dictionary([python_value(v) for v in uniques], np.zeros(len(uniques), bool), counts=counts)
+
+
+def _integer_span(values):
+    """``(min, max)`` of a non-empty 1-D integer array as Python ints, in one compiled pass."""
+    lo, hi = column_ranges(values.reshape(-1, 1))
+    return int(lo[0]), int(hi[0])
 
 
 def _categorical(codes, categories):
@@ -347,7 +353,7 @@ def _class_codes(y):
         return codes, [python_value(v) for v in y.cat.categories]
     y = np.asarray(y)
     if y.dtype.kind in "iu" and y.dtype != np.uint64 and len(y):
-        lo, hi = (int(v[0]) for v in column_ranges(y.reshape(-1, 1)))  # one compiled pass
+        lo, hi = _integer_span(y)
         if hi - lo < MAX_CATEGORIES:
             return (y if lo == 0 else y.astype(np.int64) - lo), list(range(lo, hi + 1))
     codes, uniques = factorize(y)
