@@ -36,7 +36,7 @@ from .data import CATEGORICAL, NUMERIC, ColumnScan, column_major, schema_of_scan
 from .encoding import (
     MAX_CATEGORIES, _is_dictionary, _is_string, _plain, code_dtype, integer_column_encoder, python_value,
 )
-from .factorize import count_values, factorize
+from .factorize import _count_values, factorize
 from .kernels import CodeCounter, bin_values, column_ranges, count_integers, lookup_codes
 from .summaries import merge_summaries
 
@@ -239,7 +239,7 @@ def _column_dictionary(column, numeric, classes_of_rows, n_classes):
     if numeric:
         raise WideIntegers(f"column {column.name!r} is not an integer column spanning fewer than "
                            f"{MAX_CATEGORIES} values" if isinstance(column, pd.Series) else "a numeric column")
-    counts, uniques = count_values(column if plain is None else plain, classes_of_rows, n_classes)
+    counts, uniques = _count_values(column if plain is None else plain, classes_of_rows, n_classes)
     return _Dictionary([python_value(v) for v in uniques], np.zeros(len(uniques), bool), counts=counts)
 
 

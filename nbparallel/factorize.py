@@ -481,8 +481,9 @@ def count_values(column, classes, n_classes):
     column : 1-D ndarray or pandas.Series
         As for :func:`factorize`.
     classes : int ndarray, shape (len(column),)
-        Each row's class, in ``[0, n_classes)``.
-    n_classes : int
+        Each row's class, in ``[0, n_classes)``; anything else raises
+        ValueError or TypeError before any counting.
+    n_classes : int >= 1
 
     Returns
     -------
@@ -497,6 +498,20 @@ def count_values(column, classes, n_classes):
     >>> counts.tolist(), uniques.tolist()
     ([[0, 1], [1, 1], [0, 1]], ['b', 'a'])
     """
+    if isinstance(n_classes, bool) or not isinstance(n_classes, (int, np.integer)) or n_classes < 1:
+        raise ValueError(f"n_classes must be an int >= 1, got {n_classes!r}")
+    classes = np.asarray(classes)
+    if classes.ndim != 1 or classes.dtype.kind not in "iu":
+        raise TypeError(f"classes must be a 1-D integer array, got {classes.dtype} of shape {classes.shape}")
+    if len(classes) != len(column):
+        raise ValueError(f"classes has {len(classes)} rows, the column {len(column)}")
+    if len(classes) and (classes.min() < 0 or classes.max() >= n_classes):
+        raise ValueError(f"classes must lie in [0, {n_classes}), got {classes.min()}..{classes.max()}")
+    return _count_values(column, classes, int(n_classes))
+
+
+def _count_values(column, classes, n_classes):
+    """:func:`count_values` with ``classes`` trusted to lie in ``[0, n_classes)`` (the one-pass fit's own)."""
     classes = np.ascontiguousarray(classes, dtype=np.int64)
     result = _compiled_pass(column, classes, n_classes)
     if result is not None:

@@ -181,3 +181,17 @@ def test_count_values_past_the_limit_and_of_numbers(monkeypatch):
         missing, by_value = counted_by_python(column, classes, 3)
         assert [python_value(v) for v in uniques] == list(by_value)
         assert counts[0].tolist() == missing and counts[1:].tolist() == list(by_value.values())
+
+
+def test_count_values_refuses_classes_it_cannot_count():
+    column = np.array(["a", "b", "a"], dtype=object)
+    with pytest.raises(ValueError, match=r"classes must lie in \[0, 2\), got 0..2"):
+        count_values(column, np.array([0, 2, 1]), 2)
+    with pytest.raises(ValueError, match="classes must lie"):
+        count_values(pd.Series(column, dtype="str"), np.array([0, -1, 1]), 2)
+    with pytest.raises(TypeError, match="1-D integer array"):
+        count_values(column, np.array([0.0, 1.0, 1.0]), 2)
+    with pytest.raises(ValueError, match="classes has 2 rows, the column 3"):
+        count_values(column, np.array([0, 1]), 2)
+    with pytest.raises(ValueError, match="n_classes must be an int >= 1"):
+        count_values(column, np.array([0, 0, 0]), 0)
