@@ -343,6 +343,8 @@ def _check_same_names(first, names, path, other_names):
 
 
 def _check_same_columns(first, schema, path, other):
+    if other.equals(schema, check_metadata=False):
+        return
     names = list(schema.names)
     _check_same_names(first, names, path, list(other.names))
     for name in names:
@@ -538,7 +540,8 @@ def read_piece(kind, piece, columns, types, na_values):
 
 
 def _to_pandas(table):
-    """``table.to_pandas(split_blocks=True)``, its string dictionary columns made ``Categorical`` from their indices.
+    """``table.to_pandas(split_blocks=True)``, its string dictionary columns made ``Categorical`` from their
+    indices by :func:`_categorical` (their categories sorted unless ordered).
 
     pyarrow's conversion of dictionary columns took 2.1-2.4 ns per value,
     more than counting them; the indices and dictionary as they are take 0.8.
@@ -558,16 +561,32 @@ def _to_pandas(table):
 
 
 def _categorical(chunked):
-    """A dictionary ChunkedArray as a ``pandas.Categorical`` (-1 codes where missing)."""
+    """A string dictionary ChunkedArray as a ``pandas.Categorical`` (-1 codes where missing).
+
+    Its categories are the dictionary's values sorted (as they are when the
+    dictionary is ordered), so that the same values make the same, cached
+    dtype in every partition: made afresh, a dtype cost more than looking the
+    indices up, in a compiled loop that releases the GIL.
+    """
     import pandas as pd
     import pyarrow.compute as pc
 
+    from .kernels import lookup_codes
+
     array = chunked.chunk(0) if chunked.num_chunks == 1 else chunked.combine_chunks()  # one dictionary
-    indices = array.indices if not array.null_count else pc.fill_null(array.indices, -1)
-    codes = indices.to_numpy(zero_copy_only=False) if len(array) else np.empty(0, int)
     values = tuple(array.dictionary.to_pylist())
-    make = _categorical_dtype if len(values) <= _CACHED_DICTIONARY_SIZE else _categorical_dtype.__wrapped__
-    return pd.Categorical.from_codes(codes, dtype=make(values, array.dictionary.type, array.type.ordered),
+    categories = values if array.type.ordered else tuple(sorted(set(values)))
+    n = len(categories)
+    codes = np.empty(len(array), np.int8 if n < 127 else np.int16 if n < 32767 else np.int32)  # pandas' widths
+    indices = (array.indices if not array.null_count else pc.fill_null(array.indices, -1)).to_numpy(
+        zero_copy_only=False)
+    if categories == values:
+        codes[:] = indices
+    else:
+        position = {v: i for i, v in enumerate(categories)}
+        lookup_codes(indices, np.array([position[v] for v in values] + [-1], dtype=codes.dtype), codes)
+    make = _categorical_dtype if n <= _CACHED_DICTIONARY_SIZE else _categorical_dtype.__wrapped__
+    return pd.Categorical.from_codes(codes, dtype=make(categories, array.dictionary.type, array.type.ordered),
                                      validate=False)
 
 
@@ -578,14 +597,20 @@ _CACHED_DICTIONARY_SIZE = 1024  # larger dictionaries are rarely repeated, and w
 def _categorical_dtype(values, arrow_type, ordered):
     """The ``CategoricalDtype`` pyarrow gives a dictionary of ``values``, made once per small dictionary.
 
-    Made afresh, it cost about 0.2 ms per column (its categories' index checks they are unique), which
+    Made afresh, it cost about 0.1 ms per column (its categories' index checks they are unique), which
     dominated reading small files.
     """
     import pandas as pd
+
+    return pd.CategoricalDtype(pd.Index(list(values), dtype=_pandas_dtype(arrow_type)), ordered=ordered)
+
+
+@functools.lru_cache(maxsize=None)
+def _pandas_dtype(arrow_type):
+    """The pandas dtype pyarrow converts values of ``arrow_type`` to."""
     import pyarrow as pa
 
-    categories = pa.array(values, type=arrow_type).to_pandas()
-    return pd.CategoricalDtype(pd.Index(categories), ordered=ordered)
+    return pa.array([], type=arrow_type).to_pandas().dtype
 
 
 def _remove_na_categories(frame, na_values):
@@ -601,11 +626,8 @@ def _remove_na_categories(frame, na_values):
 
 
 def _pandas_dtypes(schema_types):
-    """The pandas dtype each column will have, from an empty table of the Arrow types."""
-    import pyarrow as pa
-
-    empty = pa.schema([(name, _dictionary(t)) for name, t in schema_types.items()]).empty_table()
-    return dict(empty.to_pandas().dtypes)
+    """The pandas dtype each column will have (string columns are read as dictionaries)."""
+    return {name: _pandas_dtype(_dictionary(t)) for name, t in schema_types.items()}
 
 
 def file_dataset(path, y=None, sample_weight=None, *, n_partitions=None, categorical_features="auto",
@@ -661,10 +683,10 @@ def file_dataset(path, y=None, sample_weight=None, *, n_partitions=None, categor
     types = _numeric_types(types, [c for c, k in zip(columns, kinds) if k == "numeric"])
     needed = [c for c in types if c in columns or c in (target, weight)]
     parts = pieces(units, n_partitions) if n_partitions is not None else default_pieces(units, available_workers())
-    token = tokenize("nbparallel-files", kind, parts, needed, na_values, {c: str(t) for c, t in types.items()})
-    partitions = [
-        delayed(read_piece, pure=True)(kind, p, needed, types, na_values,
-                                       dask_key_name=f"nbparallel-read-{token}-{i}")
+    token = tokenize("nbparallel-files", kind, repr(parts), needed, na_values, {c: str(t) for c, t in types.items()})
+    partitions = [  # named, their arguments in a partial that dask neither tokenizes nor searches for collections
+        delayed(functools.partial(read_piece, kind, p, needed, types, na_values), name=f"nbparallel-read-{token}",
+                pure=True)(dask_key_name=f"nbparallel-read-{token}-{i}")
         for i, p in enumerate(parts)
     ]
     dataset = Dataset(partitions, columns, kinds, target, weight, n_rows=n_rows, token=token)

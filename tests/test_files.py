@@ -9,7 +9,7 @@ import pytest
 from nbparallel import NaiveBayes
 from nbparallel.data import as_dataset
 from nbparallel.engine import compute
-from nbparallel.files import Files, list_files, pieces, read_files, Unit
+from nbparallel.files import Files, _is_text, list_files, pieces, read_files, Unit
 
 
 @pytest.fixture(scope="module")
@@ -277,8 +277,18 @@ def test_cli_na_values(tmp_path, capsys):
     assert "rows                    5" in capsys.readouterr().out
 
 
+def _as_pyarrow_converts(table):
+    """pyarrow's own ``to_pandas``, with the categories of unordered string dictionaries sorted."""
+    frame = table.to_pandas(split_blocks=True)
+    for name, t in zip(table.column_names, table.schema.types):
+        if pa.types.is_dictionary(t) and _is_text(t.value_type) and not t.ordered:
+            frame[name] = frame[name].cat.reorder_categories(sorted(frame[name].cat.categories))
+    return frame
+
+
 def test_dictionary_columns_convert_as_pyarrow_converts_them(tmp_path):
-    """Categoricals built from a file's dictionary indices equal pyarrow's own to_pandas, column for column."""
+    """Categoricals built from a file's dictionary indices equal pyarrow's own to_pandas, column for column,
+    their categories sorted unless the dictionary is ordered."""
     from nbparallel.files import _to_pandas
 
     rng = np.random.default_rng(8)
@@ -297,11 +307,28 @@ def test_dictionary_columns_convert_as_pyarrow_converts_them(tmp_path):
         read = pq.read_table(path, read_dictionary=read_dictionary)
         assert read.column("s").num_chunks > 1 or not read_dictionary
         for part in (read, read.slice(130, 200), read.slice(0, 0), read.select(["s"]), read.select(["k", "x"])):
-            pd.testing.assert_frame_equal(_to_pandas(part), part.to_pandas(split_blocks=True))
+            pd.testing.assert_frame_equal(_to_pandas(part), _as_pyarrow_converts(part))
     other = pa.table({"large": pa.array(["a", None, "b", "a"] * 3, pa.large_string()).dictionary_encode(),
                       "ints": pa.array([3, 1, None, 3] * 3).dictionary_encode(),  # left to pyarrow
                       "when": pa.array([0, 5, 0, None] * 3, pa.timestamp("ns", tz="UTC")).dictionary_encode(),
                       "many": pa.DictionaryArray.from_arrays(  # a dictionary too large for the cache
                           pa.array([5, 1999, None, 0] * 3, pa.int32()), pa.array([f"w{i}" for i in range(2000)]))})
     for _ in range(2):  # the second time, the categories' dtypes come from the cache
-        pd.testing.assert_frame_equal(_to_pandas(other), other.to_pandas(split_blocks=True))
+        pd.testing.assert_frame_equal(_to_pandas(other), _as_pyarrow_converts(other))
+
+
+def test_dictionary_chunks_are_united_by_value():
+    """Chunks whose dictionaries differ in order, hold other values, repeat a value or have int8 indices
+    give each row its own value, and the sorted union of the values as categories."""
+    from nbparallel.files import _to_pandas
+
+    def chunk(indices, dictionary, index_type=pa.int32()):
+        return pa.DictionaryArray.from_arrays(pa.array(indices, index_type), pa.array(dictionary))
+
+    for chunks in ([chunk([0, 1, None, 2], ["y", "x", "z"]),  # sorted "x", "y", "z": looked up
+                    chunk([0, 1, 1], ["x", "y"]),  # starts the categories: copied
+                    chunk([2, 0, 1, None, 2], ["w", "x", "w"])],  # a new value, and one twice
+                   [chunk([1, 0, None], ["z", "x"], pa.int8()), chunk([0], ["a"], pa.int8())]):
+        got = _to_pandas(pa.table({"c": pa.chunked_array(chunks)}))["c"]
+        assert list(got.cat.categories) == sorted({v for c in chunks for v in c.dictionary.to_pylist()})
+        assert [None if pd.isna(v) else v for v in got.astype(object)] == [v for c in chunks for v in c.to_pylist()]
