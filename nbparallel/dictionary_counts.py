@@ -255,7 +255,7 @@ def _categorical(codes, categories):
     When the code array has their width, ``codes + 1`` is computed in unsigned
     arithmetic, where -1 wraps to 0 (no lookup).
     """
-    values = [python_value(v) for v in categories]
+    values = categories.tolist()  # Python values, as python_value makes them
     table = np.append(np.arange(1, len(values) + 1), 0).astype(code_dtype([len(values)]))
     unsigned = codes.view(np.dtype(f"u{codes.itemsize}"))
 
@@ -298,7 +298,7 @@ def _count_columns(X, classes_of_rows, n_classes, numeric):
     """``(counts, vocabularies, kept)`` of a partition's columns, each against its own dictionary."""
     frame = isinstance(X, pd.DataFrame)
     classes_of_rows = classes_of_rows.astype(np.int64, copy=False)  # once, not for every hashed column
-    columns = [X.iloc[:, a] if frame else X[:, a] for a in range(X.shape[1])]
+    columns = [column for _, column in X.items()] if frame else [X[:, a] for a in range(X.shape[1])]
     dictionaries = [_column_dictionary(c, numeric[a], classes_of_rows, n_classes) for a, c in enumerate(columns)]
     vocabularies = [d.values for d in dictionaries]
     offsets = _offsets(vocabularies)
