@@ -20,6 +20,7 @@ from nbparallel.cli import main
 from nbparallel.cluster import client_for, connect
 
 N_FILES, ROWS_PER_FILE = 24, 40_000
+ONE_PER_FILE = ("--partitions", str(N_FILES))  # small files are grouped by default; here each is a task
 
 
 def _certificate(subject, issuer, issuer_key, public_key, ca):
@@ -142,7 +143,7 @@ def csv_dir(tmp_path_factory):
 def local_model(csv_dir, tmp_path_factory):
     """The fault-free fit on the local threaded scheduler (no cluster option)."""
     path = tmp_path_factory.mktemp("local") / "model.json"
-    assert main(["fit", str(csv_dir), "--target", "label", "-o", str(path), "--quiet"]) == 0
+    assert main(["fit", str(csv_dir), "--target", "label", "-o", str(path), "--quiet", *ONE_PER_FILE]) == 0
     return load(path)
 
 
@@ -156,7 +157,7 @@ def start_fit(data, output, *options):
     """``nbparallel fit`` in a subprocess, as a user runs it."""
     return subprocess.Popen(
         [sys.executable, "-c", "import sys; from nbparallel.cli import main; sys.exit(main())",
-         "fit", str(data), "--target", "label", "-o", str(output), "--quiet", *options],
+         "fit", str(data), "--target", "label", "-o", str(output), "--quiet", *ONE_PER_FILE, *options],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
 
@@ -177,7 +178,7 @@ def wait_until_processing(address, workers, fit, timeout=60):
 
 def test_cli_fit_on_scheduler_matches_local_fit(cluster, csv_dir, local_model, tmp_path):
     path = tmp_path / "model.json"
-    assert main(["fit", str(csv_dir), "--target", "label", "-o", str(path), "--quiet",
+    assert main(["fit", str(csv_dir), "--target", "label", "-o", str(path), "--quiet", *ONE_PER_FILE,
                  "--scheduler", cluster.address]) == 0
     assert_same_counts(load(path), local_model)
 
