@@ -198,9 +198,11 @@ def _warn_numbers_as_categories(X, names, kinds, categorical_features):
 
     if not (isinstance(categorical_features, str) and categorical_features == "auto"):
         return
-    for a, (name, kind) in enumerate(zip(names, kinds)):
-        column = X.iloc[:, a] if isinstance(X, pd.DataFrame) else X[:, a]
-        if kind == CATEGORICAL and column.dtype == object and _holds_only_numbers(column):
+    dtypes = list(X.dtypes) if isinstance(X, pd.DataFrame) else [X.dtype] * X.shape[1]
+    for a, (name, kind, dtype) in enumerate(zip(names, kinds, dtypes)):
+        if kind != CATEGORICAL or not (isinstance(dtype, np.dtype) and dtype == object):
+            continue
+        if _holds_only_numbers(X.iloc[:, a] if isinstance(X, pd.DataFrame) else X[:, a]):
             warnings.warn(
                 f"column {name!r} has dtype object but holds only numbers: it is counted as categorical, one "
                 "category per distinct number. Convert it with astype(float) or list it in numeric_features to bin "
@@ -460,7 +462,8 @@ def _memory_dataset(X, y, sample_weight, n_partitions, categorical_features, req
     if isinstance(X, pd.DataFrame):
         frame = X.set_axis(_column_names(X.columns), axis=1)
         columns, target, weight = _column_roles(frame.columns, y, sample_weight, require_target)
-        kinds = _kinds_for(columns, [frame.dtypes[c] for c in columns], categorical_features, numeric_features)
+        dtypes = dict(zip(frame.columns, frame.dtypes))
+        kinds = _kinds_for(columns, [dtypes[c] for c in columns], categorical_features, numeric_features)
         X = numeric_frame(frame[columns], kinds)
         _warn_numbers_as_categories(X, columns, kinds, categorical_features)
         if target is not None:
