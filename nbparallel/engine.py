@@ -7,7 +7,8 @@ Where it runs is decided here, explicitly, never by Dask's global config:
 - in this process, without a Dask graph, when the data is in memory and
   smaller than :func:`local_below` bytes (or a single in-memory partition
   with no cluster): a small fit costs what its counting costs, even with a
-  ``distributed.Client`` open;
+  ``distributed.Client`` open; several partitions are summarised on a
+  thread per core;
 - on the active ``distributed.Client`` (a running one) otherwise;
 - on Dask's threaded scheduler when there is no client.
 
@@ -22,6 +23,7 @@ import contextlib
 import contextvars
 import os
 import sys
+import threading
 
 from .reduce import fan_in, reduce_now, tree_reduce
 
@@ -35,7 +37,7 @@ _local_below = contextvars.ContextVar("nbparallel_local_below", default=LOCAL_BE
 def local_below(n_bytes):
     """Within the block, in-memory data under ``n_bytes`` is processed in this process.
 
-    Such data is summarised and merged sequentially, without a Dask graph,
+    Such data is summarised (a thread per core) and merged in this process, without a Dask graph,
     even when a ``distributed.Client`` is active: shipping a few megabytes to
     a cluster costs more than counting them. ``local_below(0)`` sends every
     pass to the client (or to Dask's threaded scheduler); a large value keeps
@@ -130,6 +132,31 @@ def _scheduler_function(name):
     from dask.threaded import get
 
     return get
+
+
+_local = threading.local()  # .pool: this thread is one of the pool's
+_pool = None
+_pool_lock = threading.Lock()
+
+
+def _map_locally(fns, partitions):
+    """``[f(p) for f, p in zip(fns, partitions)]``, on a thread per core when there are several partitions.
+
+    The kernels release the GIL, so two partitions of 50,000 rows of strings
+    count in about half the time of one after the other. A function run by
+    the pool that runs a pass itself runs that one in its own thread.
+    """
+    global _pool
+    cores = os.cpu_count() or 1
+    if len(partitions) < 2 or cores < 2 or getattr(_local, "pool", False):
+        return [f(p) for f, p in zip(fns, partitions)]
+    with _pool_lock:
+        if _pool is None:
+            from concurrent.futures import ThreadPoolExecutor
+
+            _pool = ThreadPoolExecutor(cores, thread_name_prefix="nbparallel-local",
+                                       initializer=lambda: setattr(_local, "pool", True))
+    return list(_pool.map(lambda f, p: f(p), fns, partitions))
 
 
 def _per_partition(fn, partitions):
@@ -261,8 +288,7 @@ def run_pass(partitions, summarize, merge, *, split_every=2, name="pass", token=
     fan_in(split_every, len(partitions))  # a bad split_every fails before any work
     client = active_client()
     if runs_locally(partitions, client):
-        return reduce_now([f(p) for f, p in zip(_per_partition(summarize, partitions), partitions)], merge,
-                          split_every)
+        return reduce_now(_map_locally(_per_partition(summarize, partitions), partitions), merge, split_every)
     token = _token(summarize, merge, token or [id(p) for p in partitions])
     leaves, scattered = _leaves(partitions, summarize, name, token, client)
     root, record = tree_reduce(leaves, merge, split_every, name=f"{name}-{token}")
@@ -275,7 +301,7 @@ def map_partitions(partitions, fn, *, name="map", token=None, verbose=False):
     """Apply ``fn`` to every partition and return the results in order."""
     client = active_client()
     if runs_locally(partitions, client):
-        return [fn(p) for p in partitions]
+        return _map_locally(_per_partition(fn, partitions), partitions)
     token = _token(fn, token or [id(p) for p in partitions])
     leaves, scattered = _leaves(partitions, fn, name, token, client)
     results = list(compute(leaves, verbose, scheduler=_local_scheduler(partitions)))

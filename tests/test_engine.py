@@ -76,7 +76,8 @@ def test_iterative_estimators_give_the_same_model_on_a_client(client, persist):
 
 
 def _where(_):
-    """'worker' inside a Dask worker, 'here' in the calling thread, 'thread' in a local pool."""
+    """'worker' inside a Dask worker, 'here' in the calling thread, 'local' in the engine's own pool of this
+    process, 'thread' in another pool (Dask's threaded scheduler)."""
     import threading
 
     from distributed import get_worker
@@ -85,7 +86,10 @@ def _where(_):
         get_worker()
         return ("worker",)
     except ValueError:
-        return ("here",) if threading.current_thread() is threading.main_thread() else ("thread",)
+        thread = threading.current_thread()
+        if thread is threading.main_thread():
+            return ("here",)
+        return ("local",) if thread.name.startswith("nbparallel-local") else ("thread",)
 
 
 def _concat(*parts):
@@ -121,9 +125,21 @@ def test_lazy_or_large_data_goes_to_dask():
             pass
 
 
+def test_several_local_partitions_are_summarised_on_a_thread_per_core(monkeypatch):
+    monkeypatch.setattr(os, "cpu_count", lambda: 2)
+    assert run_pass([np.zeros(3)] * 4, _where, _concat)[0] == ("local",) * 4
+    assert map_partitions([np.zeros(3)] * 3, _where) == [("local",)] * 3
+    assert run_pass([np.zeros(3)], _where, _concat)[0] == ("here",)  # one partition: no thread
+    # a pass run by a pool thread runs in that thread, not waiting on the pool it occupies
+    nested = run_pass([np.zeros(3)] * 2, lambda part: run_pass([part] * 3, _where, _concat)[0], _concat)[0]
+    assert nested == ("local",) * 6
+    monkeypatch.setattr(os, "cpu_count", lambda: 1)
+    assert run_pass([np.zeros(3)] * 4, _where, _concat)[0] == ("here",) * 4
+
+
 def test_small_data_stays_local_with_a_client_unless_asked(client):
     with client.as_current():
-        assert run_pass([np.zeros(3)] * 4, _where, _concat)[0] == ("here",) * 4
+        assert set(run_pass([np.zeros(3)] * 4, _where, _concat)[0]) <= {"here", "local"}  # in this process
         with local_below(0):
             assert set(run_pass([np.zeros(3)] * 4, _where, _concat)[0]) == {"worker"}
         X, y = load_digits(return_X_y=True)
