@@ -135,7 +135,7 @@ def _scheduler_function(name):
 
 
 _local = threading.local()  # .pool: this thread is one of the pool's
-_pool = None
+_pool = (None, None)  # (the process id that made it, the pool): a forked child makes its own
 _pool_lock = threading.Lock()
 
 
@@ -143,20 +143,23 @@ def _map_locally(fns, partitions):
     """``[f(p) for f, p in zip(fns, partitions)]``, on a thread per core when there are several partitions.
 
     The kernels release the GIL, so two partitions of 50,000 rows of strings
-    count in about half the time of one after the other. A function run by
-    the pool that runs a pass itself runs that one in its own thread.
+    count in about half the time of one after the other. Each function runs
+    in a copy of the caller's context (its ``local_below`` and numpy error
+    state); one that runs a pass itself runs that pass in its own thread.
     """
     global _pool
     cores = os.cpu_count() or 1
     if len(partitions) < 2 or cores < 2 or getattr(_local, "pool", False):
         return [f(p) for f, p in zip(fns, partitions)]
     with _pool_lock:
-        if _pool is None:
+        if _pool[0] != os.getpid():
             from concurrent.futures import ThreadPoolExecutor
 
-            _pool = ThreadPoolExecutor(cores, thread_name_prefix="nbparallel-local",
-                                       initializer=lambda: setattr(_local, "pool", True))
-    return list(_pool.map(lambda f, p: f(p), fns, partitions))
+            _pool = (os.getpid(), ThreadPoolExecutor(cores, thread_name_prefix="nbparallel-local",
+                                                     initializer=lambda: setattr(_local, "pool", True)))
+        pool = _pool[1]
+    contexts = [contextvars.copy_context() for _ in partitions]
+    return list(pool.map(lambda context, f, p: context.run(f, p), contexts, fns, partitions))
 
 
 def _per_partition(fn, partitions):

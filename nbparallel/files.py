@@ -596,7 +596,8 @@ _CACHED_DICTIONARY_SIZE = 1024  # larger dictionaries are rarely repeated, and w
 
 @functools.lru_cache(maxsize=256)
 def _categorical_dtype(values, arrow_type, ordered):
-    """The ``CategoricalDtype`` pyarrow gives a dictionary of ``values``, made once per small dictionary.
+    """The ``CategoricalDtype`` of the categories ``values``, of the pandas dtype pyarrow gives ``arrow_type``;
+    made once per small dictionary.
 
     Made afresh, it cost about 0.1 ms per column (its categories' index checks they are unique), which
     dominated reading small files.

@@ -133,6 +133,10 @@ def test_several_local_partitions_are_summarised_on_a_thread_per_core(monkeypatc
     # a pass run by a pool thread runs in that thread, not waiting on the pool it occupies
     nested = run_pass([np.zeros(3)] * 2, lambda part: run_pass([part] * 3, _where, _concat)[0], _concat)[0]
     assert nested == ("local",) * 6
+    import nbparallel.engine as engine
+
+    with local_below(12345):  # the threads run in the caller's context
+        assert run_pass([np.zeros(3)] * 2, lambda _: (engine._local_below.get(),), _concat)[0] == (12345, 12345)
     monkeypatch.setattr(os, "cpu_count", lambda: 1)
     assert run_pass([np.zeros(3)] * 4, _where, _concat)[0] == ("here",) * 4
 
