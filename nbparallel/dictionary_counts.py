@@ -350,7 +350,7 @@ def _class_codes(y):
     if isinstance(y, pd.Series) and isinstance(y.dtype, pd.CategoricalDtype):  # a file's dictionary column
         codes = y.array.codes.astype(np.int64)
         codes[codes < 0] = len(y.cat.categories)
-        return codes, [python_value(v) for v in y.cat.categories]
+        return codes, y.cat.categories.tolist()  # Python values, as in _categorical
     y = np.asarray(y)
     if y.dtype.kind in "iu" and y.dtype != np.uint64 and len(y):
         lo, hi = _integer_span(y)
