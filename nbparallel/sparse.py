@@ -19,10 +19,16 @@ from sklearn.utils import check_array
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import column_or_1d
 
-from . import engine
+from .data import default_partitions
 from .partitions import Part, PartitionInfo, feature_names_of, over_parts
 
-MIN_ROWS = 16384  # the fewest rows per default partition
+MIN_ROWS = 16384
+"""The fewest rows per default partition (:func:`nbparallel.data.default_partitions`).
+
+Each partition fills its own (n_classes, n_features) table and each table
+costs one merge; text tables are wide (20 classes x 2^18 hashed features is
+42 MB), so a second partition per worker costs more than the balance it buys.
+"""
 
 
 @dataclass
@@ -52,20 +58,6 @@ class SparseDataset:
     def map(self, fn, *args, with_info=False):
         """``fn(*args, X, y, w[, info])`` as a function of one partition."""
         return over_parts(fn, *args, with_info=with_info)
-
-
-def default_partitions(n_rows, n_workers):
-    """One partition per worker, none smaller than MIN_ROWS rows.
-
-    Each partition fills its own (n_classes, n_features) table and each
-    table costs one merge; text tables are wide (20 classes x 2^18 hashed
-    features is 42 MB), so a second partition per worker costs more than the
-    balance it buys.
-
-    >>> default_partitions(10**6, 2), default_partitions(100, 8)
-    (2, 1)
-    """
-    return max(1, min(n_workers, math.ceil(n_rows / MIN_ROWS)))
 
 
 def is_dask_array(X):
@@ -140,9 +132,9 @@ def as_partitions(X, y=None, sample_weight=None, *, n_partitions=None, require_t
         Class labels, one per row; required when ``require_target``.
     sample_weight : array-like, optional
     n_partitions : int, optional
-        Number of partitions (default: one per worker for in-memory data, see
-        :func:`default_partitions`; a Dask array keeps its row chunks unless
-        this is given).
+        Number of partitions (default: one per worker for in-memory data, none
+        smaller than :data:`MIN_ROWS` rows; a Dask array keeps its row chunks
+        unless this is given).
 
     Returns
     -------
@@ -157,7 +149,7 @@ def as_partitions(X, y=None, sample_weight=None, *, n_partitions=None, require_t
         raise ValueError(f"Found array with 0 sample(s) (shape={X.shape}) while a minimum of 1 is required.")
     y = check_targets(y, n_rows) if require_target or y is not None else None
     w = check_weights(sample_weight, n_rows)
-    n = n_partitions or default_partitions(n_rows, engine.available_workers())
+    n = n_partitions or default_partitions(n_rows, min_rows=MIN_ROWS)
     bounds = np.linspace(0, n_rows, min(n, n_rows) + 1).astype(np.int64)
     parts = [Part(row_slice(X, a, b), _slice(y, a, b), _slice(w, a, b), PartitionInfo(i, int(a)))
              for i, (a, b) in enumerate(zip(bounds[:-1], bounds[1:]))]
