@@ -60,11 +60,13 @@ def model_summary(model):
 
     Returns
     -------
-    dict with ``classes``, ``prior`` (pi_k), ``attributes`` (used ones,
-    ranked by mutual information; each a dict with ``name``, ``kind``,
+    dict with ``classes``, ``prior`` (pi_k), ``attributes`` (used counted
+    ones, ranked by mutual information; each a dict with ``name``, ``kind``,
     ``values``, ``counts`` (per value), ``evidence`` (values x classes, nats)
-    and ``mutual_information`` (bits)), ``ignored`` ({name: reason}) and
-    ``not_selected`` (names a feature selection left out).
+    and ``mutual_information`` (bits)), ``gaussian`` (used Gaussian ones, in
+    input order; each a dict with ``name``, ``mean`` and ``std``, per class,
+    the standard deviation with ``var_smoothing`` added), ``ignored``
+    ({name: reason}) and ``not_selected`` (names a feature selection left out).
     """
     check_is_fitted(model, "counts_")
     reasons = model.ignored_reasons()
@@ -89,8 +91,10 @@ def model_summary(model):
             "mutual_information": mutual_information(cells),
         })
     used.sort(key=lambda d: -d["mutual_information"])
-    return {"classes": [str(c) for c in model.classes_], "prior": prior, "attributes": used,
-            "ignored": reasons, "not_selected": not_selected, "n_cases": float(model.counts_.class_counts.sum())}
+    gaussian = [{"name": name, "mean": model.theta_[:, g], "std": np.sqrt(model.var_[:, g])}
+                for g, name in enumerate(getattr(model, "gaussian_features_", [])) if name not in reasons]
+    return {"classes": [str(c) for c in model.classes_], "prior": prior, "attributes": used, "gaussian": gaussian,
+            "ignored": reasons, "not_selected": not_selected, "n_cases": float(model.class_weights().sum())}
 
 
 def _shown_rows(attribute):
@@ -126,8 +130,9 @@ def plot_evidence(model, max_attributes=8, path=None):
         max(2.0, 0.32 * max(len(_shown_rows(p)) for p in panels[2 * r : 2 * r + 2]) + 1.1) for r in range(n_rows)]
     fig = Figure(figsize=(13, sum(heights) + 1.0), layout="constrained")
     grid = fig.add_gridspec(1 + n_rows, 2, height_ratios=heights)
+    gaussian = summary["gaussian"]
     fig.suptitle(f"Naive Bayes model: {len(classes)} classes, {summary['n_cases']:g} training cases, "
-                 f"{len(attrs)} attributes used", fontsize=14, fontweight="bold")
+                 f"{len(attrs) + len(gaussian)} attributes used", fontsize=14, fontweight="bold")
 
     ax = fig.add_subplot(grid[0, 0])
     ranked = attrs[:25][::-1]
@@ -155,6 +160,12 @@ def plot_evidence(model, max_attributes=8, path=None):
         lines += [f"  {name}: {why}" for name, why in list(summary["ignored"].items())[:8]]
         if len(summary["ignored"]) > 8:
             lines.append(f"  ... and {len(summary['ignored']) - 8} more")
+    if gaussian:
+        lines += ["", f"Gaussian attributes ({len(gaussian)}; mean, sd per class, no evidence panel):"]
+        lines += [f"  {g['name']}: " + ", ".join(f"{m:.3g} ({sd:.2g})" for m, sd in zip(g["mean"], g["std"]))
+                  for g in gaussian[:8]]
+        if len(gaussian) > 8:
+            lines.append(f"  ... and {len(gaussian) - 8} more")
     if summary["not_selected"]:
         lines += ["", f"Left out by feature selection: {len(summary['not_selected'])} attributes"]
     if len(attrs) > len(panels):
@@ -213,6 +224,13 @@ def html_report(model, max_attributes=8):
             f"<li><b>{esc(n)}</b>: {esc(r)}</li>" for n, r in summary["ignored"].items()) + "</ul>")
     if summary["not_selected"]:
         parts.append("<h2>Left out by feature selection</h2><p>" + esc(", ".join(summary["not_selected"])) + "</p>")
+    if summary["gaussian"]:
+        parts.append("<h2>Gaussian attributes: mean (standard deviation) per class</h2><table><tr><th>attribute</th>"
+                     + "".join(f"<th>{esc(c)}</th>" for c in summary["classes"]) + "</tr>")
+        for g in summary["gaussian"]:
+            parts.append(f"<tr><td>{esc(g['name'])}</td>"
+                         + "".join(f"<td>{m:.4g} ({sd:.3g})</td>" for m, sd in zip(g["mean"], g["std"])) + "</tr>")
+        parts.append("</table>")
     parts.append("<h2>Evidence per attribute (nats; ranked by mutual information)</h2>")
     for a in summary["attributes"]:
         parts.append(f"<h3>{esc(a['name'])} &mdash; MI {a['mutual_information']:.4f} bits</h3><table><tr><th>value</th>"

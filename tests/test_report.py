@@ -93,6 +93,35 @@ def test_report_files(tmp_path):
     assert not list(tmp_path.glob(".*"))  # no temporary file left
 
 
+def test_gaussian_attributes_are_in_the_summary_and_the_report(tmp_path):
+    from sklearn.naive_bayes import GaussianNB
+
+    data = load_wine(as_frame=True)
+    frame = data.data[["alcohol", "flavanoids", "hue"]].assign(
+        colour=np.where(data.data["color_intensity"] > 5, "dark", "light"), gone=np.nan)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # "gone" has no observed value
+        model = NaiveBayes(numeric={"flavanoids": "gaussian", "hue": "gaussian", "gone": "gaussian"}).fit(
+            frame, data.target)
+    summary = model_summary(model)
+    assert sorted(a["name"] for a in summary["attributes"]) == ["alcohol", "colour"]  # ranked by MI
+    assert [g["name"] for g in summary["gaussian"]] == ["flavanoids", "hue"]
+    assert summary["ignored"] == {"gone": "no observed value (every value missing)"}
+    reference = GaussianNB().fit(frame[["flavanoids", "hue"]], data.target)
+    for g, name in enumerate(["flavanoids", "hue"]):
+        got = summary["gaussian"][g]
+        np.testing.assert_allclose(got["mean"], reference.theta_[:, g], rtol=1e-12)
+        np.testing.assert_allclose(got["std"] ** 2, reference.var_[:, g], rtol=1e-9)
+    page = write_report(model, tmp_path / "r.html").read_text()
+    assert "Gaussian attributes" in page and "<td>flavanoids</td>" in page and "<td>hue</td>" in page
+    fig = model.plot_evidence()
+    text = "\n".join(t.get_text() for ax in fig.axes for t in ax.texts)
+    assert "Gaussian attributes (2;" in text and "flavanoids:" in text
+    assert "178 training cases, 4 attributes used" in fig.get_suptitle()
+    all_gaussian = NaiveBayes(numeric="gaussian").fit(frame[["flavanoids", "hue"]], data.target)
+    assert model_summary(all_gaussian)["n_cases"] == len(frame)  # the cases, though nothing is counted
+
+
 def test_cli_report_evaluate_json_and_fit_warning(tmp_path, capsys):
     import json
 
