@@ -121,12 +121,21 @@ def _unpack(part, columns, target, weight):
     """``(X, y, w)`` of a partition; X a DataFrame or a 2-D array."""
     if isinstance(part, tuple):
         return part
+    if is_arrow_table(part):  # a small Parquet directory's rows (see nbparallel.files.file_dataset)
+        from .files import _to_pandas
+
+        part = _to_pandas(part)
     X = part[columns]
     y = part[target].to_numpy() if target is not None else None
     w = part[weight].to_numpy() if weight is not None else None
     if w is not None:
         check_weights(w, weight)
     return X, y, w
+
+
+def is_arrow_table(part):
+    """True for a ``pyarrow.Table`` (without importing pyarrow)."""
+    return type(part).__name__ == "Table" and type(part).__module__.startswith("pyarrow")
 
 
 def _apply(fn, args, columns, target, weight, part):

@@ -32,7 +32,7 @@ import pandas as pd
 
 from . import engine
 from .counts import CountTable
-from .data import CATEGORICAL, NUMERIC, ColumnScan, column_major, schema_of_scan
+from .data import CATEGORICAL, NUMERIC, ColumnScan, column_major, is_arrow_table, schema_of_scan
 from .encoding import (
     MAX_CATEGORIES, _is_dictionary, _is_string, _plain, code_dtype, integer_column_encoder, python_value,
 )
@@ -229,7 +229,7 @@ def _column_dictionary(column, numeric, classes_of_rows, n_classes):
     such an integer column (else :class:`WideIntegers`).
     """
     if _is_dictionary(column) and not numeric:
-        return _categorical(column.array.codes, column.cat.categories)
+        return _categorical(column.array.codes, column.cat.categories.tolist())  # Python values
     plain = None if _is_string(column) else _plain(column)
     if plain is not None and plain.dtype.kind in "iu" and plain.dtype != np.uint64 and len(plain):
         lo, hi = _integer_span(plain)
@@ -249,13 +249,13 @@ def _integer_span(values):
     return int(lo[0]), int(hi[0])
 
 
-def _categorical(codes, categories):
-    """The :class:`_Dictionary` of a ``Categorical``'s codes (-1 = missing): codes ``codes + 1``.
+def _categorical(codes, values):
+    """The :class:`_Dictionary` of a ``Categorical``'s codes (-1 = missing) and distinct ``values``:
+    codes ``codes + 1``.
 
     When the code array has their width, ``codes + 1`` is computed in unsigned
     arithmetic, where -1 wraps to 0 (no lookup).
     """
-    values = categories.tolist()  # Python values, as python_value makes them
     table = np.append(np.arange(1, len(values) + 1), 0).astype(code_dtype([len(values)]))
     unsigned = codes.view(np.dtype(f"u{codes.itemsize}"))
 
@@ -300,21 +300,27 @@ def _count_columns(X, classes_of_rows, n_classes, numeric):
     classes_of_rows = classes_of_rows.astype(np.int64, copy=False)  # once, not for every hashed column
     columns = [column for _, column in X.items()] if frame else [X[:, a] for a in range(X.shape[1])]
     dictionaries = [_column_dictionary(c, numeric[a], classes_of_rows, n_classes) for a, c in enumerate(columns)]
+    return _count_dictionaries(dictionaries, [partial(pd.isna, c) for c in columns], classes_of_rows, n_classes)
+
+
+def _count_dictionaries(dictionaries, missing, classes_of_rows, n_classes):
+    """``(counts, vocabularies, kept)`` of columns' :class:`_Dictionary` s; ``missing[a]()`` flags the rows
+    where column ``a`` is missing."""
     vocabularies = [d.values for d in dictionaries]
     offsets = _offsets(vocabularies)
     table = np.zeros((int(offsets[-1]), n_classes))
     blocked = [a for a, d in enumerate(dictionaries) if d.encode is not None]
     if blocked:
         counted = _count_blocks([dictionaries[a].encode for a in blocked], [vocabularies[a] for a in blocked],
-                                classes_of_rows, n_classes, len(X))
+                                classes_of_rows, n_classes, len(classes_of_rows))
         places = np.concatenate([np.arange(offsets[a], offsets[a + 1]) for a in blocked])
         table[places] = counted
     for a, d in enumerate(dictionaries):
         if d.counts is not None:
             table[offsets[a] : offsets[a + 1]] = d.counts
-    totals = table[: offsets[1]].sum(axis=0) if len(columns) else np.bincount(classes_of_rows, minlength=n_classes)
-    missing_somewhere = len(columns) and table[offsets[:-1]].sum(axis=1).min() > 0
-    all_missing = _all_missing(columns, classes_of_rows, n_classes) if missing_somewhere else np.zeros(n_classes)
+    totals = table[: offsets[1]].sum(axis=0) if dictionaries else np.bincount(classes_of_rows, minlength=n_classes)
+    missing_somewhere = dictionaries and table[offsets[:-1]].sum(axis=1).min() > 0
+    all_missing = _all_missing(missing, classes_of_rows, n_classes) if missing_somewhere else np.zeros(n_classes)
     return CountTable(table, offsets, totals * 1.0, all_missing), vocabularies, [d.kept for d in dictionaries]
 
 
@@ -337,11 +343,11 @@ def _count_blocks(encoders, vocabularies, classes_of_rows, n_classes, n_rows):
     return counter.table()
 
 
-def _all_missing(columns, classes_of_rows, n_classes):
-    """Rows per class whose every column is missing."""
+def _all_missing(missing, classes_of_rows, n_classes):
+    """Rows per class whose every column is missing (``missing[a]()`` flags column ``a``'s missing rows)."""
     every = np.ones(len(classes_of_rows), dtype=bool)
-    for column in columns:
-        every &= np.asarray(pd.isna(column), dtype=bool)
+    for flags in missing:
+        every &= np.asarray(flags(), dtype=bool)
     return np.bincount(classes_of_rows[every], minlength=n_classes).astype(np.float64)
 
 
@@ -375,17 +381,78 @@ def count_dictionaries(numeric, X, y, w):
     classes_of_rows, classes = _class_codes(y)
     n_classes = len(classes) + 1  # the last: rows whose target is missing
     counted = _count_integer_array(X, classes_of_rows, n_classes, numeric)
-    counted, vocabularies, kept = counted or _count_columns(X, classes_of_rows, n_classes, numeric)
-    if X.shape[1]:  # every row counts once in the first attribute's rows, missing targets in the last column
+    return _counts(classes, classes_of_rows, *(counted or _count_columns(X, classes_of_rows, n_classes, numeric)))
+
+
+def _counts(classes, classes_of_rows, counted, vocabularies, kept):
+    """The :class:`DictionaryCounts` of a partition's table."""
+    if vocabularies:  # every row counts once in the first attribute's rows, missing targets in the last column
         n_missing = int(counted.table[: counted.offsets[1], -1].sum())
     else:
         n_missing = int(np.count_nonzero(classes_of_rows == len(classes)))
     return DictionaryCounts(classes, [list(v) for v in vocabularies], list(kept), counted.table,
-                            counted.class_totals, counted.all_missing, n_missing, (len(X),))
+                            counted.class_totals, counted.all_missing, n_missing, (len(classes_of_rows),))
+
+
+def count_arrow_table(columns, target, numeric, table):
+    """:func:`count_dictionaries` of an Arrow table's rows (a small Parquet directory's partition).
+
+    Its string dictionary columns are counted from their indices, against
+    dictionaries unified over the table's chunks (its files); other columns
+    are converted to pandas as :func:`nbparallel.files._to_pandas` converts
+    them. Converting the dictionary columns to ``Categorical`` cost more than
+    counting them.
+    """
+    from .files import _to_pandas
+
+    table = table.combine_chunks()  # one array per column, the dictionaries of its chunks unified
+    native = {name: _dictionary_codes(table.column(name)) for name in [*columns, target]}
+    native.update((name, None) for name, is_numeric in zip(columns, numeric) if is_numeric)
+    others = [name for name, found in native.items() if found is None]
+    rest = _to_pandas(table.select(others)) if others else None
+    if native[target] is None:
+        classes_of_rows, classes = _class_codes(rest[target].to_numpy())
+    else:
+        codes, classes = native[target]
+        classes_of_rows = codes.astype(np.int64)
+        classes_of_rows[classes_of_rows < 0] = len(classes)
+    n_classes = len(classes) + 1
+    dictionaries, missing = [], []
+    for a, name in enumerate(columns):
+        if native[name] is None:
+            dictionaries.append(_column_dictionary(rest[name], numeric[a], classes_of_rows, n_classes))
+            missing.append(partial(pd.isna, rest[name]))
+        else:
+            codes, values = native[name]
+            dictionaries.append(_categorical(codes, values))
+            missing.append(partial(np.less, codes, 0))
+    return _counts(classes, classes_of_rows, *_count_dictionaries(dictionaries, missing, classes_of_rows, n_classes))
+
+
+def _dictionary_codes(chunked):
+    """``(codes, values)`` of a one-chunk string dictionary column: its indices (-1 where missing) and its
+    dictionary as a list; None for any other column (or an odd dictionary: empty, with missing or repeated
+    values)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    from .files import _is_text
+
+    if not (pa.types.is_dictionary(chunked.type) and _is_text(chunked.type.value_type)) or chunked.num_chunks != 1:
+        return None
+    array = chunked.chunk(0)
+    values = array.dictionary.to_pylist()
+    if not values or None in values or len(set(values)) != len(values):
+        return None
+    indices = pc.fill_null(array.indices, -1) if array.null_count else array.indices
+    return indices.to_numpy(zero_copy_only=False), values
 
 
 def _count_partition(columns, target, numeric, count, part):
-    """``count(part)``, except that a DataFrame's categorical target is passed as it is, not as objects."""
+    """``count(part)``, except that a DataFrame's categorical target is passed as it is, not as objects,
+    and an Arrow table is counted as it is (:func:`count_arrow_table`)."""
+    if is_arrow_table(part) and target is not None:
+        return count_arrow_table(columns, target, numeric, part)
     if isinstance(part, pd.DataFrame) and target is not None and isinstance(part[target].dtype, pd.CategoricalDtype):
         return count_dictionaries(numeric, part[columns], part[target], None)
     return count(part)

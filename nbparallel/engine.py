@@ -56,6 +56,11 @@ def local_below(n_bytes):
         _local_below.reset(reset)
 
 
+def stays_local(n_bytes):
+    """Whether in-memory data of ``n_bytes`` is processed in this process (see :func:`local_below`)."""
+    return n_bytes < _local_below.get()
+
+
 def active_client():
     """The active, running ``distributed.Client``, or None for local execution.
 
@@ -96,6 +101,8 @@ def _n_bytes(part):
         return int(part.memory_usage(index=False).sum())
     if hasattr(part, "indptr") and hasattr(part, "indices"):  # a scipy.sparse CSR/CSC matrix
         return int(part.data.nbytes + part.indices.nbytes + part.indptr.nbytes)
+    if hasattr(part, "get_total_buffer_size"):  # a pyarrow Table: its nbytes took 0.7 ms for 20 files' chunks
+        return int(part.get_total_buffer_size())
     return int(getattr(part, "nbytes", 0) or 0)
 
 
@@ -107,10 +114,9 @@ def runs_locally(partitions, client=None):
     """
     if any(_is_lazy(p) for p in partitions):
         return False
-    threshold = _local_below.get()
-    if threshold == 0:
+    if _local_below.get() == 0:
         return False
-    return (len(partitions) == 1 and client is None) or sum(map(_n_bytes, partitions)) < threshold
+    return (len(partitions) == 1 and client is None) or stays_local(sum(map(_n_bytes, partitions)))
 
 
 def _local_scheduler(partitions):

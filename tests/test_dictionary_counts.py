@@ -238,3 +238,40 @@ def test_blocks_of_a_partition_add_up_to_its_counts(monkeypatch):
     old_schema, old_counts = legacy_fit_counts(frame, y, n_partitions=2, categorical_features="all")
     schema, counts, _ = _one_pass(frame, y, 2)
     assert schema.to_dict() == old_schema.to_dict() and counts.equals(old_counts)
+
+
+@pytest.mark.parametrize("n_partitions", [1, 2, 5])
+def test_arrow_tables_count_from_their_dictionary_indices(n_partitions):
+    """A small Parquet directory's partitions (Arrow tables whose chunks have their own dictionaries, nulls,
+    an all-missing column chunk and missing targets) count as the old two passes, and as a plain counter."""
+    import pyarrow as pa
+
+    rng = np.random.default_rng(17)
+    n = 600
+    frame = pd.DataFrame({"a": rng.choice(["x", "y", "z", None], n).astype(object),
+                          "b": rng.choice(["lo", "hi", None], n).astype(object),
+                          "k": rng.integers(-2, 3, n)})
+    frame.loc[200:299, "b"] = None  # a file whose dictionary is empty
+    frame.loc[::31, ["a", "b"]] = None
+    y = rng.choice(["p", "q", None], n).astype(object)
+    chunks = []  # one per file, each string column against the file's own dictionary
+    for s in range(0, n, 100):
+        part = frame.iloc[s : s + 100].assign(y=y[s : s + 100])
+        chunks.append(pa.table({name: pa.array(part[name]).dictionary_encode() if name != "k" else part[name]
+                                for name in part.columns}))
+    tables = [pa.concat_tables(chunks[i::n_partitions], promote_options="permissive") for i in range(n_partitions)]
+    rows = [np.concatenate([np.arange(s, s + 100) for s in range(i * 100, n, 100 * n_partitions)])
+            for i in range(n_partitions)]
+    dataset = Dataset(tables, ["a", "b", "k"], ["categorical"] * 3, target="y")
+    schema, counts, _ = count_in_one_pass(dataset)
+    order = np.concatenate(rows)
+    old_schema, old_counts = legacy_fit_counts(frame.iloc[order].reset_index(drop=True), y[order], n_partitions=1,
+                                               categorical_features="all")
+    assert schema.to_dict() == old_schema.to_dict() and counts.equals(old_counts)
+    plain = reference.plain_count(frame[["a", "b", "k"]].to_numpy().tolist(), list(y), ["categorical"] * 3)
+    assert plain["classes"] == schema.classes and counts.n_missing_target == int(pd.isna(y).sum())
+    for a, at in enumerate(schema.attributes):
+        assert plain["vocab"][a] == at.categories
+        for k, label in enumerate(schema.classes):
+            for i in range(-1, len(at.categories)):
+                assert counts.table[schema.offsets[a] + 1 + i, k] == plain["cells"][(a, i, label)]

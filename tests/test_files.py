@@ -8,7 +8,7 @@ import pytest
 
 from nbparallel import NaiveBayes
 from nbparallel.data import as_dataset
-from nbparallel.engine import compute
+from nbparallel.engine import compute, local_below
 from nbparallel.files import Files, _is_text, list_files, pieces, read_files, Unit
 
 
@@ -52,7 +52,8 @@ def first_partition(dataset):
 
 def test_parquet_partitions_are_typed_frames_of_local_categories(tmp_path, frame):
     directory = write_parts(frame, tmp_path / "pq", "parquet", 3)
-    dataset = as_dataset(directory, "y")
+    with local_below(0):  # read in tasks, as a directory too large to read at once is
+        dataset = as_dataset(directory, "y")
     assert dataset.n_rows == len(frame)
     part = first_partition(dataset)
     assert isinstance(part, pd.DataFrame)
@@ -60,6 +61,30 @@ def test_parquet_partitions_are_typed_frames_of_local_categories(tmp_path, frame
     assert part["x"].dtype == np.float64 and part["k"].dtype == np.int64
     assert sorted(part["s"].cat.categories) == ["blue", "green", "red"]  # the partition's own dictionary
     assert part["s"].isna().sum() == frame["s"].iloc[: len(part)].isna().sum()
+
+
+def test_small_parquet_directories_are_read_at_once_into_arrow_tables(tmp_path, frame, monkeypatch):
+    import nbparallel.files as files
+    from nbparallel.data import scan_schema
+
+    directory = write_parts(frame, tmp_path / "pq", "parquet", 4)
+    opened = []
+    monkeypatch.setattr(files, "_open_parquet", lambda path, text, _open=files._open_parquet: (
+        opened.append(path), _open(path, text))[1])
+    dataset = as_dataset(directory, "y")
+    assert sorted(opened) == sorted(str(p) for p in directory.iterdir())  # each file opened once
+    for part in dataset.partitions:
+        assert isinstance(part, pa.Table) and all(c.num_chunks == 1 for c in part.columns)
+        assert pa.types.is_dictionary(part.schema.field("s").type) and part.schema.names == ["x", "k", "s", "t", "y"]
+    for path in directory.iterdir():  # the rows are in memory: the files are no longer read
+        path.unlink()
+    _, scan, _ = scan_schema(dataset)
+    assert scan.n_rows == len(frame) and scan.classes == {"no", "yes"}
+    write_parts(frame, directory, "parquet", 4)
+    with local_below(1):  # kept on the cluster: read in tasks
+        assert all(hasattr(p, "dask") for p in as_dataset(directory, "y").partitions)
+    monkeypatch.setattr(files, "SMALL_PARQUET_BYTES", 1)  # too large to read at once: read in tasks
+    assert all(hasattr(p, "dask") for p in as_dataset(directory, "y").partitions)
 
 
 def test_ranges_cover_every_numeric_column_and_skip_weighted_data(tmp_path, frame):
@@ -204,7 +229,8 @@ def test_a_corrupted_parquet_page_is_named(tmp_path, frame):
 def test_a_file_changed_between_passes_is_an_error(tmp_path, frame):
     path = tmp_path / "data.parquet"
     frame.to_parquet(path, index=False)
-    dataset = as_dataset(path, "y")
+    with local_below(0):  # read in tasks, as a directory too large to read at once is
+        dataset = as_dataset(path, "y")
     pd.concat([frame, frame]).to_parquet(path, index=False)
     with pytest.raises(ValueError, match=r"data.parquet' changed after the data was listed"):
         compute(dataset.partitions[0], scheduler="sync")
@@ -332,3 +358,37 @@ def test_dictionary_chunks_are_united_by_value():
         got = _to_pandas(pa.table({"c": pa.chunked_array(chunks)}))["c"]
         assert list(got.cat.categories) == sorted({v for c in chunks for v in c.dictionary.to_pylist()})
         assert [None if pd.isna(v) else v for v in got.astype(object)] == [v for c in chunks for v in c.to_pylist()]
+
+
+@pytest.mark.parametrize("case", ["null column in the first file", "index column", "numbers as text",
+                                  "strings only, missing targets", "row groups"])
+def test_small_directories_read_at_once_give_the_model_read_in_tasks(tmp_path, frame, case, monkeypatch):
+    """The route for small directories (every file read once, Arrow tables counted from their dictionary
+    indices) and the route for large ones (each partition read in its task) give the same model."""
+    import nbparallel.files as files
+
+    data = frame.assign(n=frame["k"].astype(str)) if case == "numbers as text" else frame
+    if case == "strings only, missing targets":
+        data = frame[["s", "t", "y"]].assign(y=frame["y"].where(np.arange(len(frame)) % 7 > 0))
+    directory = write_parts(data, tmp_path / "pq", "parquet", 4, **({"row_group_size": 100} if case == "row groups"
+                                                                      else {}))
+    if case == "null column in the first file":
+        pq.write_table(pa.Table.from_pandas(data.iloc[:600].assign(s=None), preserve_index=False),
+                       directory / "part00.parquet")
+    if case == "index column":
+        data.iloc[:600].set_index(pd.Index(np.arange(600) * 3, name="row")).to_parquet(directory / "part00.parquet")
+    if case == "row groups":
+        monkeypatch.setattr(files, "ROWS_PER_PARTITION", 250)
+    options = {"numeric_features": ["n"]} if case == "numbers as text" else {}
+    at_once = NaiveBayes(**options).fit(directory, "y")
+    assert isinstance(as_dataset(directory, "y", **options).partitions[0], pa.Table)
+    with local_below(0):
+        in_tasks = NaiveBayes(**options).fit(directory, "y")
+    assert at_once.counts_.equals(in_tasks.counts_)
+    assert at_once.schema_.to_dict() == in_tasks.schema_.to_dict()
+    assert at_once.n_partitions_ == in_tasks.n_partitions_
+    unlabelled = write_parts(data.drop(columns="y"), tmp_path / "x", "parquet", 3)
+    expected = in_tasks.predict_proba(data.drop(columns="y"))
+    np.testing.assert_array_equal(at_once.predict_proba(unlabelled), expected)
+    with local_below(0):
+        np.testing.assert_array_equal(in_tasks.predict_proba(unlabelled), expected)
