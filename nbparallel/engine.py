@@ -56,6 +56,11 @@ def local_below(n_bytes):
         _local_below.reset(reset)
 
 
+def local_below_bytes():
+    """The current :func:`local_below` threshold, in bytes."""
+    return _local_below.get()
+
+
 def stays_local(n_bytes):
     """Whether in-memory data of ``n_bytes`` is processed in this process (see :func:`local_below`)."""
     return n_bytes < _local_below.get()

@@ -381,7 +381,7 @@ def _read_parquet_unit(unit, columns, types):
     return f.read_row_groups(list(unit.row_groups), columns=columns, use_threads=False)
 
 
-def _read_parquet_files(files):
+def _read_parquet_files(files, budget):
     """Each file's ``(metadata, signature, table)``, every file opened once, on a thread per core.
 
     For small directories the footers and the rows are read together: opening a
@@ -389,22 +389,32 @@ def _read_parquet_files(files):
     footers first, then rows, opened each file twice. The string columns of the
     first file are read as dictionaries; a string column of another file that
     is not (all missing in the first file) is dictionary-encoded after reading.
+    Rows are read only while the files' estimated size in memory stays under
+    ``budget`` bytes, so well-compressed files are not all held at once: once
+    it is spent, every ``table`` is None (their footers are still given).
     """
+    import threading
+
     from . import engine
 
     text = [f.name for f in _parquet_file(str(files[0])).schema_arrow if _is_text(f.type)]
     n = min(len(files), os.cpu_count() or 1)  # the local pool's threads
     groups = [files[len(files) * k // n : len(files) * (k + 1) // n] for k in range(n)]
-    opened = engine._map_locally([functools.partial(_open_parquet_group, text)] * n, groups)
-    return [one for group in opened for one in group]
+    left = {"bytes": budget, "lock": threading.Lock()}
+    opened = engine._map_locally([functools.partial(_open_parquet_group, text, left)] * n, groups)
+    opened = [one for group in opened for one in group]
+    if left["bytes"] < 0:
+        return [(metadata, signature, None) for metadata, signature, _ in opened]
+    return opened
 
 
-def _open_parquet_group(text, paths):
-    return [_open_parquet(str(path), text) for path in paths]
+def _open_parquet_group(text, left, paths):
+    return [_open_parquet(str(path), text, left) for path in paths]
 
 
-def _open_parquet(path, text):
-    """``(metadata, signature, table)`` of a whole Parquet file, its string columns as dictionaries.
+def _open_parquet(path, text, left):
+    """``(metadata, signature, table)`` of a whole Parquet file, its string columns as dictionaries; no
+    table once ``left["bytes"]`` (drawn under ``left["lock"]``) is spent.
 
     The file's bytes are read at once, then parsed: 40 files of 2,500 rows
     took 23 ms to read so on one thread, 27-29 ms opened by path.
@@ -419,6 +429,10 @@ def _open_parquet(path, text):
         f = _parquet_file(path, source, read_dictionary=text, page_checksum_verification=True)
     except KeyError:  # a column of the first file missing here: the layout check names it
         f = _parquet_file(path, source)
+    with left["lock"]:
+        left["bytes"] -= _size_in_memory(f.metadata)
+        if left["bytes"] < 0:
+            return f.metadata, signature, None
     try:
         table = f.read(use_threads=False)
     except (pa.ArrowException, OSError) as exc:
@@ -427,6 +441,13 @@ def _open_parquet(path, text):
         if _is_text(field.type):
             table = table.set_column(i, field.name, pc.dictionary_encode(table.column(i)))
     return f.metadata, signature, table
+
+
+def _size_in_memory(metadata):
+    """A Parquet file's estimated bytes in memory: its uncompressed size, and at least 4 bytes a value (a
+    dictionary index)."""
+    uncompressed = sum(metadata.row_group(g).total_byte_size for g in range(metadata.num_row_groups))
+    return max(uncompressed, 4 * metadata.num_rows * metadata.num_columns)
 
 
 def _unit_table(unit, metadata, table):
@@ -739,8 +760,8 @@ def file_dataset(path, y=None, sample_weight=None, *, n_partitions=None, categor
     from dask import delayed
     from dask.base import tokenize
 
+    from . import engine
     from .data import Dataset, _column_roles, _kinds_for
-    from .engine import available_workers
 
     if y is not None and not isinstance(y, str):
         raise TypeError("with a file, y must be the name of the target column")
@@ -751,7 +772,7 @@ def file_dataset(path, y=None, sample_weight=None, *, n_partitions=None, categor
     ranges = n_rows = opened = None
     if kind == "parquet":
         if n_partitions is None and not na_values and _small(files):
-            opened = _read_parquet_files(files)
+            opened = _read_parquet_files(files, engine.local_below_bytes())
         units, types, n_rows, ranges = _parquet_layout(files, opened)
     else:
         units, types = _csv_layout(files, na_values)
@@ -764,9 +785,10 @@ def file_dataset(path, y=None, sample_weight=None, *, n_partitions=None, categor
     kinds = _kinds_for(columns, [dtypes[c] for c in columns], categorical_features, forced)
     types = _numeric_types(types, [c for c, k in zip(columns, kinds) if k == "numeric"])
     needed = [c for c in types if c in columns or c in (target, weight)]
-    parts = pieces(units, n_partitions) if n_partitions is not None else default_pieces(units, available_workers())
+    parts = (pieces(units, n_partitions) if n_partitions is not None
+             else default_pieces(units, engine.available_workers()))
     token = tokenize("nbparallel-files", kind, repr(parts), needed, na_values, {c: str(t) for c, t in types.items()})
-    if opened:
+    if opened and opened[0][2] is not None:
         partitions = _tables_of_pieces(parts, files, opened, needed, types)
     else:
         partitions = [  # named, their arguments in a partial that dask neither tokenizes nor searches for collections
@@ -781,7 +803,10 @@ def file_dataset(path, y=None, sample_weight=None, *, n_partitions=None, categor
 
 
 def _small(files):
-    """Whether Parquet ``files`` are read at once: under :data:`SMALL_PARQUET_BYTES`, and local data."""
+    """Whether Parquet ``files`` may be read at once: under :data:`SMALL_PARQUET_BYTES`, and local data.
+
+    Their rows are read only while their size in memory stays local too (see :func:`_read_parquet_files`).
+    """
     from . import engine
 
     n_bytes = sum(os.stat(f).st_size for f in files)

@@ -69,8 +69,8 @@ def test_small_parquet_directories_are_read_at_once_into_arrow_tables(tmp_path, 
 
     directory = write_parts(frame, tmp_path / "pq", "parquet", 4)
     opened = []
-    monkeypatch.setattr(files, "_open_parquet", lambda path, text, _open=files._open_parquet: (
-        opened.append(path), _open(path, text))[1])
+    monkeypatch.setattr(files, "_open_parquet", lambda path, text, left, _open=files._open_parquet: (
+        opened.append(path), _open(path, text, left))[1])
     dataset = as_dataset(directory, "y")
     assert sorted(opened) == sorted(str(p) for p in directory.iterdir())  # each file opened once
     for part in dataset.partitions:
@@ -83,6 +83,12 @@ def test_small_parquet_directories_are_read_at_once_into_arrow_tables(tmp_path, 
     write_parts(frame, directory, "parquet", 4)
     with local_below(1):  # kept on the cluster: read in tasks
         assert all(hasattr(p, "dask") for p in as_dataset(directory, "y").partitions)
+    file_bytes = sum(p.stat().st_size for p in directory.iterdir())
+    opened.clear()
+    with local_below(file_bytes + 1):  # small files, but larger than that once read: their rows are not kept
+        dataset = as_dataset(directory, "y")
+        assert all(hasattr(p, "dask") for p in dataset.partitions) and len(opened) == 4
+        assert NaiveBayes().fit(directory, "y").counts_.equals(NaiveBayes(n_partitions=1).fit(frame, "y").counts_)
     monkeypatch.setattr(files, "SMALL_PARQUET_BYTES", 1)  # too large to read at once: read in tasks
     assert all(hasattr(p, "dask") for p in as_dataset(directory, "y").partitions)
 
