@@ -61,10 +61,6 @@ def local_below_bytes():
     return _local_below.get()
 
 
-def stays_local(n_bytes):
-    """Whether in-memory data of ``n_bytes`` is processed in this process (see :func:`local_below`)."""
-    return n_bytes < _local_below.get()
-
 
 def active_client():
     """The active, running ``distributed.Client``, or None for local execution.
@@ -119,9 +115,10 @@ def runs_locally(partitions, client=None):
     """
     if any(_is_lazy(p) for p in partitions):
         return False
-    if _local_below.get() == 0:
+    threshold = _local_below.get()
+    if threshold == 0:
         return False
-    return (len(partitions) == 1 and client is None) or stays_local(sum(map(_n_bytes, partitions)))
+    return (len(partitions) == 1 and client is None) or sum(map(_n_bytes, partitions)) < threshold
 
 
 def _local_scheduler(partitions):

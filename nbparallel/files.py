@@ -381,23 +381,33 @@ def _read_parquet_unit(unit, columns, types):
     return f.read_row_groups(list(unit.row_groups), columns=columns, use_threads=False)
 
 
-def _read_parquet_files(files, budget):
-    """Each file's ``(metadata, signature, table)``, every file opened once, on a thread per core.
+def _read_parquet_files(files):
+    """Each file's ``(metadata, signature, table)``, every file opened once, on a thread per core; None
+    for files that are not small.
 
-    For small directories the footers and the rows are read together: opening a
-    file cost as much as reading 2,500 rows of it (about 0.1 ms), and reading
-    footers first, then rows, opened each file twice. The string columns of the
-    first file are read as dictionaries; a string column of another file that
-    is not (all missing in the first file) is dictionary-encoded after reading.
-    Rows are read only while the files' estimated size in memory stays under
-    ``budget`` bytes, so well-compressed files are not all held at once: once
-    it is spent, every ``table`` is None (their footers are still given).
+    Small files (under :data:`SMALL_PARQUET_BYTES` in all, and under
+    :func:`nbparallel.engine.local_below` in memory, as estimated from the
+    first file) have their footers and rows read together: opening a file cost
+    as much as reading 2,500 rows of it (about 0.1 ms), and reading footers
+    first, then rows, opened each file twice. The string columns of the first
+    file are read as dictionaries; a string column of another file that is not
+    (all missing in the first file) is dictionary-encoded after reading. Rows
+    are read only while the files' estimated size in memory stays under the
+    local threshold (the files may not be alike): once it is spent, every
+    ``table`` is None, and the footers are still given.
     """
     import threading
 
     from . import engine
 
-    text = [f.name for f in _parquet_file(str(files[0])).schema_arrow if _is_text(f.type)]
+    budget = engine.local_below_bytes()
+    sizes = [os.stat(f).st_size for f in files]
+    if sum(sizes) >= min(SMALL_PARQUET_BYTES, budget):
+        return None
+    first = _parquet_file(str(files[0])).metadata
+    if _size_in_memory(first) * sum(sizes) / max(sizes[0], 1) >= budget:
+        return None
+    text = [f.name for f in first.schema.to_arrow_schema() if _is_text(f.type)]
     n = min(len(files), os.cpu_count() or 1)  # the local pool's threads
     groups = [files[len(files) * k // n : len(files) * (k + 1) // n] for k in range(n)]
     left = {"bytes": budget, "lock": threading.Lock()}
@@ -771,8 +781,8 @@ def file_dataset(path, y=None, sample_weight=None, *, n_partitions=None, categor
     files, kind = list_files(path)
     ranges = n_rows = opened = None
     if kind == "parquet":
-        if n_partitions is None and not na_values and _small(files):
-            opened = _read_parquet_files(files, engine.local_below_bytes())
+        if n_partitions is None and not na_values:
+            opened = _read_parquet_files(files)
         units, types, n_rows, ranges = _parquet_layout(files, opened)
     else:
         units, types = _csv_layout(files, na_values)
@@ -800,17 +810,6 @@ def file_dataset(path, y=None, sample_weight=None, *, n_partitions=None, categor
     if ranges and weight is None:  # rows of weight zero do not count in ranges
         dataset.ranges = {c: ranges[c] for c, k in zip(columns, kinds) if c in ranges and k == "numeric"}
     return dataset
-
-
-def _small(files):
-    """Whether Parquet ``files`` may be read at once: under :data:`SMALL_PARQUET_BYTES`, and local data.
-
-    Their rows are read only while their size in memory stays local too (see :func:`_read_parquet_files`).
-    """
-    from . import engine
-
-    n_bytes = sum(os.stat(f).st_size for f in files)
-    return n_bytes < SMALL_PARQUET_BYTES and engine.stays_local(n_bytes)
 
 
 def _tables_of_pieces(parts, files, opened, columns, types):

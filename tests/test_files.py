@@ -85,12 +85,37 @@ def test_small_parquet_directories_are_read_at_once_into_arrow_tables(tmp_path, 
         assert all(hasattr(p, "dask") for p in as_dataset(directory, "y").partitions)
     file_bytes = sum(p.stat().st_size for p in directory.iterdir())
     opened.clear()
-    with local_below(file_bytes + 1):  # small files, but larger than that once read: their rows are not kept
-        dataset = as_dataset(directory, "y")
-        assert all(hasattr(p, "dask") for p in dataset.partitions) and len(opened) == 4
-        assert NaiveBayes().fit(directory, "y").counts_.equals(NaiveBayes(n_partitions=1).fit(frame, "y").counts_)
+    with local_below(file_bytes + 1):  # small files, but larger than that once read (as the first one says)
+        assert all(hasattr(p, "dask") for p in as_dataset(directory, "y").partitions) and not opened
     monkeypatch.setattr(files, "SMALL_PARQUET_BYTES", 1)  # too large to read at once: read in tasks
     assert all(hasattr(p, "dask") for p in as_dataset(directory, "y").partitions)
+
+
+def test_files_unlike_the_first_are_not_kept_beyond_the_local_threshold(tmp_path, monkeypatch):
+    """The first file says the rows are small, but the others hold many more rows per byte: their rows are
+    read only while their size in memory stays under the threshold, then the partitions are read in tasks."""
+    import nbparallel.files as files
+
+    rng = np.random.default_rng(5)
+    pd.DataFrame({"a": [f"value {i}" for i in rng.permutation(50)], "y": rng.choice(["p", "q"], 50)}).to_parquet(
+        tmp_path / "part00.parquet", index=False)
+    for i in (1, 2, 3):
+        pd.DataFrame({"a": ["value 1"] * 20000, "y": ["p"] * 20000}).to_parquet(tmp_path / f"part0{i}.parquet",
+                                                                                 index=False)
+    paths = sorted(tmp_path.iterdir())
+    sizes = [p.stat().st_size for p in paths]
+    in_memory = [files._size_in_memory(pq.read_metadata(p)) for p in paths]
+    small = max(sum(sizes), in_memory[0] * sum(sizes) / sizes[0])  # the files' bytes, the first file's estimate
+    assert small < sum(in_memory) / 10
+    opened = []
+    monkeypatch.setattr(files, "_open_parquet", lambda path, text, left, _open=files._open_parquet: (
+        opened.append(path), _open(path, text, left))[1])
+    with local_below(int(small + sum(in_memory)) // 2):
+        dataset = as_dataset(tmp_path, "y")
+        assert all(hasattr(p, "dask") for p in dataset.partitions) and len(opened) == 4
+        model = NaiveBayes().fit(tmp_path, "y")
+    expected = NaiveBayes().fit(pd.concat([pd.read_parquet(p) for p in paths]), "y")
+    assert model.counts_.equals(expected.counts_)
 
 
 def test_ranges_cover_every_numeric_column_and_skip_weighted_data(tmp_path, frame):
