@@ -109,7 +109,7 @@ def _rehash(keys, hashes, count, slot_keys, slot_ids):
 def _pointer_indices(pointers, begin, out, classes, counts, slot_keys, slot_ids, keys, hashes, first, count):
     """Ids of distinct pointers, in order of first appearance, for rows ``begin..``.
 
-    Writes each row's id ``u`` into ``out``, or, when ``counts`` has rows,
+    Writes each row's id ``u`` into ``out``, or, when ``out`` is None,
     adds the row to ``counts[1 + u, classes[i]]`` instead. A slot holds a
     pointer and its id (-1 = empty); ``keys[u]``, ``hashes[u]``, ``first[u]``
     are the pointer, its hash and the first row of id ``u``. Stops before a
@@ -118,7 +118,7 @@ def _pointer_indices(pointers, begin, out, classes, counts, slot_keys, slot_ids,
     mask = np.uint64(len(slot_ids) - 1)
     shift = _slot_shift(len(slot_ids))
     full = len(slot_ids) // 2
-    counting = len(counts) > 0
+    counting = out is None  # decided when the kernel is compiled: its loop holds one mode only
     n_classes, flat = np.uint64(counts.shape[1]), counts.ravel()
     for i in range(begin, len(pointers)):
         p = np.uint64(pointers[i])
@@ -158,7 +158,7 @@ def _string_indices(offsets, data, validity, start, n, begin, row0, out, classes
     The chunk's row ``i`` is the bytes ``data[offsets[start + i]:offsets[start + i + 1]]``,
     missing when bit ``start + i`` of ``validity`` is 0 (an empty ``validity``
     means no row is missing); its id ``u`` goes to ``out[row0 + i]`` (-1 for
-    missing), or, when ``counts`` has rows, the row is added to
+    missing), or, when ``out`` is None, the row is added to
     ``counts[1 + u, classes[row0 + i]]`` (row 0 for missing) instead.
     A slot holds a key and its id (-1 = empty). Id ``u`` has the key
     ``keys[u]`` (a short string's bytes and length; for a string longer than 7
@@ -172,7 +172,7 @@ def _string_indices(offsets, data, validity, start, n, begin, row0, out, classes
     shift = _slot_shift(len(slot_ids))
     full = len(slot_ids) // 2
     has_validity = len(validity) > 0
-    counting = len(counts) > 0
+    counting = out is None  # decided when the kernel is compiled: its loop holds one mode only
     n_classes, flat = np.uint64(counts.shape[1]), counts.ravel()
     size = np.uint64(len(data))
     for i in range(begin, n):
@@ -213,6 +213,64 @@ def _string_indices(offsets, data, validity, start, n, begin, row0, out, classes
                 slot_keys[s], slot_ids[s] = key, count
                 keys[count], hashes[count], first[count] = key, h, row0 + i
                 ends[count + 1] = stored
+                u = count
+                count += 1
+                break
+            s = (s + np.uint64(1)) & mask
+        if counting:
+            flat[np.uint64(u + 1) * n_classes + np.uint64(classes[row0 + i])] += 1
+        else:
+            out[row0 + i] = u
+    return n, count
+
+
+@njit(nogil=True, cache=True)
+def _short_string_indices(offsets, data, validity, start, n, begin, row0, out, classes, counts, slot_keys, slot_ids,
+                          keys, hashes, first, store, ends, count):
+    """:func:`_string_indices` for strings of up to 7 bytes, whose key is their bytes: it also stops before
+    a longer string (``store`` is unused).
+
+    Without the long strings' hashing, byte comparison and storing in its
+    loop, it took 3.7 ns a row where :func:`_string_indices` took 5.6 (short
+    strings of 20 columns of 50,000 rows, counting): the ids, keys and hashes
+    it gives are the same, so either pass continues the other's table.
+    """
+    mask = np.uint64(len(slot_ids) - 1)
+    shift = _slot_shift(len(slot_ids))
+    full = len(slot_ids) // 2
+    has_validity = len(validity) > 0
+    counting = out is None  # decided when the kernel is compiled: its loop holds one mode only
+    n_classes, flat = np.uint64(counts.shape[1]), counts.ravel()
+    size = np.uint64(len(data))
+    for i in range(begin, n):
+        bit = np.uint64(start + i)
+        if has_validity and not (validity[bit >> np.uint64(3)] >> (bit & np.uint64(7))) & 1:
+            if counting:
+                flat[np.uint64(classes[row0 + i])] += 1
+            else:
+                out[row0 + i] = -1
+            continue
+        lo = np.uint64(offsets[bit])
+        length = np.int64(offsets[bit + np.uint64(1)]) - np.int64(lo)
+        if length >= 8:
+            return i, count
+        if lo + np.uint64(8) <= size:
+            key = _load8(data, lo) & ((np.uint64(1) << np.uint64(8 * length)) - np.uint64(1))
+        else:
+            key = _load_tail(data, lo, length)
+        key |= np.uint64(length) << np.uint64(56)
+        h = key * _GOLDEN
+        s = h >> shift
+        while True:
+            if slot_keys[s] == key:
+                u = slot_ids[s]
+                break
+            elif slot_ids[s] < 0:
+                if count >= full:
+                    return i, count
+                slot_keys[s], slot_ids[s] = key, count
+                keys[count], hashes[count], first[count] = key, h, row0 + i
+                ends[count + 1] = ends[count]
                 u = count
                 count += 1
                 break
@@ -347,7 +405,7 @@ def _factorize_objects(values, classes=None, n_classes=0):
     """
     pointers = _pointers(values)
     counting = classes is not None
-    out = np.empty(0 if counting else len(values), dtype=np.int64)
+    out = None if counting else np.empty(len(values), dtype=np.int64)
     classes = np.empty(0, dtype=np.int64) if classes is None else classes
     table = _Table(len(values), n_classes=n_classes if counting else 0)
     row = 0
@@ -382,7 +440,7 @@ def _factorize_arrow(chunked, classes=None, n_classes=0):
 
     offset_dtype = np.int64 if pa.types.is_large_string(chunked.type) else np.int32
     counting = classes is not None
-    out = np.empty(0 if counting else len(chunked), dtype=np.int64)
+    out = None if counting else np.empty(len(chunked), dtype=np.int64)
     classes = np.empty(0, dtype=np.int64) if classes is None else classes
     table = _Table(len(chunked), strings=True, n_classes=n_classes if counting else 0)
     row0 = 0
@@ -392,18 +450,21 @@ def _factorize_arrow(chunked, classes=None, n_classes=0):
         validity, offsets, data = chunk.buffers()
         validity = _buffer(validity if chunk.null_count else None, np.uint8)
         offsets, data = _buffer(offsets, offset_dtype), _buffer(data, np.uint8)
-        row = 0
+        row, kernel = 0, _short_string_indices
         while True:
-            row, table.count = _string_indices(
+            row, table.count = kernel(
                 offsets, data, validity, chunk.offset, len(chunk), row, row0, out, classes, table.counts,
                 table.slot_keys, table.slot_ids, table.keys, table.hashes, table.first, table.store, table.ends,
                 table.count)
             if row == len(chunk):
                 break
-            if table.count < len(table.slot_ids) // 2:  # a long string that does not fit in the store
+            if table.count >= len(table.slot_ids) // 2:  # the table is half full
+                if not table.grow():
+                    return None
+            elif kernel is _short_string_indices:  # a long string: the general pass takes the rest of the chunk
+                kernel = _string_indices
+            else:  # a long string that does not fit in the store
                 table.grow_store()
-            elif not table.grow():
-                return None
         row0 += len(chunk)
     uniques = chunked.take(pa.array(table.first[: table.count])).to_numpy(zero_copy_only=False)
     return (table.counts[: table.count + 1] if counting else out), np.asarray(uniques, dtype=object)

@@ -195,3 +195,25 @@ def test_count_values_refuses_classes_it_cannot_count():
         count_values(column, np.array([0, 1]), 2)
     with pytest.raises(ValueError, match="n_classes must be an int >= 1"):
         count_values(column, np.array([0, 0, 0]), 0)
+
+
+@pytest.mark.parametrize("long_at", [None, 0, 700, 1999])
+def test_short_strings_then_long_ones_across_growth_and_chunks(long_at):
+    """Short strings take a pass of their own that hands over to the general one at the first long string;
+    the table grows in either, across Arrow chunks, with the same ids and counts."""
+    rng = np.random.default_rng(7)
+    n = 2000
+    values = np.array([f"s{i % 700}" for i in rng.permutation(n)], dtype=object)  # 700 distinct short strings
+    values[rng.random(n) < 0.05] = None
+    if long_at is not None:
+        values[long_at] = "a string of more than seven bytes"
+        values[long_at + 1 :: 97] = "another long one"
+    classes = rng.integers(0, 3, n)
+    missing, by_value = counted_by_python(values, classes, 3)
+    strings = [None if v is None else v for v in values]
+    chunked = pa.chunked_array([pa.array(strings[:600]), pa.array(strings[600:601]), pa.array(strings[601:])])
+    for column in (pd.Series(values, dtype="str"), pd.Series(chunked, dtype=pd.ArrowDtype(pa.string()))):
+        assert_same_as_pandas(column)
+        counts, uniques = count_values(column, classes, 3)
+        assert [python_value(v) for v in uniques] == list(by_value)
+        assert counts[0].tolist() == missing and counts[1:].tolist() == list(by_value.values())
