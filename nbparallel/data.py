@@ -207,11 +207,16 @@ def _warn_numbers_as_categories(X, names, kinds, categorical_features):
 
     if not (isinstance(categorical_features, str) and categorical_features == "auto"):
         return
-    dtypes = list(X.dtypes) if isinstance(X, pd.DataFrame) else [X.dtype] * X.shape[1]
+    frame = isinstance(X, pd.DataFrame)
+    dtypes = list(X.dtypes) if frame else [X.dtype] * X.shape[1]
+    head = None  # the first rows, as one object array, when some column needs them
     for a, (name, kind, dtype) in enumerate(zip(names, kinds, dtypes)):
         if kind != CATEGORICAL or not (isinstance(dtype, np.dtype) and dtype == object):
             continue
-        if _holds_only_numbers(X.iloc[:, a] if isinstance(X, pd.DataFrame) else X[:, a]):
+        head = (X.iloc[:64].to_numpy(dtype=object) if frame else X[:64]) if head is None else head
+        if any(isinstance(v, (str, bytes)) for v in head[:, a]):  # a string settles it without a full scan
+            continue
+        if _holds_only_numbers(X.iloc[:, a] if frame else X[:, a]):
             warnings.warn(
                 f"column {name!r} has dtype object but holds only numbers: it is counted as categorical, one "
                 "category per distinct number. Convert it with astype(float) or list it in numeric_features to bin "
@@ -223,14 +228,11 @@ def _warn_numbers_as_categories(X, names, kinds, categorical_features):
 
 
 def _holds_only_numbers(column):
-    """Whether an object column's values are all numbers (missing values aside).
+    """Whether an object column's values are all numbers (missing values aside), by ``infer_dtype``'s full scan.
 
-    A string among its first values settles it without the full scan of
-    ``infer_dtype``, which cost more than counting a column of strings.
+    Callers first look for a string among the first values, which settles it:
+    the scan cost more than counting a column of strings.
     """
-    head = column[:64] if isinstance(column, np.ndarray) else column.iloc[:64]
-    if any(isinstance(v, (str, bytes)) for v in head):
-        return False
     return pd.api.types.infer_dtype(column, skipna=True) in ("integer", "floating", "mixed-integer-float", "decimal")
 
 
