@@ -231,9 +231,9 @@ def _short_string_indices(offsets, data, validity, start, n, begin, row0, out, c
     a longer string (``store`` is unused).
 
     Without the long strings' hashing, byte comparison and storing in its
-    loop, it took 3.7 ns a row where :func:`_string_indices` took 5.6 (short
-    strings of 20 columns of 50,000 rows, counting): the ids, keys and hashes
-    it gives are the same, so either pass continues the other's table.
+    loop, counting short strings took 4.4 ns a row, 5.9 in the general pass
+    as it was (20 columns of 50,000 rows). The ids, keys and hashes it gives
+    are the same, so either pass continues the other's table.
     """
     mask = np.uint64(len(slot_ids) - 1)
     shift = _slot_shift(len(slot_ids))
