@@ -61,7 +61,6 @@ def local_below_bytes():
     return _local_below.get()
 
 
-
 def active_client():
     """The active, running ``distributed.Client``, or None for local execution.
 

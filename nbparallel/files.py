@@ -639,9 +639,7 @@ def read_piece(kind, piece, columns, types, na_values):
                 table = _parse_numeric_text(_read_parquet_unit(unit, columns, types), types, na_values, unit.path)
             else:
                 table = _read_csv_unit(unit, columns, types, na_values)
-        except pa.ArrowInvalid as exc:
-            raise ValueError(f"cannot read {kind} file {unit.path!r}: {exc}") from None
-        except (pa.ArrowException, OSError) as exc:
+        except (pa.ArrowException, OSError) as exc:  # ArrowInvalid included
             raise ValueError(f"cannot read {kind} file {unit.path!r}: {exc}") from None
         if unit.n_rows is not None and table.num_rows != unit.n_rows:
             raise ValueError(f"file {unit.path!r} has {table.num_rows} rows where its metadata "
