@@ -1,5 +1,7 @@
 """CSV and Parquet files read by pyarrow: the same counts as in memory, and clear errors."""
 
+from contextlib import nullcontext
+
 import numpy as np
 import pandas as pd
 import pyarrow as pa
@@ -216,36 +218,45 @@ def test_a_directory_without_data_files_is_an_error(tmp_path):
         as_dataset(tmp_path / "empty", "y")
 
 
+def route(read_at_once):
+    """Small Parquet directories read at once (the default here), or in tasks as larger ones are."""
+    return nullcontext() if read_at_once else local_below(0)
+
+
+@pytest.mark.parametrize("read_at_once", [True, False])
 @pytest.mark.parametrize("kind", ["parquet", "csv"])
-def test_files_with_differing_columns_name_the_file_and_the_column(tmp_path, frame, kind):
+def test_files_with_differing_columns_name_the_file_and_the_column(tmp_path, frame, kind, read_at_once):
     directory = write_parts(frame, tmp_path / kind, kind, 2)
     odd = frame.rename(columns={"s": "colour"})
     if kind == "csv":
         odd.to_csv(directory / "part09.csv", index=False)
     else:
         odd.to_parquet(directory / "part09.parquet", index=False)
-    with pytest.raises(ValueError, match=r"part09.* has no column 's', which .*part00"):
+    with route(read_at_once), pytest.raises(ValueError, match=r"part09.* has no column 's', which .*part00"):
         as_dataset(directory, "y")
 
 
-def test_parquet_column_of_another_kind_names_the_file(tmp_path, frame):
+@pytest.mark.parametrize("read_at_once", [True, False])
+def test_parquet_column_of_another_kind_names_the_file(tmp_path, frame, read_at_once):
     directory = write_parts(frame, tmp_path / "pq", "parquet", 2)
     frame.assign(k=frame["k"].astype(str)).to_parquet(directory / "part09.parquet", index=False)
-    with pytest.raises(ValueError, match=r"column 'k' is (large_)?string in file .*part09"):
+    with route(read_at_once), pytest.raises(ValueError, match=r"column 'k' is (large_)?string in file .*part09"):
         as_dataset(directory, "y")
 
 
-def test_a_corrupted_parquet_file_is_named(tmp_path, frame):
+@pytest.mark.parametrize("read_at_once", [True, False])
+def test_a_corrupted_parquet_file_is_named(tmp_path, frame, read_at_once):
     directory = write_parts(frame, tmp_path / "pq", "parquet", 3)
     path = directory / "part01.parquet"
     data = bytearray(path.read_bytes())
     data[-12:-8] = b"\xff\xff\xff\x7f"  # the footer length
     path.write_bytes(bytes(data))
-    with pytest.raises(ValueError, match=r"part01.parquet is not a readable Parquet file"):
+    with route(read_at_once), pytest.raises(ValueError, match=r"part01.parquet is not a readable Parquet file"):
         NaiveBayes().fit(directory, "y")
 
 
-def test_a_corrupted_parquet_page_is_named(tmp_path, frame):
+@pytest.mark.parametrize("read_at_once", [True, False])
+def test_a_corrupted_parquet_page_is_named(tmp_path, frame, read_at_once):
     path = tmp_path / "one.parquet"
     pq.write_table(pa.Table.from_pandas(frame, preserve_index=False), path, write_page_checksum=True,
                    compression="none")
@@ -253,7 +264,7 @@ def test_a_corrupted_parquet_page_is_named(tmp_path, frame):
     for i in range(200, 260):  # inside the first column's data page
         data[i] ^= 0xFF
     path.write_bytes(bytes(data))
-    with pytest.raises(ValueError, match=r"cannot read parquet file .*one.parquet"):
+    with route(read_at_once), pytest.raises(ValueError, match=r"cannot read parquet file .*one.parquet"):
         NaiveBayes().fit(path, "y")
 
 
