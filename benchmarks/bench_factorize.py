@@ -1,4 +1,4 @@
-"""nbparallel.factorize against pandas.factorize and pyarrow's dictionary_encode, side by side.
+"""nbparallel.data.factorize against pandas.factorize and pyarrow's dictionary_encode, side by side.
 
 Usage: python benchmarks/bench_factorize.py [--rows N] [--repeats R]
 
@@ -20,10 +20,9 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-import pyarrow as pa
 import pyarrow.compute as pc
 
-from nbparallel.factorize import factorize
+from nbparallel.data.factorize import factorize
 
 
 def inputs(n):

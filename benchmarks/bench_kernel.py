@@ -1,4 +1,4 @@
-"""Benchmark nbparallel.kernels.count_partition against simple alternatives.
+"""Benchmark nbparallel.kernels.counting.count_partition against simple alternatives.
 
 Run ``python benchmarks/bench_kernel.py`` (full size) or ``--quick`` (smoke run).
 Timings are best-of-``--repeat`` after a warm-up call, in ns per (row x attribute)

@@ -21,8 +21,6 @@ import platform
 import time
 from pathlib import Path
 
-import numpy as np
-
 from nbparallel import NaiveBayes
 from nbparallel.analysis.experiment import run_stream
 from nbparallel.analysis.figures import FIGURES, figure_table

@@ -30,19 +30,22 @@ import time
 import yaml
 
 DEFAULT_TIMEOUT = 10.0
+
+
 #: Seconds without any worker after which a fit fails, by kind; None waits for
 #: ever (batch and Kubernetes workers may be queued for a long time).
 DEFAULT_NO_WORKERS_TIMEOUT = {"local": 60.0, "scheduler": 60.0, "ssh": 60.0,
                               "slurm": None, "pbs": None, "kubernetes": None}
 
+
 TOP_KEYS = ("kind", "no_workers_timeout", "options", "security", "timeout")
 SECURITY_KEYS = ("ca_file", "cert", "key")
-
 _JOBQUEUE_KEYS = (
     "queue", "account", "cores", "memory", "processes", "walltime", "jobs",
     "interface", "local_directory", "log_directory", "job_extra_directives",
     "job_script_prologue", "worker_extra_args", "python", "job_name",
 )
+
 
 #: Accepted ``options`` keys of each kind.
 OPTION_KEYS = {
@@ -58,6 +61,7 @@ OPTION_KEYS = {
                    "idle_timeout"),
 }
 
+
 #: kind -> (module, class, how to install it), imported lazily.
 _BACKENDS = {
     "local": ("distributed", "LocalCluster", None),
@@ -67,7 +71,11 @@ _BACKENDS = {
     "kubernetes": ("dask_kubernetes.operator", "KubeCluster",
                    "pip install nbparallel[kubernetes]"),
 }
+
+
 _NEEDS = {"ssh": "asyncssh"}
+
+
 #: The batch system's job submission command of the kinds that need one.
 _SUBMIT_COMMANDS = {"slurm": "sbatch", "pbs": "qsub"}
 

@@ -17,14 +17,14 @@ from __future__ import annotations
 
 import base64
 import html
-import textwrap
 import io as _io
+import textwrap
 from pathlib import Path
 
 import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
-from .data import CATEGORICAL
+from nbparallel.data.columns import CATEGORICAL
 
 MAX_VALUES_SHOWN = 12
 

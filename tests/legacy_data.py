@@ -26,7 +26,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from nbparallel import engine
+from nbparallel.engine import execution as engine
 from nbparallel.kernels import bin_values, column_ranges
 
 CATEGORICAL = "categorical"
@@ -103,7 +103,7 @@ def check_weights(w, name="sample_weight"):
     return w
 
 
-def _kinds_for(names, dtypes, categorical_features):
+def kinds_for(names, dtypes, categorical_features):
     """Resolve ``categorical_features`` to kinds.
 
     "auto" takes the non-numeric columns, "all" every column, and a list of
@@ -132,7 +132,7 @@ def _kinds_for(names, dtypes, categorical_features):
     return [NUMERIC if is_number and n not in chosen else CATEGORICAL for n, is_number in zip(names, numeric)]
 
 
-def _is_path(X):
+def is_path(X):
     return isinstance(X, (str, os.PathLike))
 
 
@@ -178,7 +178,7 @@ def as_dataset(X, y=None, sample_weight=None, *, n_partitions=None, categorical_
         raise TypeError(f"n_partitions must be a positive int or None, got {n_partitions!r}")
     if n_partitions is not None and n_partitions < 1:
         raise ValueError(f"n_partitions must be >= 1, got {n_partitions}")
-    if _is_path(X):
+    if is_path(X):
         X = read_files(X)
     import dask.array as da
     import dask.dataframe as dd
@@ -190,7 +190,7 @@ def as_dataset(X, y=None, sample_weight=None, *, n_partitions=None, categorical_
     return _memory_dataset(X, y, sample_weight, n_partitions, categorical_features, require_target)
 
 
-_Y_REQUIRED = (
+Y_REQUIRED = (
     "this estimator requires y to be passed, but the target y is None: "
     "pass target values or the name of the target column"
 )
@@ -216,7 +216,7 @@ def _as_target(y):
     return y
 
 
-def _column_roles(frame_columns, y, sample_weight, require_target):
+def column_roles(frame_columns, y, sample_weight, require_target):
     names = [str(c) for c in frame_columns]
     target = weight = None
     if isinstance(y, str):
@@ -224,7 +224,7 @@ def _column_roles(frame_columns, y, sample_weight, require_target):
             raise ValueError(f"target column {y!r} does not exist; columns are {names}")
         target = y
     elif y is None and require_target:
-        raise ValueError(_Y_REQUIRED)
+        raise ValueError(Y_REQUIRED)
     if isinstance(sample_weight, str):
         if sample_weight not in names:
             raise ValueError(f"sample_weight column {sample_weight!r} does not exist; columns are {names}")
@@ -239,10 +239,10 @@ def _dask_frame_dataset(ddf, y, sample_weight, n_partitions, categorical_feature
     if sample_weight is not None and not isinstance(sample_weight, str):
         raise TypeError("with a Dask DataFrame or a file, sample_weight must be the name of a column")
     ddf = ddf.rename(columns={c: str(c) for c in ddf.columns})
-    columns, target, weight = _column_roles(ddf.columns, y, sample_weight, require_target)
+    columns, target, weight = column_roles(ddf.columns, y, sample_weight, require_target)
     if not columns:
         raise ValueError("the data has no attribute columns besides the target")
-    kinds = _kinds_for(columns, [ddf.dtypes[c] for c in columns], categorical_features)
+    kinds = kinds_for(columns, [ddf.dtypes[c] for c in columns], categorical_features)
     if n_partitions is not None and n_partitions != ddf.npartitions:
         ddf = ddf.repartition(npartitions=n_partitions)
     return Dataset(list(ddf.to_delayed()), columns, kinds, target, weight, token=ddf._name)
@@ -259,7 +259,7 @@ def _dask_array_dataset(X, y, sample_weight, n_partitions, categorical_features,
     chunks = X.chunks[0]
     parts_y = parts_w = [None] * len(chunks)
     if y is None and require_target:
-        raise ValueError(_Y_REQUIRED)
+        raise ValueError(Y_REQUIRED)
     if y is not None:
         y = da.asarray(y)
         if y.shape[0] != X.shape[0]:
@@ -277,7 +277,7 @@ def _dask_array_dataset(X, y, sample_weight, n_partitions, categorical_features,
         for x, py, pw in zip(X.to_delayed().ravel(), parts_y, parts_w)
     ]
     columns = [str(i) for i in range(X.shape[1])]
-    kinds = _kinds_for(columns, [X.dtype] * X.shape[1], categorical_features)
+    kinds = kinds_for(columns, [X.dtype] * X.shape[1], categorical_features)
     return Dataset(parts, columns, kinds, n_rows=int(X.shape[0]), token=X.name)
 
 
@@ -291,8 +291,8 @@ def _memory_dataset(X, y, sample_weight, n_partitions, categorical_features, req
     target = None  # the target column's name, when y names one
     if isinstance(X, pd.DataFrame):
         frame = X.rename(columns={c: str(c) for c in X.columns})
-        columns, target, weight = _column_roles(frame.columns, y, sample_weight, require_target)
-        kinds = _kinds_for(columns, [frame.dtypes[c] for c in columns], categorical_features)
+        columns, target, weight = column_roles(frame.columns, y, sample_weight, require_target)
+        kinds = kinds_for(columns, [frame.dtypes[c] for c in columns], categorical_features)
         X = frame[columns]
         if target is not None:
             y = frame[target].to_numpy()
@@ -310,14 +310,14 @@ def _memory_dataset(X, y, sample_weight, n_partitions, categorical_features, req
         if X.dtype.kind == "c":
             raise ValueError("Complex data not supported: X must hold real numbers or categories")
         columns = [str(i) for i in range(X.shape[1])]
-        kinds = _kinds_for(columns, [X.dtype] * X.shape[1], categorical_features)
+        kinds = kinds_for(columns, [X.dtype] * X.shape[1], categorical_features)
     n = X.shape[0]
     if n == 0:
         raise ValueError("X holds no rows: at least one is needed")
     if X.shape[1] == 0:
         raise ValueError(f"X has 0 feature(s) (shape={X.shape}) while a minimum of 1 is required.")
     if y is None and require_target:
-        raise ValueError(_Y_REQUIRED)
+        raise ValueError(Y_REQUIRED)
     if y is not None:
         y = _as_target(y)
         if y.ndim != 1:
@@ -654,7 +654,7 @@ class Schema:
         """X itself when it is a uint8 array laid out as codes 1..M of every attribute, else None.
 
         Only the layout is checked, not the values: the caller must check them
-        (see :func:`nbparallel.counting.count_rows`).
+        (see :func:`nbparallel.summaries.counts.count_rows`).
         """
         if isinstance(X, pd.DataFrame) or X.dtype != np.uint8 or self.n_categorical != X.shape[1]:
             return None
@@ -687,7 +687,7 @@ def scan_schema(dataset, *, n_bins=10, classes=None, split_every=2, verbose=Fals
     schema : Schema
     scan : ColumnScan
         The merged summary (for example its row count).
-    record : nbparallel.reduce.TreeRecord
+    record : nbparallel.engine.reduce.TreeRecord
     """
     scan, record = engine.run_pass(
         dataset.partitions,
@@ -717,8 +717,8 @@ def all_codes(codes, values, edges_list):
 
 def legacy_count(schema, X, y, w=None):
     """One partition's count table as the old counting pass made it (compact layout)."""
-    from nbparallel.counts import CountTable
     from nbparallel.kernels import count_partition
+    from nbparallel.summaries.counts import CountTable
 
     classes = schema.encode_classes(y, w)
     codes, values = schema.split(X)
@@ -729,7 +729,7 @@ def legacy_count(schema, X, y, w=None):
 
 def legacy_fit_counts(X, y=None, w=None, *, n_partitions=1, n_bins=10, categorical_features="auto"):
     """The old schema pass and counting pass, run serially over the old partitions."""
-    from nbparallel.counts import merge_tables
+    from nbparallel.summaries.counts import merge_tables
 
     dataset = as_dataset(X, y, w, n_partitions=n_partitions, categorical_features=categorical_features)
     parts = [_unpack(p, dataset.columns, dataset.target, dataset.weight) for p in dataset.partitions]

@@ -8,6 +8,7 @@ import pytest
 
 from nbparallel.analysis import (
     binomial,
+    case_probability,
     class_probability,
     difference_moments,
     learning_curve,
@@ -16,7 +17,6 @@ from nbparallel.analysis import (
     probability_d_nonpositive,
     relevant_given_class,
     score_moments,
-    case_probability,
 )
 from tests.langley_reference import exact_accuracy
 

@@ -4,7 +4,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from nbparallel.io import load
+from nbparallel.loading import load
 from nbparallel.models.boosting import BoostedNaiveBayes
 
 

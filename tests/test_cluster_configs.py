@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 from dask.utils import parse_bytes
 
-from tests.dask_processes import free_port
 from nbparallel.cli import main
 from nbparallel.cluster import client_for, connect, load_config, render_job_script
+from tests.dask_processes import free_port
 
 CONFIGS = sorted((Path(__file__).resolve().parent.parent / "cluster_configs").glob("*.yaml"))
 

@@ -14,10 +14,10 @@ from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
 
-from tests.dask_processes import dask_cluster, sigkill
 from nbparallel import load
 from nbparallel.cli import main
 from nbparallel.cluster import client_for, connect
+from tests.dask_processes import dask_cluster, sigkill
 
 N_FILES, ROWS_PER_FILE = 24, 40_000
 ONE_PER_FILE = ("--partitions", str(N_FILES))  # small files are grouped by default; here each is a task

@@ -5,7 +5,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from nbparallel.counts import CountTable, merge_tables
+from nbparallel.summaries.counts import CountTable, merge_tables
 
 OFFSETS = np.array([0, 3, 7, 9])
 

@@ -13,10 +13,15 @@ from sklearn.model_selection import KFold, StratifiedKFold, cross_val_score
 from sklearn.naive_bayes import BernoulliNB, GaussianNB, MultinomialNB
 
 from nbparallel import (
-    BernoulliNaiveBayes, BoostedNaiveBayes, MultinomialNaiveBayes, NaiveBayes, SelectedNaiveBayes, cross_validate,
+    BernoulliNaiveBayes,
+    BoostedNaiveBayes,
+    MultinomialNaiveBayes,
+    NaiveBayes,
+    SelectedNaiveBayes,
+    cross_validate,
 )
-from nbparallel.cross_validation import Folds, moments_without
-from nbparallel.models.gaussian import partition_moments
+from nbparallel.model_selection.cross_validation import Folds, moments_without
+from nbparallel.summaries.moments import partition_moments
 
 
 def categorical_frame(n=480, seed=0):

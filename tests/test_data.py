@@ -7,8 +7,9 @@ import pandas as pd
 import pytest
 
 from nbparallel import NaiveBayes
-from nbparallel.data import as_dataset, scan_schema
-from nbparallel.engine import local_below
+from nbparallel.data.inputs import as_dataset
+from nbparallel.data.schema import scan_schema
+from nbparallel.engine.execution import local_below
 
 
 @pytest.fixture(scope="module")
@@ -55,7 +56,7 @@ def test_dask_array_matches_numpy():
 
 
 def test_csv_and_parquet_files_and_directories(tmp_path, frame, reference, monkeypatch):
-    monkeypatch.setattr("nbparallel.engine.available_workers", lambda: 2)
+    monkeypatch.setattr("nbparallel.engine.execution.available_workers", lambda: 2)
     frame.to_csv(tmp_path / "one.csv", index=False)
     (tmp_path / "csvs").mkdir()
     (tmp_path / "pq").mkdir()
@@ -141,7 +142,7 @@ def test_data_coded_one_to_m_is_counted_without_a_copy():
 
 
 def test_codes_outside_the_schema_are_caught_without_a_scan():
-    from nbparallel.counting import CountSpec, count_rows
+    from nbparallel.summaries.counts import CountSpec, count_rows
 
     X = np.random.default_rng(1).integers(1, 5, (300, 3)).astype(np.uint8)
     model = NaiveBayes(categorical_features="all").fit(X, X[:, 0] % 2)
@@ -207,8 +208,8 @@ def test_values_near_the_float_limits_are_binned_without_overflow():
 
 
 def test_a_partition_that_changed_between_the_passes_is_refused():
-    from nbparallel.counting import count_dataset
-    from nbparallel.data import Dataset
+    from nbparallel.data.dataset import Dataset
+    from nbparallel.summaries.counts import count_dataset
 
     part = pd.DataFrame({"s": ["a", "b"], "x": [1.0, 2.0]})
     dataset = Dataset([(part, np.array([0, 1]), None)], ["s", "x"], ["categorical", "numeric"])

@@ -8,9 +8,10 @@ import pandas as pd
 import pytest
 
 from nbparallel import NaiveBayes
-from nbparallel.data import Dataset, as_dataset
-from nbparallel.dictionary_counts import DictionaryCounts, count_dictionaries, count_in_one_pass
-from nbparallel.summaries import merge_summaries
+from nbparallel.data.dataset import Dataset
+from nbparallel.data.inputs import as_dataset
+from nbparallel.summaries.dictionary_counts import DictionaryCounts, count_dictionaries, count_in_one_pass
+from nbparallel.summaries.protocol import merge_summaries
 from tests import reference
 from tests.legacy_data import legacy_fit_counts
 from tests.test_encoding import _fit, _inputs
@@ -227,7 +228,7 @@ def test_log_probabilities_follow_a_partial_fit():
 
 def test_blocks_of_a_partition_add_up_to_its_counts(monkeypatch):
     """A partition counted in many small blocks of its code buffer equals the old two passes."""
-    import nbparallel.dictionary_counts as dictionary_counts
+    import nbparallel.summaries.dictionary_counts as dictionary_counts
 
     rng = np.random.default_rng(17)
     n = 20_000

@@ -9,9 +9,11 @@ import pandas as pd
 import pytest
 
 from nbparallel import kernels
-from nbparallel.counting import count_dataset, count_rows, CountSpec
-from nbparallel.data import Dataset, as_dataset, scan_schema
-from nbparallel.encoding import encode_column, observed
+from nbparallel.data.dataset import Dataset
+from nbparallel.data.encoding import encode_column, observed
+from nbparallel.data.inputs import as_dataset
+from nbparallel.data.schema import scan_schema
+from nbparallel.summaries.counts import CountSpec, count_dataset, count_rows
 from tests import reference
 from tests.legacy_data import legacy_fit_counts
 
@@ -156,8 +158,8 @@ def test_pre_coded_data_keeps_pair_counting(monkeypatch):
     schema, counts = _fit(X, y, categorical_features="all")
     assert np.shares_memory(schema.encode(X)[0], X)  # counted as it is, no copy
     calls = []
-    paired = kernels._count_code_pairs_kernel
-    monkeypatch.setattr(kernels, "_count_code_pairs_kernel", lambda *a: calls.append(1) or paired(*a))
+    paired = kernels.counting._count_code_pairs_kernel
+    monkeypatch.setattr(kernels.counting, "_count_code_pairs_kernel", lambda *a: calls.append(1) or paired(*a))
     assert count_rows(CountSpec.of(schema), X, y, None).equals(counts)
     assert calls, "pre-coded uint8 data was counted without attribute pairs"
     assert counts.equals(legacy_fit_counts(X, y, categorical_features="all")[1])
@@ -188,7 +190,7 @@ def test_the_fitted_model_shows_each_column_kind():
 
 
 def test_counting_a_large_array_block_by_block_gives_the_same_table(monkeypatch):
-    from nbparallel import counting
+    from nbparallel.summaries import counts as counting
 
     rng = np.random.default_rng(4)
     X = np.column_stack([rng.integers(0, 7, 1000), rng.integers(-50, 50, 1000)]).astype(np.int16)
@@ -223,7 +225,7 @@ def test_an_integer_value_outside_the_vocabulary_still_raises():
 
 
 def test_a_frame_counted_block_by_block_gives_the_same_table(monkeypatch):
-    from nbparallel import counting
+    from nbparallel.summaries import counts as counting
 
     rng = np.random.default_rng(8)
     frame = pd.DataFrame({"c": pd.Categorical(rng.choice(["p", "q", None], 1000)), "s": rng.choice(["a", "b"], 1000),

@@ -9,8 +9,15 @@ from distributed import Client, LocalCluster
 from sklearn.datasets import load_digits
 
 from nbparallel import NaiveBayes
-from nbparallel.engine import (LOCAL_BELOW, active_client, available_workers, local_below, map_partitions,
-                               run_pass, runs_locally)
+from nbparallel.engine.execution import (
+    LOCAL_BELOW,
+    active_client,
+    available_workers,
+    local_below,
+    map_partitions,
+    run_pass,
+    runs_locally,
+)
 
 
 @pytest.fixture(scope="module")
@@ -101,7 +108,7 @@ def test_small_in_memory_pass_runs_inline_with_the_tree_it_would_build(P, k, mon
     graph_result, graph_record = None, None
     with local_below(0):
         graph_result, graph_record = run_pass(list(range(P)), lambda i: (i,), _concat, split_every=k)
-    import nbparallel.engine as engine
+    import nbparallel.engine.execution as engine
 
     monkeypatch.setattr(engine, "compute", lambda *a, **kw: pytest.fail("a Dask graph was computed"))
     result, record = run_pass(list(range(P)), lambda i: (i,), _concat, split_every=k)
@@ -133,7 +140,7 @@ def test_several_local_partitions_are_summarised_on_a_thread_per_core(monkeypatc
     # a pass run by a pool thread runs in that thread, not waiting on the pool it occupies
     nested = run_pass([np.zeros(3)] * 2, lambda part: run_pass([part] * 3, _where, _concat)[0], _concat)[0]
     assert nested == ("local",) * 6
-    import nbparallel.engine as engine
+    import nbparallel.engine.execution as engine
 
     with local_below(12345):  # the threads run in the caller's context
         assert run_pass([np.zeros(3)] * 2, lambda _: (engine._local_below.get(),), _concat)[0] == (12345, 12345)
@@ -176,7 +183,7 @@ def test_small_fits_with_a_client_ask_the_scheduler_nothing(client, monkeypatch)
     """Data that stays local is checked against this machine's memory: no round trip per fit or prediction."""
     from sklearn.model_selection import cross_val_score
 
-    from nbparallel.passes import available_memory
+    from nbparallel.engine.memory import available_memory
 
     X, y = load_digits(return_X_y=True)
     asked = []

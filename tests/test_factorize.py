@@ -5,9 +5,9 @@ import pandas as pd
 import pyarrow as pa
 import pytest
 
-from nbparallel import factorize as factorize_module
-from nbparallel.encoding import python_value
-from nbparallel.factorize import MAX_DISTINCT, count_values, factorize
+from nbparallel.data import factorize as factorize_module
+from nbparallel.data.encoding import python_value
+from nbparallel.data.factorize import MAX_DISTINCT, count_values, factorize
 
 WORDS = ["", "a", "b", "v0", "v9", "seven77", "eightchr", "a much longer string value", "é", "ñandú", "日本語",
          "emoji 🎉", "a\x00b", "x" * 300]

@@ -9,9 +9,12 @@ import pyarrow.parquet as pq
 import pytest
 
 from nbparallel import NaiveBayes
-from nbparallel.data import as_dataset
-from nbparallel.engine import compute, local_below
-from nbparallel.files import Files, _is_text, list_files, pieces, read_files, Unit
+from nbparallel.data.files.arrow import is_text
+from nbparallel.data.files.dataset import read_files
+from nbparallel.data.files.options import Files, list_files
+from nbparallel.data.files.pieces import Unit, pieces
+from nbparallel.data.inputs import as_dataset
+from nbparallel.engine.execution import compute, local_below
 
 
 @pytest.fixture(scope="module")
@@ -66,8 +69,8 @@ def test_parquet_partitions_are_typed_frames_of_local_categories(tmp_path, frame
 
 
 def test_small_parquet_directories_are_read_at_once_into_arrow_tables(tmp_path, frame, monkeypatch):
-    import nbparallel.files as files
-    from nbparallel.data import scan_schema
+    import nbparallel.data.files.parquet as files
+    from nbparallel.data.schema import scan_schema
 
     directory = write_parts(frame, tmp_path / "pq", "parquet", 4)
     opened = []
@@ -96,7 +99,7 @@ def test_small_parquet_directories_are_read_at_once_into_arrow_tables(tmp_path, 
 def test_files_unlike_the_first_are_not_kept_beyond_the_local_threshold(tmp_path, monkeypatch):
     """The first file says the rows are small, but the others hold many more rows per byte: their rows are
     read only while their size in memory stays under the threshold, then the partitions are read in tasks."""
-    import nbparallel.files as files
+    import nbparallel.data.files.parquet as files
 
     rng = np.random.default_rng(5)
     pd.DataFrame({"a": [f"value {i}" for i in rng.permutation(50)], "y": rng.choice(["p", "q"], 50)}).to_parquet(
@@ -142,7 +145,7 @@ def test_float_statistics_of_other_writers_or_infinite_values_are_not_trusted(tm
 @pytest.mark.parametrize("n_files, n_partitions", [(1, None), (4, None), (4, 2), (2, 5)])
 def test_files_give_the_counts_of_the_in_memory_frame(tmp_path, frame, reference, kind, n_files, n_partitions,
                                                      monkeypatch):
-    monkeypatch.setattr("nbparallel.engine.available_workers", lambda: 2)
+    monkeypatch.setattr("nbparallel.engine.execution.available_workers", lambda: 2)
     directory = write_parts(frame, tmp_path / kind, kind, n_files)
     model = NaiveBayes(n_partitions=n_partitions).fit(directory, "y")
     assert model.counts_.equals(reference.counts_)
@@ -151,30 +154,31 @@ def test_files_give_the_counts_of_the_in_memory_frame(tmp_path, frame, reference
 
 
 def test_default_partitions_group_small_files_only(tmp_path, frame, reference, monkeypatch):
-    import nbparallel.files as files
-    from nbparallel.files import default_pieces
+    import nbparallel.data.files.pieces as pieces_module
+    from nbparallel.data.files.pieces import default_pieces
 
-    monkeypatch.setattr("nbparallel.engine.available_workers", lambda: 2)
+    monkeypatch.setattr("nbparallel.engine.execution.available_workers", lambda: 2)
     directory = write_parts(frame, tmp_path / "pq", "parquet", 6)
     rows = len(frame) // 6
-    monkeypatch.setattr(files, "MIN_PARTITION_ROWS", 2 * rows)  # pairs of files, more groups than workers
+    monkeypatch.setattr(pieces_module, "MIN_PARTITION_ROWS", 2 * rows)  # pairs of files, more groups than workers
     model = NaiveBayes().fit(directory, "y")
     assert model.n_partitions_ == 3 and model.counts_.equals(reference.counts_)
-    monkeypatch.setattr(files, "MIN_PARTITION_ROWS", rows)  # files as large as the least: one each
+    monkeypatch.setattr(pieces_module, "MIN_PARTITION_ROWS", rows)  # files as large as the least: one each
     assert len(as_dataset(directory, "y").partitions) == 6
     csv = write_parts(frame, tmp_path / "csv", "csv", 6)
     sizes = [f.stat().st_size for f in sorted(csv.iterdir())]
-    monkeypatch.setattr(files, "MIN_PARTITION_BYTES", min(sizes[i] + sizes[i + 1] for i in (0, 2, 4)))
+    monkeypatch.setattr(pieces_module, "MIN_PARTITION_BYTES", min(sizes[i] + sizes[i + 1] for i in (0, 2, 4)))
     model = NaiveBayes().fit(csv, "y")  # CSV files grouped by their bytes: pairs
     assert model.n_partitions_ == 3 and model.counts_.equals(reference.counts_)
-    assert [len(p.units) for p in default_pieces([files.Unit("big", (10**9, 0))] * 3, 2)] == [1, 1, 1]
+    assert [len(p.units) for p in default_pieces([Unit("big", (10**9, 0))] * 3, 2)] == [1, 1, 1]
 
 
 def test_large_parquet_files_split_by_row_groups(tmp_path, frame, reference, monkeypatch):
-    import nbparallel.files as files
+    import nbparallel.data.files.parquet as files
+    import nbparallel.data.files.pieces as pieces_module
 
     monkeypatch.setattr(files, "ROWS_PER_PARTITION", 500)
-    monkeypatch.setattr(files, "MIN_PARTITION_ROWS", 200)  # no run is grouped with its neighbour
+    monkeypatch.setattr(pieces_module, "MIN_PARTITION_ROWS", 200)  # no run is grouped with its neighbour
     directory = write_parts(frame, tmp_path / "pq", "parquet", 2, row_group_size=250)
     dataset = as_dataset(directory, "y")
     assert len(dataset.partitions) == 6  # 1200 rows a file, in row groups of 250: runs of 500, 500, 200
@@ -349,7 +353,7 @@ def _as_pyarrow_converts(table):
     """pyarrow's own ``to_pandas``, with the categories of unordered string dictionaries sorted."""
     frame = table.to_pandas(split_blocks=True)
     for name, t in zip(table.column_names, table.schema.types):
-        if pa.types.is_dictionary(t) and _is_text(t.value_type) and not t.ordered:
+        if pa.types.is_dictionary(t) and is_text(t.value_type) and not t.ordered:
             frame[name] = frame[name].cat.reorder_categories(sorted(frame[name].cat.categories))
     return frame
 
@@ -357,7 +361,7 @@ def _as_pyarrow_converts(table):
 def test_dictionary_columns_convert_as_pyarrow_converts_them(tmp_path):
     """Categoricals built from a file's dictionary indices equal pyarrow's own to_pandas, column for column,
     their categories sorted unless the dictionary is ordered."""
-    from nbparallel.files import _to_pandas
+    from nbparallel.data.files.arrow import table_to_pandas
 
     rng = np.random.default_rng(8)
     n = 500
@@ -375,20 +379,20 @@ def test_dictionary_columns_convert_as_pyarrow_converts_them(tmp_path):
         read = pq.read_table(path, read_dictionary=read_dictionary)
         assert read.column("s").num_chunks > 1 or not read_dictionary
         for part in (read, read.slice(130, 200), read.slice(0, 0), read.select(["s"]), read.select(["k", "x"])):
-            pd.testing.assert_frame_equal(_to_pandas(part), _as_pyarrow_converts(part))
+            pd.testing.assert_frame_equal(table_to_pandas(part), _as_pyarrow_converts(part))
     other = pa.table({"large": pa.array(["a", None, "b", "a"] * 3, pa.large_string()).dictionary_encode(),
                       "ints": pa.array([3, 1, None, 3] * 3).dictionary_encode(),  # left to pyarrow
                       "when": pa.array([0, 5, 0, None] * 3, pa.timestamp("ns", tz="UTC")).dictionary_encode(),
                       "many": pa.DictionaryArray.from_arrays(  # a dictionary too large for the cache
                           pa.array([5, 1999, None, 0] * 3, pa.int32()), pa.array([f"w{i}" for i in range(2000)]))})
     for _ in range(2):  # the second time, the categories' dtypes come from the cache
-        pd.testing.assert_frame_equal(_to_pandas(other), _as_pyarrow_converts(other))
+        pd.testing.assert_frame_equal(table_to_pandas(other), _as_pyarrow_converts(other))
 
 
 def test_dictionary_chunks_are_united_by_value():
     """Chunks whose dictionaries differ in order, hold other values, repeat a value or have int8 indices
     give each row its own value, and the sorted union of the values as categories."""
-    from nbparallel.files import _to_pandas
+    from nbparallel.data.files.arrow import table_to_pandas
 
     def chunk(indices, dictionary, index_type=pa.int32()):
         return pa.DictionaryArray.from_arrays(pa.array(indices, index_type), pa.array(dictionary))
@@ -397,7 +401,7 @@ def test_dictionary_chunks_are_united_by_value():
                     chunk([0, 1, 1], ["x", "y"]),  # starts the categories: copied
                     chunk([2, 0, 1, None, 2], ["w", "x", "w"])],  # a new value, and one twice
                    [chunk([1, 0, None], ["z", "x"], pa.int8()), chunk([0], ["a"], pa.int8())]):
-        got = _to_pandas(pa.table({"c": pa.chunked_array(chunks)}))["c"]
+        got = table_to_pandas(pa.table({"c": pa.chunked_array(chunks)}))["c"]
         assert list(got.cat.categories) == sorted({v for c in chunks for v in c.dictionary.to_pylist()})
         assert [None if pd.isna(v) else v for v in got.astype(object)] == [v for c in chunks for v in c.to_pylist()]
 
@@ -407,7 +411,7 @@ def test_dictionary_chunks_are_united_by_value():
 def test_small_directories_read_at_once_give_the_model_read_in_tasks(tmp_path, frame, case, monkeypatch):
     """The route for small directories (every file read once, Arrow tables counted from their dictionary
     indices) and the route for large ones (each partition read in its task) give the same model."""
-    import nbparallel.files as files
+    import nbparallel.data.files.parquet as files
 
     data = frame.assign(n=frame["k"].astype(str)) if case == "numbers as text" else frame
     if case == "strings only, missing targets":

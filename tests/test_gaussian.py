@@ -11,8 +11,8 @@ from sklearn.datasets import load_breast_cancer, load_iris, load_wine
 from sklearn.naive_bayes import GaussianNB
 
 from nbparallel import NaiveBayes, load
-from nbparallel.models.gaussian import GaussianMoments, partition_moments
-from nbparallel.summaries import merge_summaries
+from nbparallel.summaries.moments import GaussianMoments, partition_moments
+from nbparallel.summaries.protocol import merge_summaries
 
 EMPIRICAL_PRIOR = 1e-12  # class_alpha this small gives the empirical prior N_k / N, as GaussianNB's
 

@@ -15,9 +15,9 @@ from sklearn.datasets import load_iris, load_wine
 import nbparallel
 from nbparallel import AutoClass, BoostedNaiveBayes, NaiveBayes
 from nbparallel.cli import main
-from nbparallel.io import digest
-from nbparallel.passes import Checkpoint
-from nbparallel.reduce import fan_in
+from nbparallel.engine.reduce import fan_in
+from nbparallel.persistence import model_files
+from nbparallel.persistence.model_files import digest
 
 
 @pytest.fixture(scope="module")
@@ -139,7 +139,7 @@ def test_devices_and_oversized_files_are_refused_without_reading_them(tmp_path, 
     link.symlink_to("/dev/zero")
     with pytest.raises(ValueError, match="not a regular file"):
         nbparallel.load(link)
-    monkeypatch.setattr(nbparallel.io, "MAX_FILE_BYTES", 100)
+    monkeypatch.setattr(model_files, "MAX_FILE_BYTES", 100)
     big = tmp_path / "big.json"
     big.write_text(" " * 101)
     with pytest.raises(ValueError, match="more than the limit of 100"):
@@ -267,7 +267,7 @@ def test_absurd_sizes_fail_at_once_with_the_parameter_named(wine, monkeypatch):
         AutoClass(n_clusters=10**6).fit(X)
     many = pd.DataFrame({"a": np.arange(200_000) % 7})
     with pytest.raises(ValueError, match="count tables of 200000 classes .* fewer bins"):
-        monkeypatch.setattr("nbparallel.passes.available_memory", lambda partitions=None: 10**7)
+        monkeypatch.setattr("nbparallel.engine.memory.available_memory", lambda partitions=None: 10**7)
         NaiveBayes().fit(many, np.arange(200_000))
 
 
@@ -278,9 +278,9 @@ def test_predict_with_many_classes_works_in_row_chunks(monkeypatch):
     y = np.arange(n_classes)
     model = NaiveBayes(alpha=1.0).fit(X, y)
     expected = model.classes_[np.argmax(model.predict_joint_log_proba(X), axis=1)]
-    monkeypatch.setattr("nbparallel.limits.PREDICT_CHUNK_CELLS", 7 * n_classes + rng.integers(1, 100))
+    monkeypatch.setattr("nbparallel.engine.memory.PREDICT_CHUNK_CELLS", 7 * n_classes + rng.integers(1, 100))
     np.testing.assert_array_equal(model.predict(X), expected)
-    monkeypatch.setattr("nbparallel.passes.available_memory", lambda partitions=None: 10**6)
+    monkeypatch.setattr("nbparallel.engine.memory.available_memory", lambda partitions=None: 10**6)
     with pytest.raises(ValueError, match="probabilities of 3000 rows x 3000 classes"):
         model.predict_proba(X)
 
@@ -435,8 +435,8 @@ def test_interrupt_exits_130_with_one_line(monkeypatch, capsys, iris_files):
     def interrupted(args):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr("nbparallel.cli.cmd_evaluate", interrupted)
-    from nbparallel import cli
+    monkeypatch.setattr("nbparallel.cli.commands.cmd_evaluate", interrupted)
+    from nbparallel.cli import commands as cli
 
     parser = cli.build_parser()
     monkeypatch.setattr(cli, "build_parser", lambda: parser)

@@ -7,13 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from nbparallel.kernels import (
-    CodeCounter,
-    bin_values,
-    count_partition,
-    joint_log_likelihood,
-    seen_values,
-)
+from nbparallel.kernels import CodeCounter, bin_values, count_partition, joint_log_likelihood, seen_values
 
 
 def make_partition(rng, n_rows, cards, n_bins, code_dtype=np.uint8, order="C",
@@ -296,7 +290,7 @@ def test_column_ranges_of_floats_skip_nan():
 @pytest.mark.parametrize("weighted", [False, True])
 @pytest.mark.parametrize("dtype", [np.uint8, np.uint16])
 def test_paired_counting_equals_one_attribute_at_a_time(f_cat, weighted, dtype):
-    from nbparallel.kernels import _count_codes, _count_codes_kernel
+    from nbparallel.kernels.counting import _count_codes, _count_codes_kernel
 
     rng = np.random.default_rng(f_cat)
     sizes = rng.integers(2, 40, f_cat) if dtype == np.uint8 else rng.integers(2, 300, f_cat)

@@ -8,10 +8,12 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from nbparallel import NaiveBayes, io
-from nbparallel.cross_validation import cross_validate
-from nbparallel.data import as_dataset, scan_schema
-from nbparallel.kinds import BinnedNumeric, Categorical, GaussianNumeric, kind_of
+from nbparallel import NaiveBayes, load
+from nbparallel.data.inputs import as_dataset
+from nbparallel.data.schema import scan_schema
+from nbparallel.model_selection.cross_validation import cross_validate
+from nbparallel.models.kinds import BinnedNumeric, Categorical, GaussianNumeric, kind_of
+from nbparallel.persistence import model_files as io
 
 
 def mixed(n=120, seed=0):
@@ -33,7 +35,7 @@ def test_each_kind_derives_from_its_summary_by_hand():
     # the schema knows every column's kind; table order is only the schema's business
     assert model.feature_kinds_ == {"height": "gaussian", "colour": "categorical", "age": "numeric",
                                     "size": "categorical"}
-    assert [at.kind_type for at in schema.in_input_order()] == [GaussianNumeric, Categorical, BinnedNumeric,
+    assert [kind_of(at.kind) for at in schema.in_input_order()] == [GaussianNumeric, Categorical, BinnedNumeric,
                                                                 Categorical]
     assert [at.name for at in schema.categorical_attributes()] == ["colour", "size"]
     assert schema.position_of("age") == 2 and schema.counted().attributes[schema.counted().index_of("age")].name == "age"
@@ -97,7 +99,7 @@ def test_model_files_keep_format_1_and_old_gaussian_files_load(tmp_path):
             a.update(lo=None, hi=None)
     old = tmp_path / "old.json"
     io.write_json_atomic({k: v for k, v in data.items() if k != io.DIGEST_KEY}, old)
-    loaded = io.load(old)
+    loaded = load(old)
     assert loaded.feature_kinds_ == model.feature_kinds_
     np.testing.assert_array_equal(loaded.predict_proba(frame), model.predict_proba(frame))
 
@@ -117,7 +119,7 @@ def test_partition_info_gives_global_row_offsets(source):
         with pytest.raises(ValueError, match="schema pass"):
             dataset.partition_infos()
         scan_schema(dataset)
-    from nbparallel import engine
+    from nbparallel.engine import execution as engine
 
     def first_rows(X, y, w, info):
         return [(info.index, info.row_offset, len(X), float(np.asarray(X)[0, 0]))]

@@ -8,7 +8,7 @@ import pytest
 
 from nbparallel import AutoClass, BoostedNaiveBayes, MultinomialNaiveBayes, NaiveBayes, SelectedNaiveBayes
 from nbparallel.models.base import PartitionedClassifier, PartitionedModel
-from nbparallel.params import InvalidParameterError
+from nbparallel.models.params import InvalidParameterError
 
 
 def _frame():

@@ -13,9 +13,9 @@ import pandas as pd
 import pytest
 
 from nbparallel import AutoClass, BoostedNaiveBayes, NaiveBayes, load
-from nbparallel.files import Files
 from nbparallel.cli import main
-from nbparallel.data import NUMERIC
+from nbparallel.data.columns import NUMERIC
+from nbparallel.data.files.options import Files
 
 
 def _credit(n=240, seed=0):

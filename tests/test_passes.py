@@ -8,8 +8,11 @@ import pandas as pd
 import pytest
 from dask.delayed import Delayed
 
-from nbparallel.data import as_dataset
-from nbparallel.passes import Checkpoint, PassScheduler, fits_in_memory
+from nbparallel.data.inputs import as_dataset
+from nbparallel.data.schema import schema_pass
+from nbparallel.engine.memory import fits_in_memory
+from nbparallel.engine.scheduler import PassScheduler
+from nbparallel.persistence.checkpoints import Checkpoint
 
 
 def row_sum(X, y, w):
@@ -36,7 +39,7 @@ def test_fits_in_memory():
 
 def test_records_every_pass():
     scheduler = PassScheduler(frame_dataset(4), split_every=2, persist=False)
-    scheduler.schema(n_bins=5)
+    schema_pass(scheduler, n_bins=5)
     assert scheduler.run("sum", row_sum, add) == float(np.arange(40.0).sum() + (np.arange(40) % 3).sum())
     assert [p["kind"] for p in scheduler.passes] == ["schema", "sum"]
     assert all(p["tree"].n_leaves == 4 and p["tree"].height == 2 and p["seconds"] >= 0
@@ -46,7 +49,7 @@ def test_records_every_pass():
 @pytest.mark.parametrize("persist", [True, "auto"])
 def test_persisting_keeps_partitions_and_state(persist):
     scheduler = PassScheduler(frame_dataset(3), persist=persist)
-    scheduler.schema(n_bins=5)
+    schema_pass(scheduler, n_bins=5)
     assert scheduler.persisted
     assert all(isinstance(p, Delayed) and len(p.dask) == 1 for p in scheduler.dataset.partitions)
     assert [scheduler.run_stateful("state", count_rebuilds, add) for _ in range(3)] == [3, 0, 0]

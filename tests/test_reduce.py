@@ -6,8 +6,8 @@ import dask
 import pytest
 from dask import delayed
 
-from nbparallel.engine import run_pass
-from nbparallel.reduce import tree_reduce
+from nbparallel.engine.execution import run_pass
+from nbparallel.engine.reduce import tree_reduce
 
 
 def concat(*parts):

@@ -11,7 +11,7 @@ from sklearn.datasets import load_wine
 from sklearn.metrics import mutual_info_score, precision_recall_fscore_support
 
 from nbparallel import NaiveBayes
-from nbparallel.report import model_summary, write_report
+from nbparallel.report import model_summary, plot_evidence, write_report
 
 
 def small_frame():
@@ -81,7 +81,7 @@ def test_report_files(tmp_path):
     data = load_wine(as_frame=True)
     frame = data.data.assign(batch="one")
     model = NaiveBayes().fit(frame, data.target)
-    fig = model.plot_evidence(max_attributes=4)
+    fig = plot_evidence(model, max_attributes=4)
     assert len([ax for ax in fig.axes if ax.get_images()]) == 4
     png = write_report(model, tmp_path / "r.png", max_attributes=2)
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
@@ -114,7 +114,7 @@ def test_gaussian_attributes_are_in_the_summary_and_the_report(tmp_path):
         np.testing.assert_allclose(got["std"] ** 2, reference.var_[:, g], rtol=1e-9)
     page = write_report(model, tmp_path / "r.html").read_text()
     assert "Gaussian attributes" in page and "<td>flavanoids</td>" in page and "<td>hue</td>" in page
-    fig = model.plot_evidence()
+    fig = plot_evidence(model)
     text = "\n".join(t.get_text() for ax in fig.axes for t in ax.texts)
     assert "Gaussian attributes (2;" in text and "flavanoids:" in text
     assert "178 training cases, 4 attributes used" in fig.get_suptitle()

@@ -11,7 +11,7 @@ from sklearn.datasets import load_breast_cancer, load_wine
 
 import nbparallel
 from nbparallel import SelectedNaiveBayes
-from nbparallel.selection import auto_max_features, simulate_codes
+from nbparallel.model_selection.selection import auto_max_features, simulate_codes
 
 # ------------------------------------------------------------ a hand example
 

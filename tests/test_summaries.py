@@ -7,9 +7,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from nbparallel.counts import CountTable, merge_tables
-from nbparallel.models.text import FeatureCounts
-from nbparallel.summaries import Evaluation, Summary, merge_summaries
+from nbparallel.summaries.counts import CountTable, merge_tables
+from nbparallel.summaries.evaluation import Evaluation
+from nbparallel.summaries.features import FeatureCounts
+from nbparallel.summaries.protocol import Summary, merge_summaries
 
 OFFSETS = np.array([0, 3, 7])
 K, F = 3, 5

@@ -12,8 +12,9 @@ from sklearn.feature_extraction.text import CountVectorizer, HashingVectorizer
 from sklearn.naive_bayes import BernoulliNB, MultinomialNB
 from sklearn.pipeline import make_pipeline
 
-from nbparallel import BernoulliNaiveBayes, MultinomialNaiveBayes, engine, load
-from nbparallel.sparse import MIN_ROWS, as_partitions
+from nbparallel import BernoulliNaiveBayes, MultinomialNaiveBayes, load
+from nbparallel.data.sparse import MIN_ROWS, as_partitions
+from nbparallel.engine import execution as engine
 
 PAIRS = [(MultinomialNaiveBayes, MultinomialNB), (BernoulliNaiveBayes, BernoulliNB)]
 IDS = ["multinomial", "bernoulli"]

@@ -28,8 +28,8 @@ import numpy as np
 import pandas as pd
 from scipy.optimize import nnls
 
-from nbparallel.counts import merge_tables
-from nbparallel.reduce import tree_reduce
+from nbparallel.engine.reduce import tree_reduce
+from nbparallel.summaries.counts import merge_tables
 
 from . import data, passes, reduction
 from .report import Result

@@ -273,7 +273,6 @@ def spark_session():
 
 
 def _spark_pipeline(spark, df, label):
-    from pyspark.ml.classification import NaiveBayes as SparkNaiveBayes
     from pyspark.ml.feature import OneHotEncoder, StringIndexer, VectorAssembler
 
     indexed = StringIndexer(inputCols=[*NAMES, label], outputCols=[f"{c}_i" for c in [*NAMES, label]],

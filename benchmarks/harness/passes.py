@@ -13,8 +13,8 @@ import numpy as np
 from dask import delayed
 
 from nbparallel import CountTable, run_pass
-from nbparallel.counts import merge_tables
 from nbparallel.kernels import count_partition
+from nbparallel.summaries.counts import merge_tables
 
 _NO_EDGES = np.empty((0, 0))
 

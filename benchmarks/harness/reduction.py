@@ -14,8 +14,8 @@ import matplotlib.pyplot as plt
 import pandas as pd
 from dask import delayed
 
-from nbparallel.counts import merge_tables
-from nbparallel.reduce import tree_reduce
+from nbparallel.engine.reduce import tree_reduce
+from nbparallel.summaries.counts import merge_tables
 
 from . import data
 from .report import Result

@@ -2,6 +2,7 @@
 
 from .theory import (
     binomial,
+    case_probability,
     class_probability,
     difference_moments,
     learning_curve,
@@ -10,7 +11,6 @@ from .theory import (
     probability_d_nonpositive,
     relevant_given_class,
     score_moments,
-    case_probability,
     type_accuracies,
 )
 

@@ -16,7 +16,7 @@ set that includes all possible instances"). A test case whose two scores are
 equal (|d| <= ``TIE_TOLERANCE``) counts half: the expected accuracy of a fair
 coin, and a rule that treats the classes alike, as the analysis does.
 
-The work is one pass of :func:`nbparallel.engine.run_pass`: a partition is a
+The work is one pass of :func:`nbparallel.engine.execution.run_pass`: a partition is a
 batch of runs of one curve, its summary per-n sums of accuracies and their
 squares (plus tie and degenerate-set fractions), and the summaries merge by
 addition in the tree. Each run draws from its own stream
@@ -31,13 +31,17 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .. import engine
-from .theory import check_domain, learning_curve
+from nbparallel.analysis.theory import check_domain, learning_curve
+from nbparallel.engine import execution
 
 #: Scores closer than this are tied (rounding of the log sums is ~1e-14).
 TIE_TOLERANCE = 1e-9
+
+
 #: Runs per partition: bounds a batch's (runs, n, instances) score array.
 BATCH_RUNS = 100
+
+
 #: Two-sided 95% normal quantile.
 Z95 = 1.959963984540054
 
@@ -195,7 +199,7 @@ def learning_curves(domains, n_max, runs=1000, seed=0, *, batch_runs=BATCH_RUNS,
         raise TypeError("domains must be a non-empty list of Domain")
     tasks = [(domain, n_max, int(seed), c, first, min(batch_runs, runs - first), len(domains))
              for c, domain in enumerate(domains) for first in range(0, runs, batch_runs)]
-    total, _ = engine.run_pass(tasks, simulate_batch, add_summaries, name="nbparallel-langley",
+    total, _ = execution.run_pass(tasks, simulate_batch, add_summaries, name="nbparallel-langley",
                                token=repr(tasks), verbose=verbose)
     n = np.arange(1, n_max + 1)
     curves = []

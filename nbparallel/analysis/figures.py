@@ -11,10 +11,9 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-import numpy as np
 import pandas as pd
 
-from .experiment import Domain, learning_curves
+from nbparallel.analysis.experiment import Domain, learning_curves
 
 
 @dataclass(frozen=True)
@@ -36,6 +35,7 @@ FIGURES = {
     "2b": Figure("Fig. 2(b): '3 of 3' concept, one irrelevant, class noise z (noise-free test)",
                  tuple((f"z = {z}", Domain(3, 3, 1, noise=z)) for z in (0.0, 0.1, 0.2, 0.3))),
 }
+
 
 COLUMNS = ["figure", "curve", "r", "q", "i", "p", "noise", "n", "theory", "mean", "ci_low", "ci_high", "sd",
            "runs", "theory_inside_ci", "tie_fraction", "degenerate_fraction"]

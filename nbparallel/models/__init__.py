@@ -1,8 +1,5 @@
-"""Estimators built from merged summaries."""
+"""Estimators built from merged summaries: the base, attribute kinds, the counting plan and the models.
 
-from .autoclass import AutoClass
-from .boosting import BoostedNaiveBayes
-from .naive_bayes import NaiveBayes
-from .text import BernoulliNaiveBayes, MultinomialNaiveBayes
-
-__all__ = ["AutoClass", "BernoulliNaiveBayes", "BoostedNaiveBayes", "MultinomialNaiveBayes", "NaiveBayes"]
+Import a model from its module (``nbparallel.models.naive_bayes.NaiveBayes``) or
+from the top-level package (``nbparallel.NaiveBayes``).
+"""

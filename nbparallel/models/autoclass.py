@@ -11,95 +11,24 @@ nothing to its row's likelihood nor to the expected value counts.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
-import numpy as np
-from numba import njit
 import os
 
+import numpy as np
 from sklearn.base import ClusterMixin
 from sklearn.utils.validation import check_is_fitted
 
-from .. import engine, io, limits, validate
-from ..data import all_codes, as_dataset
-from ..kernels import joint_log_likelihood
-from ..params import Interval, Options
-from ..partitions import input_feature_names
-from ..passes import Checkpoint, PassScheduler, passes_to_json
-from ..summaries import check_same_type, merge_summaries
-from .base import PartitionedModel
-
-
-@njit(nogil=True, cache=True)
-def add_expected_counts(codes, resp, offsets, table):
-    """Add every row's responsibilities into the table rows of its codes.
-
-    Parameters
-    ----------
-    codes : ndarray of uint16, shape (n_rows, n_attributes)
-        Codes of all attributes, 0 for missing (which lands in the attribute's
-        missing row).
-    resp : ndarray of float64, shape (n_rows, n_columns)
-        Weighted responsibilities of every restart x cluster.
-    offsets : ndarray of int64, shape (n_attributes + 1,)
-        Table row ranges of the attributes.
-    table : ndarray of float64, shape (offsets[-1], n_columns)
-        Accumulated in place.
-    """
-    n_rows, n_attributes = codes.shape
-    n_columns = resp.shape[1]
-    for i in range(n_rows):
-        for a in range(n_attributes):
-            row = offsets[a] + codes[i, a]
-            for j in range(n_columns):
-                table[row, j] += resp[i, j]
-
-
-@dataclass(frozen=True, eq=False)
-class ExpectedCounts:
-    """The summary of an EM pass: expected counts of every restart x cluster.
-
-    Attributes
-    ----------
-    table : ndarray, shape (table_rows, R * K)
-        Expected value-by-cluster counts, laid out as a count table.
-    totals : ndarray, shape (R * K,)
-        Expected cluster sizes.
-    log_likelihood : ndarray, shape (R,)
-        Each restart's weighted log-likelihood of the rows.
-    """
-
-    table: np.ndarray
-    totals: np.ndarray
-    log_likelihood: np.ndarray
-
-    @classmethod
-    def empty(cls, n_table_rows, n_restarts, n_clusters):
-        """No rows: all zeros."""
-        return cls(np.zeros((n_table_rows, n_restarts * n_clusters)), np.zeros(n_restarts * n_clusters),
-                   np.zeros(n_restarts))
-
-    def __add__(self, other):
-        check_same_type(self, other)
-        if self.table.shape != other.table.shape or self.log_likelihood.shape != other.log_likelihood.shape:
-            raise ValueError(f"cannot add expected counts of shapes {self.table.shape} and {other.table.shape}")
-        return ExpectedCounts(self.table + other.table, self.totals + other.totals,
-                              self.log_likelihood + other.log_likelihood)
-
-    def to_dict(self):
-        """Plain lists, for JSON."""
-        return {"table": self.table.tolist(), "totals": self.totals.tolist(),
-                "log_likelihood": self.log_likelihood.tolist()}
-
-    @classmethod
-    def from_dict(cls, data):
-        """Inverse of :meth:`to_dict`."""
-        table = np.asarray(data["table"], dtype=np.float64)
-        totals = np.asarray(data["totals"], dtype=np.float64)
-        log_likelihood = np.asarray(data["log_likelihood"], dtype=np.float64)
-        if table.ndim != 2 or totals.shape != (table.shape[1],) or log_likelihood.ndim != 1:
-            raise ValueError("expected counts have inconsistent shapes")
-        return cls(table, totals, log_likelihood)
+from nbparallel.data.inputs import as_dataset
+from nbparallel.data.partitions import input_feature_names
+from nbparallel.data.schema import all_codes, schema_pass
+from nbparallel.engine import execution, memory
+from nbparallel.engine.scheduler import PassScheduler, passes_to_json
+from nbparallel.kernels.scoring import joint_log_likelihood
+from nbparallel.models.base import PartitionedModel
+from nbparallel.models.params import Interval, Options
+from nbparallel.persistence import validate
+from nbparallel.persistence.checkpoints import Checkpoint
+from nbparallel.summaries.expected import ExpectedCounts, add_expected_counts
+from nbparallel.summaries.protocol import merge_summaries
 
 
 def encode_rows(schema, X):
@@ -164,7 +93,6 @@ def random_counts(schema, n_clusters, n_rows, seed):
     return table, np.full(n_clusters, share)
 
 
-@io.register
 class AutoClass(ClusterMixin, PartitionedModel):
     """Unsupervised naive Bayes clustering (AutoClass) by EM, one pass per iteration.
 
@@ -198,7 +126,7 @@ class AutoClass(ClusterMixin, PartitionedModel):
 
     Attributes
     ----------
-    schema_ : nbparallel.data.Schema
+    schema_ : nbparallel.data.schema.Schema
     counts_ : ndarray, shape (table_rows, n_clusters)
         Expected counts the fitted parameters derive from.
     cluster_totals_ : ndarray, shape (n_clusters,)
@@ -285,13 +213,13 @@ class AutoClass(ClusterMixin, PartitionedModel):
         dataset = self._dataset(X, sample_weight)
         scheduler = PassScheduler(dataset, split_every=self.split_every, persist=self.persist,
                                   verbose=bool(self.verbose))
-        schema, scan = scheduler.schema(n_bins=self.n_bins)
+        schema, scan = schema_pass(scheduler, n_bins=self.n_bins)
         K, R = self.n_clusters, self.n_restarts
         rows_per_partition = -(-scan.n_rows // len(scheduler.dataset.partitions))
-        limits.check_memory(
-            limits.table_bytes(schema.offsets[-1], R * K, len(scheduler.dataset.partitions))
-            + 4 * limits.CELL_BYTES * R * K * rows_per_partition * min(len(scheduler.dataset.partitions),
-                                                                     engine.available_workers()),
+        memory.check_memory(
+            memory.table_bytes(schema.offsets[-1], R * K, len(scheduler.dataset.partitions))
+            + 4 * memory.CELL_BYTES * R * K * rows_per_partition * min(len(scheduler.dataset.partitions),
+                                                                     execution.available_workers()),
             f"the expected counts of n_clusters={K} x n_restarts={R}", "use fewer clusters or restarts",
             scheduler.dataset.partitions)
         checkpoint = Checkpoint.for_fit(self, schema, scan.n_rows, ignore=("max_iter",))
@@ -346,7 +274,7 @@ class AutoClass(ClusterMixin, PartitionedModel):
         dataset = self._dataset(X)
         self._check_input_features(n_features=len(dataset.columns),
                                    feature_names=input_feature_names(X, dataset.columns))
-        parts = engine.map_partitions(dataset.partitions, dataset.map(_log_responsibilities_of, self),
+        parts = execution.map_partitions(dataset.partitions, dataset.map(_log_responsibilities_of, self),
                                       name="nbparallel-autoclass-predict", token=dataset.token,
                                       verbose=bool(self.verbose))
         return np.vstack([p[0] for p in parts]), np.concatenate([p[1] for p in parts])

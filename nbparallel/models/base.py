@@ -28,10 +28,12 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.metrics import accuracy_score
 from sklearn.utils.validation import check_is_fitted
 
-from .. import engine, io, limits
-from ..params import Interval, Options, check_params
-from ..partitions import feature_names_of
-from ..summaries import Evaluation, merge_summaries
+from nbparallel.data.partitions import feature_names_of
+from nbparallel.engine import execution, memory
+from nbparallel.models.params import Interval, Options, check_params
+from nbparallel.persistence import model_files
+from nbparallel.summaries.evaluation import Evaluation
+from nbparallel.summaries.protocol import merge_summaries
 
 
 class NBParallelMixin:
@@ -47,7 +49,7 @@ class NBParallelMixin:
     def save(self, path):
         """Write the model as versioned JSON, completely or not at all."""
         check_is_fitted(self, self._fitted_attribute)
-        io.save(self, path)
+        model_files.save(self, path)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -71,7 +73,7 @@ def _rows(X, start, stop):
 
 def _predict_task(model, X, y, w):
     """Class indices of a partition's rows, in row chunks of bounded (row x class) size."""
-    step = max(1, limits.PREDICT_CHUNK_CELLS // len(model.classes_))
+    step = max(1, memory.PREDICT_CHUNK_CELLS // len(model.classes_))
     n = X.shape[0]
     return np.concatenate([np.zeros(0, dtype=np.int64)] + [
         model._best_classes(model._joint_log_likelihood_part(_rows(X, start, start + step)))
@@ -93,7 +95,7 @@ class PartitionedModel(NBParallelMixin, BaseEstimator):
     """The rules every nbparallel estimator follows.
 
     - **Parameters** are declared in ``_parameter_constraints`` (see
-      :mod:`nbparallel.params`) and checked by :meth:`_check_params` at the start
+      :mod:`nbparallel.models.params`) and checked by :meth:`_check_params` at the start
       of ``fit`` and ``partial_fit``.
     - **A fresh fit clears** every fitted attribute, that is every attribute
       whose name ends in ``_`` (scikit-learn's convention; caches a model
@@ -204,10 +206,10 @@ class PartitionedClassifier(ClassifierMixin, PartitionedModel):
         data = self._data(X)
         n_rows = getattr(X, "shape", (None,))[0]
         if isinstance(n_rows, (int, np.integer)):
-            limits.check_memory(limits.CELL_BYTES * int(n_rows) * len(self.classes_) * 2,
+            memory.check_memory(memory.CELL_BYTES * int(n_rows) * len(self.classes_) * 2,
                                 f"the probabilities of {n_rows} rows x {len(self.classes_)} classes",
                                 "predict the classes only, or predict fewer rows at a time", data.partitions)
-        parts = engine.map_partitions(data.partitions, data.map(_jll_task, self), name="nbparallel-jll",
+        parts = execution.map_partitions(data.partitions, data.map(_jll_task, self), name="nbparallel-jll",
                                       token=data.token, verbose=bool(self.verbose))
         return np.vstack(parts) if parts else np.empty((0, len(self.classes_)))
 
@@ -223,7 +225,7 @@ class PartitionedClassifier(ClassifierMixin, PartitionedModel):
         """The class with the largest posterior, computed in row chunks of bounded size."""
         check_is_fitted(self, self._fitted_attribute)
         data = self._data(X)
-        parts = engine.map_partitions(data.partitions, data.map(_predict_task, self), name="nbparallel-predict",
+        parts = execution.map_partitions(data.partitions, data.map(_predict_task, self), name="nbparallel-predict",
                                       token=data.token, verbose=bool(self.verbose))
         return self.classes_[np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64)]
 
@@ -254,7 +256,7 @@ class PartitionedClassifier(ClassifierMixin, PartitionedModel):
             raise ValueError("evaluate needs y: the target values, or the target column's name for a DataFrame "
                              "or a file")
         data = self._data(X, y)
-        summary, _ = engine.run_pass(data.partitions, data.map(_evaluation_task, self), merge_summaries,
+        summary, _ = execution.run_pass(data.partitions, data.map(_evaluation_task, self), merge_summaries,
                                      split_every=self.split_every, name="nbparallel-evaluate",
                                      token=data.token, verbose=bool(self.verbose))
         return summary.report()

@@ -19,16 +19,18 @@ import os
 import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
-from .. import engine, io, validate
-from ..counting import CountSpec
-from ..counts import CountTable
-from ..kernels import count_partition
-from ..params import Interval, Options
-from ..partitions import input_feature_names
-from ..passes import Checkpoint, PassScheduler, passes_to_json
-from ..summaries import merge_summaries
-from .base import PartitionedClassifier
-from .naive_bayes import AUTO_SMOOTHING, NaiveBayes, check_classes, check_counts
+from nbparallel.data.partitions import input_feature_names
+from nbparallel.data.schema import schema_pass
+from nbparallel.engine import execution
+from nbparallel.engine.scheduler import PassScheduler, passes_to_json
+from nbparallel.kernels.counting import count_partition
+from nbparallel.models.base import PartitionedClassifier
+from nbparallel.models.naive_bayes import AUTO_SMOOTHING, NaiveBayes, check_classes, check_counts
+from nbparallel.models.params import Interval, Options
+from nbparallel.persistence import validate
+from nbparallel.persistence.checkpoints import Checkpoint
+from nbparallel.summaries.counts import CountSpec, CountTable
+from nbparallel.summaries.protocol import merge_summaries
 
 
 def _final_codes(learner, codes, values, cache):
@@ -57,7 +59,7 @@ def boost_partition(spec, scored, current, state, X, y, w):
 
     Parameters
     ----------
-    spec : nbparallel.counting.CountSpec
+    spec : nbparallel.summaries.counts.CountSpec
     scored : tuple of (NaiveBayes, float, float)
         The learners scored so far, each with the weight factors of the rows
         it got right and wrong.
@@ -136,7 +138,6 @@ def round_outcome(counts, n_classes):
     return float(error), float(alpha), float(right), float(np.exp(alpha) * right)
 
 
-@io.register
 class BoostedNaiveBayes(PartitionedClassifier):
     """Boosted naive Bayes: AdaBoost.M1 (two classes) or SAMME (more), one pass per round.
 
@@ -156,7 +157,7 @@ class BoostedNaiveBayes(PartitionedClassifier):
         As for :class:`~nbparallel.NaiveBayes`.
     persist : "auto", True or False, default "auto"
         Keep the partitions and the rows' weights in memory between passes
-        (see :class:`nbparallel.passes.PassScheduler`); without it each pass
+        (see :class:`nbparallel.engine.scheduler.PassScheduler`); without it each pass
         re-reads the data and recomputes the weights from the learners.
     checkpoint : str, PathLike or None, default None
         JSON file written after every pass; a fit on the same data and
@@ -171,7 +172,7 @@ class BoostedNaiveBayes(PartitionedClassifier):
         Their votes alpha_t.
     estimator_errors_ : ndarray
         Their weighted training errors.
-    schema_ : nbparallel.data.Schema
+    schema_ : nbparallel.data.schema.Schema
     passes_ : list of dict
         The passes this fit ran: kind ("schema", "count", "boost"), tree record, seconds.
     resumed_rounds_ : int
@@ -233,7 +234,7 @@ class BoostedNaiveBayes(PartitionedClassifier):
         dataset = self._base().dataset(X, y, sample_weight)
         scheduler = PassScheduler(dataset, split_every=self.split_every, persist=self.persist,
                                   verbose=bool(self.verbose))
-        self.schema_, scan = scheduler.schema(n_bins=self.n_bins)
+        self.schema_, scan = schema_pass(scheduler, n_bins=self.n_bins)
         check_classes(self.schema_.classes)
         self._set_input_features(n_features=len(dataset.columns),
                                  feature_names=input_feature_names(X, dataset.columns))
@@ -321,7 +322,7 @@ class BoostedNaiveBayes(PartitionedClassifier):
         """Class index predicted by every learner, shape (n_rows, n_learners)."""
         check_is_fitted(self, "estimators_")
         dataset = self._data(X)
-        parts = engine.map_partitions(dataset.partitions, dataset.map(_predictions_of, self.estimators_),
+        parts = execution.map_partitions(dataset.partitions, dataset.map(_predictions_of, self.estimators_),
                                       name="nbparallel-boost-predict", token=dataset.token,
                                       verbose=bool(self.verbose))
         return np.vstack(parts)

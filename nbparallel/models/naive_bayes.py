@@ -11,15 +11,20 @@ import numpy as np
 import pandas as pd
 from sklearn.utils.validation import check_is_fitted
 
-from .. import dictionary_counts, engine, io, kinds, limits, validate
-from ..counting import CountSpec, count_dataset
-from ..data import CATEGORICAL, GAUSSIAN, NUMERIC, Schema, all_codes, as_dataset, scan_schema, sort_values
-from ..kernels import best_classes
-from ..params import Interval, Options
-from ..partitions import input_feature_names
-from ..summaries import merge_summaries
-from .base import PartitionedClassifier
-from .gaussian import BINNED, GaussianMoments, count_and_moments, gaussian_values
+from nbparallel.data.columns import CATEGORICAL, GAUSSIAN, NUMERIC
+from nbparallel.data.inputs import as_dataset
+from nbparallel.data.partitions import input_feature_names
+from nbparallel.data.schema import Schema, all_codes, scan_schema, sort_values
+from nbparallel.engine import execution, memory
+from nbparallel.kernels.scoring import best_classes
+from nbparallel.models import kinds
+from nbparallel.models.base import PartitionedClassifier
+from nbparallel.models.params import Interval, Options
+from nbparallel.persistence import validate
+from nbparallel.summaries import dictionary_counts
+from nbparallel.summaries.counts import CountSpec, count_dataset
+from nbparallel.summaries.moments import BINNED, GaussianMoments, count_and_moments, gaussian_values
+from nbparallel.summaries.protocol import merge_summaries
 
 AUTO_SMOOTHING = "1/N"
 
@@ -41,7 +46,6 @@ def check_class_weights(class_weights):
         raise ValueError("no training case has both a known target and a known attribute value (all weights zero?)")
 
 
-@io.register
 class NaiveBayes(PartitionedClassifier):
     """Naive Bayes by counting, in parallel, with a binary-tree reduction.
 
@@ -69,7 +73,7 @@ class NaiveBayes(PartitionedClassifier):
         whatever ``categorical_features`` says; a column in both lists is an
         error). Text in them (an object column of ``"3.5"`` strings, a CSV
         column with ``?`` marks) is parsed to float64 when the data is read:
-        pandas' missing-value strings and a :class:`~nbparallel.files.Files`
+        pandas' missing-value strings and a :class:`~nbparallel.data.files.options.Files`
         path's ``na_values`` become missing, any other value that is no
         number raises ValueError naming the column and the value. Booleans
         become 0 and 1. Dates and times raise TypeError: convert them first.
@@ -105,18 +109,18 @@ class NaiveBayes(PartitionedClassifier):
     ----------
     classes_ : ndarray
         The class labels, sorted.
-    counts_ : nbparallel.counts.CountTable
+    counts_ : nbparallel.summaries.counts.CountTable
         The merged raw counts of the counted attributes (categorical, and
         binned numeric in their equal-width bins), laid out as
         ``schema_.counted()``; per column, :attr:`log_probabilities_` and
         ``counted_fits_`` give them with value labels.
-    reduction_ : nbparallel.reduce.TreeRecord
+    reduction_ : nbparallel.engine.reduce.TreeRecord
         The tree of the last counting pass.
     passes_ : list of dict
         Every pass run by the last fit: kind, tree record and wall seconds.
-    schema_ : nbparallel.data.Schema
+    schema_ : nbparallel.data.schema.Schema
         Every attribute with its kind (categorical, binned "numeric" or
-        "gaussian"; see :mod:`nbparallel.kinds`), vocabularies, ranges.
+        "gaussian"; see :mod:`nbparallel.models.kinds`), vocabularies, ranges.
     feature_kinds_ : dict
         The kind of every input column, in input order: "categorical",
         "numeric" (binned; under "auto", integer columns are numeric) or
@@ -129,7 +133,7 @@ class NaiveBayes(PartitionedClassifier):
         (n_values, n_classes), rows labelled as in :attr:`log_probabilities_`
         (categories; bins after empty-bin elimination); an ignored attribute
         is all zeros, a Gaussian column has no rows (shape (0, n_classes)).
-    counted_fits_ : list of nbparallel.kinds.CountedFit
+    counted_fits_ : list of nbparallel.models.kinds.CountedFit
         The counted attributes derived, in the order of ``schema_.counted()``
         (the count table's and :meth:`encode`'s): log-probabilities, counts,
         value labels, bin edges, whether ignored.
@@ -148,7 +152,7 @@ class NaiveBayes(PartitionedClassifier):
         as arrays, in input order.)
     gaussian_features_ : list of str
         The Gaussian attributes, in input order (empty when none).
-    moments_ : nbparallel.models.gaussian.GaussianMoments
+    moments_ : nbparallel.summaries.moments.GaussianMoments
         Their merged per-class weighted count, mean and M2 (only with
         Gaussian attributes), and from them ``theta_`` and ``var_`` (shape
         (n_classes, n_gaussian), columns as ``gaussian_features_``) and
@@ -189,7 +193,7 @@ class NaiveBayes(PartitionedClassifier):
         _check_ranges(self.numeric_ranges)
 
     def dataset(self, X, y=None, sample_weight=None, *, require_target=True):
-        """The input as partitions (:class:`nbparallel.data.Dataset`), with this model's
+        """The input as partitions (:class:`nbparallel.data.dataset.Dataset`), with this model's
         partitioning and categorical features; sparse input is refused."""
         _reject_sparse(X)
         return as_dataset(X, y, sample_weight, n_partitions=self.n_partitions,
@@ -213,7 +217,7 @@ class NaiveBayes(PartitionedClassifier):
     def fit(self, X, y=None, sample_weight=None):
         """Fit from the data: one schema pass, then one counting pass; one pass when the rows are
         unweighted and every attribute is categorical or a binned integer column (see
-        :mod:`nbparallel.dictionary_counts`).
+        :mod:`nbparallel.summaries.dictionary_counts`).
 
         Parameters
         ----------
@@ -231,7 +235,7 @@ class NaiveBayes(PartitionedClassifier):
         return self._fit_counts(X, dataset, classes=None, one_pass=self._counts_in_one_pass(dataset, sample_weight))
 
     def _counts_in_one_pass(self, dataset, sample_weight):
-        """Whether fit can take its schema and counts from one pass (see :mod:`nbparallel.dictionary_counts`):
+        """Whether fit can take its schema and counts from one pass (see :mod:`nbparallel.summaries.dictionary_counts`):
         unweighted rows, and numeric columns (if any) of integer dtype, binned over the data's own range."""
         has_numeric = NUMERIC in dataset.kinds
         return (sample_weight is None and dictionary_counts.applies(dataset)
@@ -277,13 +281,13 @@ class NaiveBayes(PartitionedClassifier):
             schema = self._fixed_ranges(schema)
         check_classes(schema.classes)
         table = schema.counted()
-        limits.check_memory(limits.table_bytes(table.offsets[-1], len(schema.classes), len(dataset.partitions)),
+        memory.check_memory(memory.table_bytes(table.offsets[-1], len(schema.classes), len(dataset.partitions)),
                             f"the count tables of {len(schema.classes)} classes x {table.offsets[-1]} values",
                             "use fewer bins (n_bins) or fewer categorical values", dataset.partitions)
         gaussian = schema.by_kind(GAUSSIAN)
         if gaussian:
             summary, record = self._run(
-                "count", engine.run_pass, dataset.partitions,
+                "count", execution.run_pass, dataset.partitions,
                 dataset.map(count_and_moments, CountSpec.of(table),
                             tuple(schema.position_of(at.name) for at in gaussian),
                             tuple(schema.position_of(at.name) for at in table.attributes)),
@@ -453,7 +457,7 @@ class NaiveBayes(PartitionedClassifier):
             self.class_log_prior_ = np.where(
                 present, np.log(N_k + lam) - np.log(N + present.sum() * lam), -np.inf
             )
-        fits = [at.kind_type.derive(at, counts.attribute(a), f) for a, at in enumerate(schema.counted().attributes)]
+        fits = [kinds.kind_of(at.kind).derive(at, counts.attribute(a), f) for a, at in enumerate(schema.counted().attributes)]
         gaussian = schema.by_kind(GAUSSIAN)
         self.gaussian_features_ = _names(gaussian)
         gaussian_fit = kinds.GaussianNumeric.derive(self.moments_, self.var_smoothing) if gaussian else None
@@ -491,11 +495,6 @@ class NaiveBayes(PartitionedClassifier):
         return {c: pd.DataFrame(labelled[c][0], index=labelled[c][1], columns=self.classes_)
                 for c in self.schema_.columns}
 
-    def plot_evidence(self, max_attributes=8, path=None):
-        """The model as a figure: see :func:`nbparallel.report.plot_evidence`."""
-        from ..report import plot_evidence
-
-        return plot_evidence(self, max_attributes=max_attributes, path=path)
 
     @property
     def log_odds_weights_(self):
@@ -523,7 +522,7 @@ class NaiveBayes(PartitionedClassifier):
         return self.encode_split(*self.schema_.counted().split(X))
 
     def encode_split(self, codes, values):
-        """Codes of a partition already split by :meth:`nbparallel.data.Schema.split` (of
+        """Codes of a partition already split by :meth:`nbparallel.data.schema.Schema.split` (of
         ``schema_.counted()``), under the final bins."""
         binned = self.schema_.binned_attributes()
         return all_codes(codes, values, [self.bin_edges_[at.name] for at in binned])

@@ -2,7 +2,7 @@
 
 One counting pass sums, per class, the rows' (weighted) feature values into a
 :class:`FeatureCounts` summary; the summaries of the partitions are added by
-the binary tree of :func:`nbparallel.engine.run_pass`. Smoothing and logarithms
+the binary tree of :func:`nbparallel.engine.execution.run_pass`. Smoothing and logarithms
 follow scikit-learn's ``MultinomialNB`` and ``BernoulliNB`` exactly.
 Prediction on sparse input multiplies the sparse rows by the dense
 (n_features, n_classes) log-probability matrix; nothing is densified.
@@ -16,105 +16,15 @@ import warnings
 import numpy as np
 import scipy.sparse as sp
 
-from .. import engine, io
-from ..params import ARRAY_LIKE, BOOLEAN, Interval
-from ..reduce import TreeRecord
-from ..sparse import as_partitions
-from ..sparse_kernels import BAD_INDEX, NEGATIVE, NOT_FINITE, count_csr
-from ..summaries import check_same_type, merge_summaries
-from .base import PartitionedClassifier
+from nbparallel.data.sparse import as_partitions
+from nbparallel.engine import execution
+from nbparallel.engine.reduce import TreeRecord
+from nbparallel.models.base import PartitionedClassifier
+from nbparallel.models.params import ARRAY_LIKE, BOOLEAN, Interval
+from nbparallel.summaries.features import FeatureCounts, check_sparse_threshold, count_part
+from nbparallel.summaries.protocol import merge_summaries
 
 ALPHA_LOWER_BOUND = 1e-10
-
-
-class FeatureCounts:
-    """Per-class row weights and per-class sums of every feature.
-
-    Parameters
-    ----------
-    class_count : ndarray of float64, shape (n_classes,)
-    feature_count : ndarray of float64, shape (n_classes, n_features)
-    """
-
-    def __init__(self, class_count, feature_count):
-        self.class_count = class_count
-        self.feature_count = feature_count
-
-    @classmethod
-    def empty(cls, n_classes, n_features):
-        """The summary of no rows."""
-        return cls(np.zeros(n_classes), np.zeros((n_classes, n_features)))
-
-    def __add__(self, other):
-        check_same_type(self, other)
-        if self.feature_count.shape != other.feature_count.shape:
-            raise ValueError(f"cannot add feature counts of shapes {self.feature_count.shape} "
-                             f"and {other.feature_count.shape}")
-        return FeatureCounts(self.class_count + other.class_count, self.feature_count + other.feature_count)
-
-    def equals(self, other):
-        """True when both hold exactly the same counts."""
-        return (isinstance(other, FeatureCounts) and np.array_equal(self.class_count, other.class_count)
-                and np.array_equal(self.feature_count, other.feature_count))
-
-    def to_dict(self):
-        """JSON form; the feature counts as their non-zero cells (flat index, value)."""
-        flat = self.feature_count.ravel()
-        nonzero = np.flatnonzero(flat)
-        return {"class_count": self.class_count.tolist(), "shape": list(self.feature_count.shape),
-                "nonzero_index": nonzero.tolist(), "nonzero_value": flat[nonzero].tolist()}
-
-    @classmethod
-    def from_dict(cls, data):
-        """Inverse of :meth:`to_dict`; checks shapes and values."""
-        class_count = np.asarray(data["class_count"], dtype=np.float64)
-        n_classes, n_features = (int(v) for v in data["shape"])
-        index = np.asarray(data["nonzero_index"], dtype=np.int64)
-        value = np.asarray(data["nonzero_value"], dtype=np.float64)
-        if (class_count.shape != (n_classes,) or index.shape != value.shape or index.ndim != 1
-                or np.any(index < 0) or np.any(index >= n_classes * n_features)):
-            raise ValueError("feature counts have inconsistent shapes")
-        if not (np.all(np.isfinite(value)) and np.all(np.isfinite(class_count))):
-            raise ValueError("feature counts hold non-finite values")
-        feature_count = np.zeros(n_classes * n_features)
-        feature_count[index] = value
-        return cls(class_count, feature_count.reshape(n_classes, n_features))
-
-
-def check_sparse_threshold(threshold):
-    """A sparse matrix's absent entries are zeros: they must stay absent after binarizing."""
-    if threshold < 0:
-        raise ValueError(f"binarize must be >= 0 for a sparse X, got {threshold}: absent entries would count "
-                         "as present")
-
-
-def count_part(classes, n_features, binarize, allow_negative, model_name, X, y, w):
-    """The :class:`FeatureCounts` of one partition (CSR through the numba kernel)."""
-    codes = np.searchsorted(classes, y)
-    codes = np.minimum(codes, len(classes) - 1)
-    if not np.array_equal(classes[codes], y):
-        raise ValueError(f"y holds labels {sorted(set(np.asarray(y)[classes[codes] != y].tolist()))[:10]} "
-                         f"not in classes {classes.tolist()}")
-    weights = np.ones(len(y)) if w is None else w
-    if sp.issparse(X):
-        if binarize is not None:
-            check_sparse_threshold(binarize)
-        class_count, feature_count, status = count_csr(
-            X.indptr, X.indices, X.data, codes.astype(np.int64), weights, len(classes), n_features,
-            0.0 if binarize is None else float(binarize), binarize is not None, allow_negative)
-    else:
-        status = NOT_FINITE if not np.all(np.isfinite(X)) else NEGATIVE if not allow_negative and np.any(X < 0) else 0
-        values = X if binarize is None else (X > binarize).astype(np.float64)
-        onehot = np.zeros((len(y), len(classes)))
-        onehot[np.arange(len(y)), codes] = weights
-        class_count, feature_count = onehot.sum(axis=0), onehot.T @ values
-    if status == NEGATIVE:
-        raise ValueError(f"Negative values in data passed to {model_name} (input X): counts must be >= 0")
-    if status == NOT_FINITE:
-        raise ValueError("Input X contains NaN or infinity.")
-    if status == BAD_INDEX:
-        raise ValueError("X is a CSR matrix with column indices outside 0..n_features-1")
-    return FeatureCounts(class_count, np.asarray(feature_count, dtype=np.float64))
 
 
 class _TextNaiveBayes(PartitionedClassifier):
@@ -177,7 +87,7 @@ class _TextNaiveBayes(PartitionedClassifier):
         start = time.perf_counter()
         summarize = data.map(count_part, classes, data.n_features, self._binarize_threshold(),
                              self._allow_negative, type(self).__name__)
-        counts, record = engine.run_pass(data.partitions, summarize, merge_summaries, split_every=self.split_every,
+        counts, record = execution.run_pass(data.partitions, summarize, merge_summaries, split_every=self.split_every,
                                          name="nbparallel-text-count", token=data.token,
                                          verbose=bool(self.verbose))
         if previous is not None:
@@ -280,7 +190,6 @@ class _TextNaiveBayes(PartitionedClassifier):
         return tags
 
 
-@io.register
 class MultinomialNaiveBayes(_TextNaiveBayes):
     """Multinomial naive Bayes over counts (e.g. word counts), in parallel.
 
@@ -318,7 +227,7 @@ class MultinomialNaiveBayes(_TextNaiveBayes):
     n_features_in_ : int
     feature_names_in_ : ndarray of str
         Only when fitted on a data frame with string column names.
-    reduction_ : nbparallel.reduce.TreeRecord
+    reduction_ : nbparallel.engine.reduce.TreeRecord
         The tree of the last counting pass.
     passes_ : list of dict
         Every pass run by the last fit: kind, tree record and wall seconds.
@@ -356,7 +265,6 @@ class MultinomialNaiveBayes(_TextNaiveBayes):
         return tags
 
 
-@io.register
 class BernoulliNaiveBayes(_TextNaiveBayes):
     """Bernoulli naive Bayes over binary features (e.g. word presence), in parallel.
 
@@ -409,4 +317,3 @@ class BernoulliNaiveBayes(_TextNaiveBayes):
         neg_prob = np.log(1 - np.exp(self.feature_log_prob_))
         jll = np.asarray(X @ (self.feature_log_prob_ - neg_prob).T)
         return jll + self.class_log_prior_ + neg_prob.sum(axis=1)
-

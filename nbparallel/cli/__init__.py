@@ -1,0 +1,5 @@
+"""The ``nbparallel`` command line: a parser and one small command per verb, over public library functions."""
+
+from nbparallel.cli.commands import main
+
+__all__ = ["main"]

@@ -1,0 +1,9 @@
+"""Inputs to partitions: columns, in-memory data and files become partitions of rows and the codes they count.
+
+Bottom to top: :mod:`~nbparallel.data.columns` (kind names, missing-value tokens,
+column rules), :mod:`~nbparallel.data.partitions`, :mod:`~nbparallel.data.factorize`
+and :mod:`~nbparallel.data.encoding` (columns to codes), :mod:`~nbparallel.data.numeric_text`,
+:mod:`~nbparallel.data.files` (one module per format), :mod:`~nbparallel.data.dataset`,
+:mod:`~nbparallel.data.inputs` (any input to a dataset), :mod:`~nbparallel.data.sparse`
+(count matrices) and :mod:`~nbparallel.data.schema` (the schema pass).
+"""

@@ -1,0 +1,151 @@
+"""Kind names, missing-value tokens and the rules for column names and roles.
+
+The bottom of the data layer: every other module of :mod:`nbparallel.data` and
+the layers above name attribute kinds and resolve ``categorical_features`` and
+``numeric_features`` here.
+"""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+import pandas as pd
+
+CATEGORICAL = "categorical"
+NUMERIC = "numeric"  # binned numeric
+GAUSSIAN = "gaussian"  # Gaussian numeric: a model's choice for a numeric column, never counted
+
+
+#: Where each kind's attributes sit in a schema's table: categorical, then binned, then Gaussian.
+#: Only :class:`Schema` reads it; the count table holds the counted kinds (a prefix).
+TABLE_ORDER = {CATEGORICAL: 0, NUMERIC: 1, GAUSSIAN: 2}
+
+
+def check_weights(w, name="sample_weight"):
+    """Raise ValueError unless every weight is finite and non-negative."""
+    w = np.asarray(w, dtype=np.float64)
+    if not np.all(np.isfinite(w)) or np.any(w < 0):
+        raise ValueError(f"{name} must hold finite, non-negative numbers; found NaN, infinite or negative values")
+    return w
+
+
+_REFUSED_KINDS = {"M": "dates and times", "m": "time spans", "c": "complex numbers"}
+
+
+def _refuse_unsupported(names, dtypes):
+    """Raise TypeError for a column of dates, time spans or complex numbers: no kind of attribute fits them."""
+    for name, dtype in zip(names, dtypes):
+        kind = getattr(dtype, "kind", None)
+        if kind in _REFUSED_KINDS or isinstance(dtype, (pd.PeriodDtype, pd.IntervalDtype)):
+            what = _REFUSED_KINDS.get(kind, "periods or intervals")
+            advice = ("its real and imaginary parts or its modulus as numeric columns" if kind == "c" else
+                      "numbers (for example the day of the year, or .astype('int64')) or strings")
+            raise TypeError(f"column {name!r} holds {what} (dtype {dtype}), which naive Bayes cannot count: "
+                            f"convert it to {advice} first")
+
+
+def column_names(columns):
+    """The columns' names as strings; raise for MultiIndex, duplicate or colliding names."""
+    if isinstance(columns, pd.MultiIndex):
+        raise TypeError("X has MultiIndex columns; flatten them to one level of names first, for example "
+                        "X.columns = ['_'.join(map(str, c)) for c in X.columns]")
+    names = [str(c) for c in columns]
+    if len(set(names)) < len(names):
+        repeated = sorted({n for n in names if names.count(n) > 1})
+        clashing = [c for c in columns if str(c) in repeated]
+        if len(set(map(repr, clashing))) == len(repeated):
+            raise ValueError(f"X has duplicate column names {repeated}: give every column its own name")
+        raise ValueError(f"X has column names that become the same string: {', '.join(map(repr, clashing))}; "
+                         "rename them so that their str() differ")
+    return names
+
+
+def _named_columns(selection, names, parameter):
+    """The column names a list of names or indices selects; ValueError for an unknown one."""
+    chosen = set()
+    for c in selection:
+        if isinstance(c, (int, np.integer)) and not isinstance(c, bool):
+            if not 0 <= c < len(names):
+                raise ValueError(f"{parameter} index {c} is out of range for {len(names)} columns")
+            chosen.add(names[c])
+        elif c in names:
+            chosen.add(c)
+        else:
+            raise ValueError(f"{parameter} names column {c!r}, which is not in the data {list(names)}")
+    return chosen
+
+
+def integer_columns_of(names, dtypes, kinds):
+    """The numeric columns whose dtype is a numpy integer of at most 63 bits."""
+    return frozenset(n for n, d, kind in zip(names, dtypes, kinds)
+                     if kind == NUMERIC and isinstance(d, np.dtype) and d.kind in "iu" and d != np.uint64)
+
+
+def kinds_for(names, dtypes, categorical_features, numeric_features=None):
+    """Resolve ``categorical_features`` and ``numeric_features`` to kinds.
+
+    "auto" takes the non-numeric columns, "all" every column, and a list of
+    names or indices adds those numeric columns to the non-numeric ones.
+    Integer columns are numeric under "auto" (binned into ``n_bins`` equal
+    widths; one value per bin when their range is at most ``n_bins``); list
+    them, or pass "all", to count them per value. ``numeric_features`` (names
+    or indices) are numeric whatever their dtype and ``categorical_features``
+    ("all" included); naming a column in both lists is an error. Dates, time
+    spans and complex numbers are refused, listed in ``numeric_features`` or not.
+    """
+    _refuse_unsupported(names, dtypes)
+    if numeric_features is None:
+        numeric_features = ()
+    if isinstance(numeric_features, str) or not hasattr(numeric_features, "__iter__"):
+        raise TypeError(f"numeric_features must be None or a list of column names or indices, "
+                        f"got {numeric_features!r}")
+    forced = _named_columns(numeric_features, names, "numeric_features")
+    numeric = [pd.api.types.is_numeric_dtype(d) and not pd.api.types.is_bool_dtype(d) for d in dtypes]
+    if isinstance(categorical_features, str) and categorical_features in ("auto", "all"):
+        chosen = set(names) - forced if categorical_features == "all" else set()
+    elif isinstance(categorical_features, str) or not hasattr(categorical_features, "__iter__"):
+        raise TypeError(
+            "categorical_features must be 'auto', 'all' or a list of column names or "
+            f"indices, got {categorical_features!r}"
+        )
+    else:
+        chosen = _named_columns(categorical_features, names, "categorical_features")
+        both = [n for n in names if n in chosen & forced]
+        if both:
+            raise ValueError(f"column {both[0]!r} is named in both categorical_features and numeric_features: "
+                             "say once whether it is categorical or numeric")
+    return [NUMERIC if n in forced or (is_number and n not in chosen) else CATEGORICAL
+            for n, is_number in zip(names, numeric)]
+
+
+def is_path(X):
+    return isinstance(X, (str, os.PathLike))
+
+
+Y_REQUIRED = (
+    "this estimator requires y to be passed, but the target y is None: "
+    "pass target values or the name of the target column"
+)
+
+
+def column_roles(frame_columns, y, sample_weight, require_target):
+    names = [str(c) for c in frame_columns]
+    target = weight = None
+    if isinstance(y, str):
+        if y not in names:
+            raise ValueError(f"target column {y!r} does not exist; columns are {names}")
+        target = y
+    elif y is None and require_target:
+        raise ValueError(Y_REQUIRED)
+    if isinstance(sample_weight, str):
+        if sample_weight not in names:
+            raise ValueError(f"sample_weight column {sample_weight!r} does not exist; columns are {names}")
+        weight = sample_weight
+    attributes = [n for n in names if n not in (target, weight)]
+    return attributes, target, weight
+
+
+#: pandas' default missing-value strings (pyarrow's list plus ``<NA>`` and ``None``).
+NA_VALUES = ("", "#N/A", "#N/A N/A", "#NA", "-1.#IND", "-1.#QNAN", "-NaN", "-nan", "1.#IND", "1.#QNAN",
+             "<NA>", "N/A", "NA", "NULL", "NaN", "None", "n/a", "nan", "null")

@@ -1,0 +1,135 @@
+"""A dataset: partitions of rows and what their attribute columns are."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from functools import partial
+
+import numpy as np
+
+from nbparallel.data.columns import check_weights
+from nbparallel.engine import execution
+
+
+@dataclass
+class Dataset:
+    """Partitions of rows and what their attribute columns are.
+
+    Attributes
+    ----------
+    partitions : list
+        Concrete partitions or ``dask.delayed`` objects; :meth:`map` wraps a
+        function of ``(X, y, w)`` to take one.
+    columns : list of str
+        Attribute names, in input order.
+    kinds : list of str
+        ``"categorical"`` or ``"numeric"`` for each attribute.
+    target, weight : str or None
+        Column names of the target and of the sample weights in DataFrame
+        partitions.
+    n_rows : int or None
+        Number of rows when known without reading the data.
+    token : str
+        Identifies the data, for task names.
+    ranges : dict or None
+        Numeric ``(min, max)`` per column name known without reading the data
+        (for example from Parquet statistics); the schema pass then does not
+        compute those columns' ranges.
+    partition_rows : list of int or None
+        Each partition's row count, as the schema pass read it; the counting
+        pass checks it (a partition that changed in between raises), and
+        :meth:`partition_infos` places the partitions' rows with it.
+    integer_columns : frozenset of str
+        Numeric attributes whose dtype is a numpy integer in every partition,
+        known without reading the data: a fit may count them by value in one
+        pass (see :mod:`nbparallel.summaries.dictionary_counts`).
+    """
+
+    partitions: list
+    columns: list
+    kinds: list
+    target: str | None = None
+    weight: str | None = None
+    n_rows: int | None = None
+    token: str = ""
+    ranges: dict | None = None
+    partition_rows: list | None = None
+    integer_columns: frozenset = frozenset()
+
+    def map(self, fn, *args, with_info=False):
+        """A picklable ``part -> fn(*args, X, y, w)`` for :mod:`nbparallel.engine`.
+
+        With ``with_info=True``, one function per partition (the engine takes
+        the list) calling ``fn(*args, X, y, w, info)``, where ``info`` is the
+        partition's :class:`~nbparallel.data.partitions.PartitionInfo`: its index
+        and the global index of its first row, for row identity (folds,
+        reproducible sampling) independent of the partitioning.
+        """
+        if not with_info:
+            return partial(_apply, fn, args, self.columns, self.target, self.weight)
+        return [partial(_apply_with_info, fn, args, self.columns, self.target, self.weight, info)
+                for info in self.partition_infos()]
+
+    def partition_infos(self):
+        """Each partition's :class:`~nbparallel.data.partitions.PartitionInfo`, from the row counts.
+
+        In-memory partitions are counted here; lazy ones (Dask collections,
+        files) need the row counts the schema pass records
+        (:func:`scan_schema`), else ValueError.
+        """
+        from nbparallel.data.partitions import PartitionInfo
+
+        rows = self.partition_rows
+        if rows is None or len(rows) != len(self.partitions):
+            if not all(isinstance(p, tuple) for p in self.partitions):
+                raise ValueError("the partitions' row counts are unknown: run the schema pass "
+                                 "(scan_schema) before asking for partition offsets")
+            rows = [len(p[0]) for p in self.partitions]
+        offsets = np.concatenate([[0], np.cumsum(rows, dtype=np.int64)])
+        return [PartitionInfo(i, int(offsets[i])) for i in range(len(rows))]
+
+
+def _unpack(part, columns, target, weight):
+    """``(X, y, w)`` of a partition; X a DataFrame or a 2-D array."""
+    if isinstance(part, tuple):
+        return part
+    if is_arrow_table(part):  # a small Parquet directory's rows (see nbparallel.data.files.dataset.file_dataset)
+        from nbparallel.data.files.arrow import table_to_pandas
+
+        part = table_to_pandas(part)
+    X = part[columns]
+    y = part[target].to_numpy() if target is not None else None
+    w = part[weight].to_numpy() if weight is not None else None
+    if w is not None:
+        check_weights(w, weight)
+    return X, y, w
+
+
+def is_arrow_table(part):
+    """True for a ``pyarrow.Table`` (without importing pyarrow)."""
+    return type(part).__name__ == "Table" and type(part).__module__.startswith("pyarrow")
+
+
+def _apply(fn, args, columns, target, weight, part):
+    return fn(*args, *_unpack(part, columns, target, weight))
+
+
+def _apply_with_info(fn, args, columns, target, weight, info, part):
+    return fn(*args, *_unpack(part, columns, target, weight), info)
+
+
+def default_partitions(n_rows, n_workers=None, min_rows=65536):
+    """Partitions for in-memory data: one per worker, none smaller than ``min_rows``.
+
+    ``n_workers`` defaults to :func:`nbparallel.engine.execution.available_workers`, asked
+    only when the rows make more than one partition (with a ``distributed.Client``
+    the question is a round trip to the scheduler, which dominated small fits).
+
+    >>> default_partitions(10_000_000, 4), default_partitions(1000)
+    (4, 1)
+    """
+    most = math.ceil(n_rows / min_rows)
+    if most <= 1:
+        return 1
+    return min(execution.available_workers() if n_workers is None else n_workers, most)

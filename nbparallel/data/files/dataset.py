@@ -1,0 +1,146 @@
+"""A file or directory to a :class:`~nbparallel.data.dataset.Dataset` whose partitions read their rows."""
+
+from __future__ import annotations
+
+import functools
+
+from nbparallel.data.files.arrow import (
+    numeric_types,
+    pandas_dtypes,
+    parse_numeric_text,
+    remove_na_categories,
+    table_to_pandas,
+)
+from nbparallel.data.files.csv import csv_layout, read_csv_unit
+from nbparallel.data.files.options import Files, file_signature, list_files
+from nbparallel.data.files.parquet import parquet_layout, read_parquet_files, read_parquet_unit, tables_of_pieces
+from nbparallel.data.files.pieces import default_pieces, piece_table, pieces
+from nbparallel.engine import execution
+
+
+def file_dataset(path, y=None, sample_weight=None, *, n_partitions=None, categorical_features="auto",
+                 require_target=True, numeric_features=None):
+    """A :class:`nbparallel.data.dataset.Dataset` over a CSV or Parquet file or directory.
+
+    Parameters
+    ----------
+    path : str, PathLike or Files
+        A file, or a directory of files of one kind (suffixes ``.csv``,
+        ``.parquet``, ``.pq``, any case); :class:`Files` adds read options.
+    y, sample_weight : str or None
+        Names of the target and weight columns.
+    n_partitions : int or None
+        None keeps the files' own partitions (a file, or runs of a large
+        Parquet file's row groups), neighbouring small ones grouped (see
+        :func:`default_pieces`); a number groups or splits them.
+    categorical_features, require_target, numeric_features
+        As for :func:`nbparallel.data.inputs.as_dataset`; ``numeric_features`` adds
+        to those of a :class:`Files` path, and reads them as numbers.
+
+    Returns
+    -------
+    nbparallel.data.dataset.Dataset
+        With ``n_rows`` from Parquet metadata and, without a weight column,
+        ``ranges``: the exact (min, max) of numeric columns from Parquet
+        statistics, for the schema pass to skip.
+    """
+    from dask import delayed
+    from dask.base import tokenize
+
+    from nbparallel.data.columns import column_roles, kinds_for
+    from nbparallel.data.dataset import Dataset
+
+    if y is not None and not isinstance(y, str):
+        raise TypeError("with a file, y must be the name of the target column")
+    if sample_weight is not None and not isinstance(sample_weight, str):
+        raise TypeError("with a file, sample_weight must be the name of a column")
+    na_values = path.na_values if isinstance(path, Files) else None
+    files, kind = list_files(path)
+    ranges = n_rows = opened = None
+    if kind == "parquet":
+        if n_partitions is None and not na_values:
+            opened = read_parquet_files(files)
+        units, types, n_rows, ranges = parquet_layout(files, opened)
+    else:
+        units, types = csv_layout(files, na_values)
+    columns, target, weight = column_roles(list(types), y, sample_weight, require_target)
+    if not columns:
+        raise ValueError("the data has no attribute columns besides the target")
+    dtypes = pandas_dtypes(types)
+    forced = list(numeric_features if numeric_features is not None else ()) + list(
+        path.numeric_features or () if isinstance(path, Files) else ())
+    kinds = kinds_for(columns, [dtypes[c] for c in columns], categorical_features, forced)
+    types = numeric_types(types, [c for c, k in zip(columns, kinds) if k == "numeric"])
+    needed = [c for c in types if c in columns or c in (target, weight)]
+    parts = (pieces(units, n_partitions) if n_partitions is not None
+             else default_pieces(units, execution.available_workers()))
+    token = tokenize("nbparallel-files", kind, repr(parts), needed, na_values, {c: str(t) for c, t in types.items()})
+    if opened and opened[0][2] is not None:
+        partitions = tables_of_pieces(parts, files, opened, needed, types)
+    else:
+        partitions = [  # named, their arguments in a partial that dask neither tokenizes nor searches for collections
+            delayed(functools.partial(read_piece, kind, p, needed, types, na_values),
+                    name=f"nbparallel-read-{token}", pure=True)(dask_key_name=f"nbparallel-read-{token}-{i}")
+            for i, p in enumerate(parts)
+        ]
+    dataset = Dataset(partitions, columns, kinds, target, weight, n_rows=n_rows, token=token)
+    if ranges and weight is None:  # rows of weight zero do not count in ranges
+        dataset.ranges = {c: ranges[c] for c, k in zip(columns, kinds) if c in ranges and k == "numeric"}
+    return dataset
+
+
+def read_files(path, columns=None):
+    """A Dask DataFrame over a CSV or Parquet file or directory (or :class:`Files`), read lazily."""
+    import dask.dataframe as dd
+    from dask import delayed
+
+    na_values = path.na_values if isinstance(path, Files) else None
+    files, kind = list_files(path)
+    if kind == "parquet":
+        units, types, _, _ = parquet_layout(files)
+    else:
+        units, types = csv_layout(files, na_values)
+    if isinstance(path, Files) and path.numeric_features:
+        types = numeric_types(types, path.numeric_features)
+    if columns is not None:
+        missing = [c for c in columns if c not in types]
+        if missing:
+            raise ValueError(f"column {missing[0]!r} does not exist; columns are {list(types)}")
+        types = {c: types[c] for c in columns}
+    needed = list(types)
+    meta = pandas_dtypes(types)
+    import pandas as pd
+
+    empty = pd.DataFrame({c: pd.Series(dtype=d) for c, d in meta.items()})
+    parts = [delayed(read_piece, pure=True)(kind, p, needed, types, na_values) for p in pieces(units)]
+    return dd.from_delayed(parts, meta=empty, verify_meta=False)
+
+
+def read_piece(kind, piece, columns, types, na_values):
+    """Read one partition as a pandas DataFrame of ``columns`` (inside its task).
+
+    Raises ValueError naming the file when it cannot be read, changed since
+    the dataset was made, or has an unexpected number of rows.
+    """
+    import pyarrow as pa
+
+    tables = []
+    for unit in piece.units:
+        if file_signature(unit.path) != unit.signature:
+            raise ValueError(f"file {unit.path!r} changed after the data was listed (size or time differ): "
+                             "fit again on data that stays unchanged during the fit")
+        try:
+            if kind == "parquet":
+                table = parse_numeric_text(read_parquet_unit(unit, columns, types), types, na_values, unit.path)
+            else:
+                table = read_csv_unit(unit, columns, types, na_values)
+        except (pa.ArrowException, OSError) as exc:  # ArrowInvalid included
+            raise ValueError(f"cannot read {kind} file {unit.path!r}: {exc}") from None
+        if unit.n_rows is not None and table.num_rows != unit.n_rows:
+            raise ValueError(f"file {unit.path!r} has {table.num_rows} rows where its metadata "
+                             f"said {unit.n_rows}")
+        tables.append(table)
+    frame = table_to_pandas(piece_table(tables, piece))
+    if kind == "parquet" and na_values:
+        frame = remove_na_categories(frame, na_values)
+    return frame

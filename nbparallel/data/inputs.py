@@ -1,0 +1,267 @@
+"""In-memory inputs (numpy, pandas, Dask) and paths to a :class:`~nbparallel.data.dataset.Dataset`."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+
+from nbparallel.data.columns import (
+    CATEGORICAL,
+    NUMERIC,
+    Y_REQUIRED,
+    check_weights,
+    column_names,
+    column_roles,
+    integer_columns_of,
+    is_path,
+    kinds_for,
+)
+from nbparallel.data.dataset import Dataset, default_partitions
+
+
+def _warn_numbers_as_categories(X, names, kinds, categorical_features):
+    """Warn when "auto" makes an object column of numbers categorical: surely not what was meant."""
+    import warnings
+
+    if not (isinstance(categorical_features, str) and categorical_features == "auto"):
+        return
+    frame = isinstance(X, pd.DataFrame)
+    dtypes = list(X.dtypes) if frame else [X.dtype] * X.shape[1]
+    head = None  # the first rows, as one object array, when some column needs them
+    for a, (name, kind, dtype) in enumerate(zip(names, kinds, dtypes)):
+        if kind != CATEGORICAL or not (isinstance(dtype, np.dtype) and dtype == object):
+            continue
+        head = (X.iloc[:64].to_numpy(dtype=object) if frame else X[:64]) if head is None else head
+        if any(isinstance(v, (str, bytes)) for v in head[:, a]):  # a string settles it without a full scan
+            continue
+        if _holds_only_numbers(X.iloc[:, a] if frame else X[:, a]):
+            warnings.warn(
+                f"column {name!r} has dtype object but holds only numbers: it is counted as categorical, one "
+                "category per distinct number. Convert it with astype(float) or list it in numeric_features to bin "
+                "it, or list it in "
+                "categorical_features to say it is categorical",
+                UserWarning,
+                stacklevel=5,
+            )
+
+
+def _holds_only_numbers(column):
+    """Whether an object column's values are all numbers (missing values aside), by ``infer_dtype``'s full scan.
+
+    Callers first look for a string among the first values, which settles it:
+    the scan cost more than counting a column of strings.
+    """
+    return pd.api.types.infer_dtype(column, skipna=True) in ("integer", "floating", "mixed-integer-float", "decimal")
+
+
+def as_dataset(X, y=None, sample_weight=None, *, n_partitions=None, categorical_features="auto",
+               require_target=True, numeric_features=None):
+    """Turn any supported input into a :class:`Dataset`.
+
+    Parameters
+    ----------
+    X : array-like, pandas.DataFrame, dask Array or DataFrame, str or PathLike
+        The attributes; a path (or :class:`nbparallel.data.files.options.Files`, a path
+        with read options) names a CSV or Parquet file or directory.
+    y : array-like, str or None
+        The target values, or the name of the target column of a DataFrame or
+        file (it is then left out of the attributes).
+    sample_weight : array-like, str or None
+        Non-negative weights, or the name of a weight column.
+    n_partitions : int or None
+        Number of partitions; None chooses one per worker for in-memory data
+        and keeps a Dask collection's or files' own partitions.
+    categorical_features : "auto", "all" or list
+        Which attributes are categorical; "auto" takes non-numeric columns.
+    require_target : bool
+        Raise when no target is given.
+    numeric_features : list or None
+        Attributes that are numeric whatever their dtype; text in them is
+        parsed to numbers (see :mod:`nbparallel.data.numeric_text`).
+    """
+    if n_partitions is not None and (
+        isinstance(n_partitions, bool) or not isinstance(n_partitions, (int, np.integer))
+    ):
+        raise TypeError(f"n_partitions must be a positive int or None, got {n_partitions!r}")
+    if n_partitions is not None and n_partitions < 1:
+        raise ValueError(f"n_partitions must be >= 1, got {n_partitions}")
+    if is_path(X):
+        from nbparallel.data.files.dataset import file_dataset
+
+        return file_dataset(X, y, sample_weight, n_partitions=n_partitions,
+                            categorical_features=categorical_features, require_target=require_target,
+                            numeric_features=numeric_features)
+    import dask.array as da
+    import dask.dataframe as dd
+
+    if isinstance(X, dd.DataFrame):
+        return _dask_frame_dataset(X, y, sample_weight, n_partitions, categorical_features, require_target,
+                                   numeric_features)
+    if isinstance(X, da.Array):
+        return _dask_array_dataset(X, y, sample_weight, n_partitions, categorical_features, require_target,
+                                   numeric_features)
+    return _memory_dataset(X, y, sample_weight, n_partitions, categorical_features, require_target,
+                           numeric_features)
+
+
+def _as_target(y):
+    """A 1-D array of class labels; a column vector is flattened with a warning."""
+    import warnings
+
+    from sklearn.exceptions import DataConversionWarning
+    from sklearn.utils.multiclass import type_of_target
+
+    y = np.asarray(y)
+    if y.ndim == 2 and y.shape[1] == 1:
+        warnings.warn(
+            "A column-vector y was passed when a 1d array was expected; it was flattened to shape (n_samples,)",
+            DataConversionWarning,
+            stacklevel=4,
+        )
+        y = y.ravel()
+    if y.dtype.kind in "fc" and type_of_target(y[~pd.isna(y)]) == "continuous":
+        raise ValueError("Unknown label type: continuous. y must hold class labels, not continuous values")
+    return y
+
+
+def _dask_frame_dataset(ddf, y, sample_weight, n_partitions, categorical_features, require_target,
+                        numeric_features=None):
+    if y is not None and not isinstance(y, str):
+        raise TypeError("with a Dask DataFrame or a file, y must be the name of the target column")
+    if sample_weight is not None and not isinstance(sample_weight, str):
+        raise TypeError("with a Dask DataFrame or a file, sample_weight must be the name of a column")
+    ddf = ddf.rename(columns=dict(zip(ddf.columns, column_names(ddf.columns))))
+    columns, target, weight = column_roles(ddf.columns, y, sample_weight, require_target)
+    if not columns:
+        raise ValueError("the data has no attribute columns besides the target")
+    kinds = kinds_for(columns, [ddf.dtypes[c] for c in columns], categorical_features, numeric_features)
+    ddf = _parsed_dask_frame(ddf, columns, kinds)
+    if n_partitions is not None and n_partitions != ddf.npartitions:
+        ddf = ddf.repartition(npartitions=n_partitions)
+    return Dataset(list(ddf.to_delayed()), columns, kinds, target, weight, token=ddf._name,
+                   integer_columns=integer_columns_of(columns, [ddf.dtypes[c] for c in columns], kinds))
+
+
+def _dask_array_dataset(X, y, sample_weight, n_partitions, categorical_features, require_target,
+                        numeric_features=None):
+    import dask.array as da
+
+    if X.ndim != 2:
+        raise ValueError(f"X must be 2-dimensional, got a Dask array of shape {X.shape}")
+    if n_partitions is not None:
+        X = X.rechunk({0: math.ceil(X.shape[0] / n_partitions)})
+    X = X.rechunk({1: -1})
+    chunks = X.chunks[0]
+    parts_y = parts_w = [None] * len(chunks)
+    if y is None and require_target:
+        raise ValueError(Y_REQUIRED)
+    if y is not None:
+        y = da.asarray(y)
+        if y.shape[0] != X.shape[0]:
+            raise ValueError(f"y has {y.shape[0]} rows but X has {X.shape[0]}")
+        parts_y = list(y.rechunk((chunks,)).to_delayed())
+    if sample_weight is not None:
+        w = da.asarray(sample_weight)
+        if w.shape[0] != X.shape[0]:
+            raise ValueError(f"sample_weight has {w.shape[0]} rows but X has {X.shape[0]}")
+        parts_w = list(w.rechunk((chunks,)).to_delayed())
+    from dask import delayed
+
+    parts = [
+        delayed(_checked_tuple, pure=True)(x, py, pw)
+        for x, py, pw in zip(X.to_delayed().ravel(), parts_y, parts_w)
+    ]
+    columns = [str(i) for i in range(X.shape[1])]
+    kinds = kinds_for(columns, [X.dtype] * X.shape[1], categorical_features, numeric_features)
+    if NUMERIC in kinds and not (np.issubdtype(X.dtype, np.number) and X.dtype != bool):
+        raise TypeError(f"numeric_features cannot parse a Dask array of dtype {X.dtype}: convert it with "
+                        "X.astype(float) first")
+    return Dataset(parts, columns, kinds, n_rows=int(X.shape[0]), token=X.name,
+                   integer_columns=integer_columns_of(columns, [X.dtype] * X.shape[1], kinds))
+
+
+def _parsed_dask_frame(ddf, columns, kinds):
+    """The Dask DataFrame with its numeric attributes that hold text parsed to float64 in every partition."""
+    from nbparallel.data.numeric_text import needs_parsing, numeric_frame
+
+    parsed = {c for c, kind in zip(columns, kinds) if kind == NUMERIC and needs_parsing(ddf.dtypes[c])}
+    if not parsed:
+        return ddf
+    kinds_in_frame = [NUMERIC if c in parsed else CATEGORICAL for c in ddf.columns]
+    meta = ddf._meta.astype(dict.fromkeys(parsed, np.float64))
+    return ddf.map_partitions(numeric_frame, kinds_in_frame, meta=meta)
+
+
+def _checked_tuple(x, y, w):
+    if w is not None:
+        check_weights(w)
+    return x, y, w
+
+
+def _memory_dataset(X, y, sample_weight, n_partitions, categorical_features, require_target,
+                    numeric_features=None):
+    from nbparallel.data.numeric_text import numeric_array, numeric_frame
+
+    target = None  # the target column's name, when y names one
+    if isinstance(X, pd.DataFrame):
+        frame = X.set_axis(column_names(X.columns), axis=1)
+        columns, target, weight = column_roles(frame.columns, y, sample_weight, require_target)
+        dtypes = dict(zip(frame.columns, frame.dtypes))
+        kinds = kinds_for(columns, [dtypes[c] for c in columns], categorical_features, numeric_features)
+        X = numeric_frame(frame[columns], kinds)
+        _warn_numbers_as_categories(X, columns, kinds, categorical_features)
+        if target is not None:
+            y = frame[target].to_numpy()
+        if weight is not None:
+            sample_weight = frame[weight].to_numpy()
+    else:
+        if isinstance(y, str):
+            raise TypeError("y is a column name, but X is an array, not a DataFrame or a file")
+        X = np.asarray(X)
+        if X.ndim != 2:
+            raise ValueError(
+                f"X must be 2-dimensional (rows x attributes), got shape {X.shape}. Reshape your data "
+                "with X.reshape(-1, 1) for a single attribute or X.reshape(1, -1) for a single row."
+            )
+        if X.dtype.kind == "c":
+            raise ValueError("Complex data not supported: X must hold real numbers or categories")
+        columns = [str(i) for i in range(X.shape[1])]
+        kinds = kinds_for(columns, [X.dtype] * X.shape[1], categorical_features, numeric_features)
+        X = numeric_array(X, kinds)
+        if X.dtype == object:
+            _warn_numbers_as_categories(X, columns, kinds, categorical_features)
+    n = X.shape[0]
+    if n == 0:
+        raise ValueError("X holds no rows: at least one is needed")
+    if X.shape[1] == 0:
+        raise ValueError(f"X has 0 feature(s) (shape={X.shape}) while a minimum of 1 is required.")
+    if y is None and require_target:
+        raise ValueError(Y_REQUIRED)
+    if y is not None:
+        y = _as_target(y)
+        if y.ndim != 1:
+            raise ValueError(f"y must be 1-dimensional, got shape {y.shape}")
+        if len(y) != n:
+            raise ValueError(f"y has {len(y)} rows but X has {n}")
+    if sample_weight is not None:
+        sample_weight = check_weights(sample_weight)
+        if sample_weight.shape != (n,):
+            raise ValueError(f"sample_weight has shape {sample_weight.shape}, expected ({n},)")
+        if not sample_weight.any():
+            raise ValueError("sample_weight is zero for every row: at least one positive weight is needed")
+    P = min(n_partitions or default_partitions(n), n)  # no empty partitions
+    bounds = np.linspace(0, n, P + 1).astype(int)
+    take = (lambda a, s, e: a.iloc[s:e]) if isinstance(X, pd.DataFrame) else (lambda a, s, e: a[s:e])
+    parts = [
+        (
+            take(X, s, e),
+            None if y is None else y[s:e],
+            None if sample_weight is None else sample_weight[s:e],
+        )
+        for s, e in zip(bounds[:-1], bounds[1:])
+    ]
+    dtypes = list(X.dtypes) if isinstance(X, pd.DataFrame) else [X.dtype] * X.shape[1]
+    return Dataset(parts, columns, kinds, target=target, n_rows=n, token=str(id(X)),
+                   integer_columns=integer_columns_of(columns, dtypes, kinds))

@@ -1,0 +1,111 @@
+"""Columns declared numeric (``numeric_features``) that hold text: parsed into floats once.
+
+A column the user names in ``numeric_features`` (``--numeric`` on the command
+line) is numeric whatever its dtype. When it holds text (an object, string or
+category column, for example ``"3.5"`` strings or Weka's ``"?"`` marks) or
+booleans, it is converted to float64 when the data is read, before any pass:
+the missing-value strings (pandas' defaults, :data:`nbparallel.data.columns.NA_VALUES`,
+plus the ``na_values`` given) become NaN, every other value must parse as a
+number, and one that does not raises ``ValueError`` naming the column and
+showing the value.
+
+>>> import pandas as pd
+>>> parse_numbers(pd.Series(["3.5", "?", "NA", 2]), "x", na_values=["?"]).tolist()
+[3.5, nan, nan, 2.0]
+>>> parse_numbers(pd.Series(["3.5", "?"]), "x")
+Traceback (most recent call last):
+...
+ValueError: column 'x' is numeric (numeric_features) but holds '?', which is not a number (1 such value); replace such marks by NaN first (for example X.replace('?', np.nan))
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+_FLOAT_KINDS = "iuf"
+
+
+def missing_marks(na_values=()):
+    """The strings read as missing: pandas' defaults and ``na_values``."""
+    from nbparallel.data.columns import NA_VALUES
+
+    return set(NA_VALUES) | {str(v) for v in na_values or ()}
+
+
+def parse_numbers(values, name, na_values=(), where=""):
+    """A column (pandas Series or 1-D array) as float64 numbers, NaN for missing values.
+
+    Parameters
+    ----------
+    values : pandas.Series or numpy.ndarray
+    name : str
+        The column's name, for errors.
+    na_values : iterable of str
+        Strings that mean a missing value besides pandas' defaults.
+    where : str
+        Where the column comes from (" of file '...'"), for errors.
+
+    Raises
+    ------
+    ValueError
+        When a value is neither a number, nor missing, nor one of the
+        missing-value strings.
+    """
+    column = values if isinstance(values, pd.Series) else pd.Series(np.asarray(values, dtype=object))
+    if isinstance(column.dtype, np.dtype) and column.dtype.kind in _FLOAT_KINDS:
+        return column.to_numpy(dtype=np.float64)
+    if pd.api.types.is_bool_dtype(column.dtype):
+        return column.to_numpy(dtype=np.float64, na_value=np.nan)
+    marks = missing_marks(na_values)
+    text = column.astype(object)
+    is_mark = text.map(lambda v: isinstance(v, str) and v in marks).to_numpy(dtype=bool)
+    text = text.where(~is_mark, None)
+    numbers = pd.to_numeric(text, errors="coerce").to_numpy(dtype=np.float64, na_value=np.nan)
+    bad = np.isnan(numbers) & ~pd.isna(text).to_numpy() & ~text.map(_is_nan_text).to_numpy(dtype=bool)
+    if bad.any():
+        example = text[bad].iloc[0]
+        hint = ("give such marks in na_values (--na-values) to read them as missing" if where else
+                f"replace such marks by NaN first (for example X.replace({example!r}, np.nan))")
+        raise ValueError(
+            f"column {name!r}{where} is numeric (numeric_features) but holds {example!r}, which is not a number "
+            f"({int(bad.sum())} such value{'s' if bad.sum() > 1 else ''}); {hint}")
+    return numbers
+
+
+def _is_nan_text(v):
+    """True for a string that parses as NaN ("nan", "NaN", ...): a missing value, not a bad one."""
+    return isinstance(v, str) and v.strip().lower() in ("nan", "+nan", "-nan")
+
+
+def needs_parsing(dtype):
+    """Whether a column of this dtype must be parsed to be numeric (text, category or booleans)."""
+    return not pd.api.types.is_numeric_dtype(dtype) or pd.api.types.is_bool_dtype(dtype)
+
+
+def numeric_frame(X, kinds, na_values=(), where=""):
+    """``X`` with its numeric columns that hold text or booleans parsed to float64 (X itself when none do)."""
+    from nbparallel.data.columns import NUMERIC
+
+    positions = [i for i, kind in enumerate(kinds) if kind == NUMERIC and needs_parsing(X.dtypes.iloc[i])]
+    if not positions:
+        return X
+    X = X.copy(deep=False)
+    for i in positions:
+        numbers = parse_numbers(X.iloc[:, i], str(X.columns[i]), na_values, where)
+        X.isetitem(i, pd.Series(numbers, index=X.index))
+    return X
+
+
+def numeric_array(X, kinds):
+    """A 2-D array with its numeric columns parsed to floats: float64 when every column is
+    numeric, else an object array (X itself when nothing needs parsing)."""
+    from nbparallel.data.columns import NUMERIC
+
+    if not needs_parsing(X.dtype) or NUMERIC not in kinds:
+        return X
+    out = X.astype(object)
+    for i, kind in enumerate(kinds):
+        if kind == NUMERIC:
+            out[:, i] = parse_numbers(X[:, i], str(i))
+    return out.astype(np.float64) if all(k == NUMERIC for k in kinds) else out

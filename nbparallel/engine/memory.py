@@ -1,0 +1,85 @@
+"""Upper bounds: estimate the memory a fit or prediction will hold and refuse what cannot fit.
+
+The estimates are deliberately simple (8 bytes per float64 cell, counted for
+the arrays that live at the same time) and are compared with the memory the
+workers have (:func:`nbparallel.engine.memory.available_memory`), so an absurd
+parameter fails at once with a message naming it instead of being killed by
+the operating system after minutes.
+"""
+
+from __future__ import annotations
+
+from nbparallel.engine import execution
+
+CELL_BYTES = 8
+PREDICT_CHUNK_CELLS = 1 << 22
+"""Most (row x class) cells a prediction holds at once per partition (32 MiB of float64)."""
+
+
+def check_memory(n_bytes, what, hint, partitions=None):
+    """Raise ValueError when ``n_bytes`` exceed the memory the workers have.
+
+    Parameters
+    ----------
+    n_bytes : int
+        Estimated bytes needed.
+    what : str
+        What needs them, e.g. "the count tables of n_bins=1000000".
+    hint : str
+        What the user can change.
+    partitions : list, optional
+        The partitions the work reads: when they stay local, this machine's
+        memory is the limit (see :func:`nbparallel.engine.memory.available_memory`).
+
+    >>> check_memory(10, "ten bytes", "nothing")
+    >>> check_memory(1 << 80, "the tables", "use fewer bins")
+    Traceback (most recent call last):
+    ...
+    ValueError: the tables need about ... TiB of memory, more than the ... available; use fewer bins
+    """
+
+    available = available_memory(partitions)
+    if available is not None and n_bytes > available:
+        raise ValueError(f"{what} need about {_size(n_bytes)} of memory, more than the "
+                         f"{_size(available)} available; {hint}")
+
+
+def table_bytes(n_table_rows, n_columns, n_partitions):
+    """Count tables alive at once: one per running task and one per pending merge, plus the result."""
+    in_flight = (1 if n_partitions <= 1 else min(n_partitions, execution.available_workers())) + 2
+    return CELL_BYTES * n_table_rows * n_columns * in_flight
+
+
+def _size(n_bytes):
+    for unit in ("bytes", "KiB", "MiB", "GiB"):
+        if n_bytes < 1024:
+            return f"{n_bytes:.0f} {unit}" if unit == "bytes" else f"{n_bytes:.1f} {unit}"
+        n_bytes /= 1024
+    return f"{n_bytes:.1f} TiB"
+
+
+def fits_in_memory(n_bytes, available, fraction=0.5):
+    """Whether data of ``n_bytes`` should be kept in ``available`` bytes of memory.
+
+    >>> fits_in_memory(10, 100), fits_in_memory(60, 100), fits_in_memory(60, None)
+    (True, False, True)
+    """
+    return available is None or n_bytes <= fraction * available
+
+
+def available_memory(partitions=None):
+    """Bytes of memory the workers can hold: the cluster's limits, or this machine's free memory.
+
+    With ``partitions``, the memory of where a pass over them runs: this
+    machine's when they stay local (:func:`nbparallel.engine.execution.runs_locally`),
+    which spares small fits a round trip to the scheduler.
+    """
+    client = execution.active_client()
+    if client is not None and not (partitions is not None and execution.runs_locally(partitions, client)):
+        limits = [w.get("memory_limit") or 0 for w in client.scheduler_info()["workers"].values()]
+        return sum(limits) or None
+    try:
+        import psutil
+    except ImportError:  # pragma: no cover - psutil comes with distributed
+        return None
+    return psutil.virtual_memory().available

@@ -1,0 +1,157 @@
+"""The pass scheduler: successive map-reduce passes over the same partitions.
+
+Iterative algorithms (boosting rounds, EM iterations) run one pass after
+another over the same data. :class:`PassScheduler` keeps the partitions in
+memory between passes when they fit (``dask.persist`` locally, ``client.persist``
+or ``client.scatter`` on a distributed cluster) and re-reads them otherwise, and
+records every pass: its kind, the shape of its reduction tree and its wall
+time. A *stateful* pass also leaves a per-partition value behind (for example
+the rows' boosting weights) that the next stateful pass receives; it is kept
+only while the partitions are, and the pass function rebuilds it when it gets
+None. :class:`Checkpoint` saves the small driver-side state after each pass
+as JSON so that an interrupted fit resumes where it stopped.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import replace
+from operator import getitem
+
+from dask import delayed
+from dask.base import tokenize
+
+from nbparallel.engine import execution
+from nbparallel.engine.memory import available_memory, fits_in_memory
+from nbparallel.engine.reduce import TreeRecord, tree_reduce
+
+
+def _identity(X, y, w):
+    return X, y, w
+
+
+def _stateful_leaf(unpack, fn, args, part, state):
+    return fn(*args, state, *unpack(part))
+
+
+class PassScheduler:
+    """Run and record successive passes over one dataset.
+
+    Parameters
+    ----------
+    dataset : nbparallel.data.dataset.Dataset
+        The partitions every pass reads.
+    split_every : int >= 2 or False
+        Fan-in of every pass's reduction tree.
+    persist : "auto", True or False
+        Keep the partitions (and the stateful passes' per-partition state) in
+        memory between passes: always, never (re-read them for every pass), or
+        when their estimated size is at most half the available memory.
+    verbose : bool
+        Show a progress bar for each pass.
+
+    Attributes
+    ----------
+    passes : list of dict
+        One entry per pass run: ``kind``, ``tree`` (a TreeRecord) and ``seconds``.
+    persisted : bool
+        Whether the partitions are kept in memory.
+    """
+
+    def __init__(self, dataset, *, split_every=2, persist="auto", verbose=False):
+        if not (persist is True or persist is False or persist == "auto"):
+            raise ValueError(f"persist must be 'auto', True or False, got {persist!r}")
+        self.dataset = dataset
+        self.split_every = split_every
+        self.persist = persist
+        self.verbose = verbose
+        self.passes = []
+        self.persisted = False
+        self._states = None
+        if persist is True:
+            self._persist()
+
+    # ------------------------------------------------------------ memory
+
+    def _persist(self):
+        """Keep the partitions in (worker) memory; concrete local data already is."""
+        self.dataset = replace(self.dataset, partitions=execution.persist(self.dataset.partitions))
+        self.persisted = True
+
+    def keep_if_fits(self, n_rows):
+        """With ``persist="auto"``, keep the partitions in memory when ``n_rows`` rows fit there."""
+        if self.persist != "auto" or self.persisted:
+            return
+        n_bytes = 8 * n_rows * (len(self.dataset.columns) + 2)
+        if fits_in_memory(n_bytes, available_memory()):
+            self._persist()
+
+    # ------------------------------------------------------------ passes
+
+    def record(self, kind, record, start):
+        """Record a pass run outside :meth:`run` (kind, tree record, start time from ``time.perf_counter``)."""
+        self.passes.append({"kind": kind, "tree": record, "seconds": time.perf_counter() - start})
+
+    def _token(self, kind, fn, args):
+        return tokenize(kind, fn, args, self.dataset.token, len(self.passes))
+
+    def run(self, kind, fn, merge, *args):
+        """One pass: ``fn(*args, X, y, w)`` summarizes each partition, ``merge`` combines.
+
+        Returns the merged summary.
+        """
+        start = time.perf_counter()
+        summary, record = execution.run_pass(
+            self.dataset.partitions, self.dataset.map(fn, *args), merge, split_every=self.split_every,
+            name=f"nbparallel-{kind}", token=self._token(kind, fn, args), verbose=self.verbose)
+        self.record(kind, record, start)
+        return summary
+
+    def run_stateful(self, kind, fn, merge, *args):
+        """One pass that also updates a per-partition state.
+
+        ``fn(*args, state, X, y, w) -> (new_state, summary)``, where ``state`` is
+        what the previous stateful pass left for this partition, or None on
+        the first pass and whenever the partitions are not kept in memory
+        (``fn`` must then rebuild it from the rows).
+
+        Returns the merged summary.
+        """
+        start = time.perf_counter()
+        token = self._token(kind, fn, args)
+        unpack = self.dataset.map(_identity)
+        states = self._states or [None] * len(self.dataset.partitions)
+        leaves = [
+            delayed(_stateful_leaf, pure=True)(unpack, fn, args, part, state,
+                                              dask_key_name=f"nbparallel-{kind}-map-{token}-{i}")
+            for i, (part, state) in enumerate(zip(self.dataset.partitions, states))
+        ]
+        summaries = [delayed(getitem, pure=True)(leaf, 1, dask_key_name=f"nbparallel-{kind}-summary-{token}-{i}")
+                     for i, leaf in enumerate(leaves)]
+        new_states = [delayed(getitem, pure=True)(leaf, 0, dask_key_name=f"nbparallel-{kind}-state-{token}-{i}")
+                      for i, leaf in enumerate(leaves)]
+        root, record = tree_reduce(summaries, merge, self.split_every, name=f"nbparallel-{kind}-{token}")
+        summary, kept = self._compute(root, new_states if self.persisted else [])
+        self._states = kept or None
+        self.record(kind, record, start)
+        return summary
+
+    def _compute(self, root, keep):
+        """Compute ``root``; keep ``keep`` in (worker) memory for the next pass."""
+        client = execution.active_client()
+        parts = self.dataset.partitions
+        if client is not None and keep and not execution.runs_locally(parts, client):
+            root, *keep = client.persist([root, *keep])
+            return root.compute(), keep
+        summary, *keep = execution.compute([root, *keep], self.verbose, partitions=parts)
+        return summary, keep
+
+
+def passes_to_json(passes):
+    """Pass records as plain values."""
+    return [{**p, "tree": p["tree"].to_dict()} for p in passes]
+
+
+def passes_from_json(data):
+    """Inverse of :func:`passes_to_json`."""
+    return [{**p, "tree": TreeRecord.from_dict(p["tree"])} for p in data]

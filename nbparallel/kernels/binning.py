@@ -1,0 +1,175 @@
+"""Equal-width binning inside compiled loops: values to bin codes."""
+
+import numpy as np
+from numba import njit
+
+from nbparallel.kernels.checks import VALUE_DTYPES, check_edges, require_array, require_dtype
+
+
+@njit(nogil=True, cache=True)
+def binning_setup(edges, n_bins):
+    """Sentinel-padded edges and an O(1) bin guess for each numeric attribute.
+
+    Returns ``padded`` with ``padded[j] = [-inf, edges[j, :B_j - 1], +inf, ...]``
+    (edge ``b`` at index ``b + 1``, so neighbour lookups need no bound
+    checks), ``first_edge`` and ``inv_width`` such that the guess
+    ``(x - first_edge) * inv_width + 1`` (NaN counting as 0, clamped to
+    ``[0, B_j - 1]``) is the bin of ``x`` for equal-width edges, and
+    ``guess_within_one``: whether every guess provably lies within one bin of
+    the true bin, which holds when the guess at every edge ``e_i`` is within
+    0.25 of ``i + 1`` (the guess is monotone in ``x``). With one distinct
+    edge value the width is taken infinite, which is exact.
+    """
+    f_num = n_bins.shape[0]
+    max_bins = 1
+    for j in range(f_num):
+        max_bins = max(max_bins, n_bins[j])
+    padded = np.full((f_num, max_bins + 1), np.inf)
+    first_edge = np.zeros(f_num)
+    inv_width = np.full(f_num, np.inf)
+    guess_within_one = True
+    for j in range(f_num):
+        n_edges = n_bins[j] - 1
+        padded[j, 0] = -np.inf
+        padded[j, 1 : n_edges + 1] = edges[j, :n_edges]
+        if n_edges == 0:
+            continue
+        first_edge[j] = edges[j, 0]
+        span = edges[j, n_edges - 1] - edges[j, 0]
+        if span == 0:
+            continue
+        inv_width[j] = (n_edges - 1) / span
+        for i in range(n_edges):
+            guess = (edges[j, i] - first_edge[j]) * inv_width[j] + 1.0
+            if not abs(guess - (i + 1)) <= 0.25:
+                guess_within_one = False
+    return padded, first_edge, inv_width, guess_within_one
+
+
+@njit(nogil=True, cache=True, inline="always")
+def bin_slot(x, j, flat_padded, padded_width, first_edge, inv_width, last_bin):
+    """1 + the bin of ``x`` under attribute ``j``'s equal-width edges, 0 for NaN.
+
+    The bin is guessed arithmetically and corrected by one branch-free
+    comparison with each neighbouring edge, which is exact when
+    ``binning_setup`` found every guess within one bin.
+    """
+    guess = (x - first_edge[j]) * inv_width[j] + 1.0
+    guess = guess if guess > 0.0 else 0.0  # also maps NaN to 0
+    guess = guess if guess < last_bin[j] else last_bin[j]
+    guess_bin = np.uint64(guess)
+    at = np.uint64(j) * padded_width + guess_bin
+    too_high = (flat_padded[at] >= x) & (guess_bin > 0)
+    too_low = flat_padded[at + np.uint64(1)] < x
+    slot = guess_bin + np.uint64(1 + too_low - too_high)
+    return slot if x == x else np.uint64(0)
+
+
+@njit(nogil=True, cache=True)
+def _bin_codes_kernel(X, columns, padded, first_edge, inv_width, last_bin, out):
+    """``out[:, k]`` = 1 + bin of ``X[:, columns[k]]`` (0 for NaN), row by row, any real dtype."""
+    padded_width = np.uint64(padded.shape[1])
+    flat_padded = padded.ravel()
+    for i in range(X.shape[0]):
+        for k in range(columns.shape[0]):
+            x = np.float64(X[i, columns[k]])
+            out[i, k] = bin_slot(x, k, flat_padded, padded_width, first_edge, inv_width, last_bin)
+
+
+_LINEAR_SEARCH_EDGES = 16  # up to this many edges, counting beats bisection
+
+
+@njit(nogil=True, cache=True)
+def _bin_values_kernel(values, edges, n_bins, out):
+    n_rows, f_num = values.shape
+    for i in range(n_rows):  # row by row: the order C-ordered values lie in memory
+        for j in range(f_num):
+            x = values[i, j]
+            if np.isnan(x):
+                out[i, j] = 0
+                continue
+            n_edges = n_bins[j] - 1
+            if n_edges <= _LINEAR_SEARCH_EDGES:  # branch-free count of the edges below x
+                below = 0
+                for e in range(n_edges):
+                    below += edges[j, e] < x
+                out[i, j] = below + 1
+                continue
+            lo = 0
+            hi = n_edges
+            while lo < hi:  # bisect left: number of edges strictly below x
+                mid = (lo + hi) >> 1
+                if edges[j, mid] < x:
+                    lo = mid + 1
+                else:
+                    hi = mid
+            out[i, j] = lo + 1
+
+
+def bin_values(values, edges, n_bins):
+    """Bin numeric values against arbitrary ascending edges.
+
+    Parameters
+    ----------
+    values : ndarray of float64 or float32, shape (n_rows, f_num)
+        Raw values, any memory layout; NaN means missing.
+    edges : ndarray of float64, shape (f_num, max(n_bins) - 1)
+        Ascending inner edges of attribute ``j`` in ``edges[j, :n_bins[j] - 1]``,
+        padded with +inf.
+    n_bins : ndarray of int64, shape (f_num,)
+        Number of bins of each attribute, >= 1.
+
+    Returns
+    -------
+    codes : ndarray of uint8 or uint16, shape (n_rows, f_num)
+        0 for NaN, otherwise ``1 + np.searchsorted(edges_j, x, side="left")``.
+        uint8 when ``max(n_bins) < 256``, else uint16.
+    """
+    require_array("values", values, 2)
+    require_dtype("values", values, VALUE_DTYPES)
+    require_array("n_bins", n_bins, 1)
+    require_dtype("n_bins", n_bins, (np.dtype(np.int64),))
+    if n_bins.shape[0] != values.shape[1]:
+        raise ValueError(
+            f"n_bins must have one entry per column of values ({values.shape[1]}), "
+            f"got {n_bins.shape[0]}"
+        )
+    if np.any(n_bins < 1):
+        raise ValueError("n_bins must be >= 1 for every attribute")
+    check_edges(edges, n_bins)
+    max_code = int(n_bins.max()) if n_bins.shape[0] else 0
+    if max_code >= 2**16:
+        raise ValueError(f"n_bins must be < 65536, got {max_code}")
+    out = np.empty(values.shape, np.uint8 if max_code < 256 else np.uint16)
+    _bin_values_kernel(values, edges, n_bins, out)
+    return out
+
+
+def bin_codes(X, columns, edges, n_bins, out):
+    """Write 1 + the bin of each value (0 = NaN) of some columns into a code array.
+
+    The bins are ``np.searchsorted(edges[k, :n_bins[k] - 1], x, side="left")``
+    exactly, as :func:`count_partition` bins; integer columns are binned as
+    they are, each value converted to float64 in a register (no copy).
+
+    Parameters
+    ----------
+    X : ndarray of integers or floats, shape (n_rows, n_columns), any layout
+    columns : ndarray of int64, shape (k,)
+        The columns of X to bin.
+    edges : ndarray of float64, shape (k, max(n_bins) - 1)
+        Inner edges, padded with +inf.
+    n_bins : ndarray of int64, shape (k,)
+    out : ndarray of uint8 or uint16, shape (n_rows, k), any layout
+    """
+    require_array("X", X, 2)
+    if X.dtype.kind not in "iuf":
+        raise TypeError(f"X must hold integers or floats, got dtype {X.dtype}")
+    check_edges(edges, n_bins)
+    if columns.shape[0] == 0:
+        return
+    padded, first_edge, inv_width, guess_within_one = binning_setup(edges, n_bins)
+    if guess_within_one:
+        _bin_codes_kernel(X, columns, padded, first_edge, inv_width, n_bins - 1, out)
+    else:  # irregular edges: bisect (a float copy of these columns; rare)
+        out[:] = bin_values(np.asarray(X[:, columns], dtype=np.float64), edges, n_bins)

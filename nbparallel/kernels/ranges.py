@@ -1,0 +1,131 @@
+"""Column ranges and the distinct values of integer columns, in one compiled pass."""
+
+import numpy as np
+from numba import njit
+
+from nbparallel.kernels.checks import FLAG_RANGE_LIMIT, require_array
+
+
+@njit(nogil=True, cache=True)
+def _flag_values_kernel(column, lowest, flags):
+    for x in column:
+        flags[x - lowest] = True
+
+
+@njit(nogil=True, cache=True)
+def _column_ranges_kernel(X, lo, hi):
+    for i in range(X.shape[0]):
+        for j in range(X.shape[1]):
+            v = X[i, j]
+            if v < lo[j]:
+                lo[j] = v
+            if v > hi[j]:
+                hi[j] = v
+
+
+def column_ranges(X):
+    """Per-column minimum and maximum of a 2-D numeric array, in one row-major pass.
+
+    NaN values are skipped; a column with no other value gets ``lo = +inf``
+    and ``hi = -inf``.
+
+    Parameters
+    ----------
+    X : ndarray of integers or floats, shape (n_rows, n_columns)
+
+    Returns
+    -------
+    lo, hi : ndarray of int64 (integer X, at least one row) or float64
+    """
+    require_array("X", X, 2)
+    if X.dtype.kind not in "iuf":
+        raise TypeError(f"X must hold integers or floats, got dtype {X.dtype}")
+    if X.dtype.kind == "f":
+        lo = np.full(X.shape[1], np.inf)
+        hi = np.full(X.shape[1], -np.inf)
+    elif X.shape[0] == 0:
+        raise ValueError("an integer X must have at least one row")
+    elif X.flags.c_contiguous:
+        return _folded_integer_ranges(X)
+    else:
+        lo = X[0].astype(np.int64)
+        hi = lo.copy()
+    _column_ranges_kernel(X, lo, hi)
+    return lo, hi
+
+
+@njit(nogil=True, cache=True)
+def _lane_ranges_kernel(rows, lo_out, hi_out):
+    """Per-column min and max of a 2-D array into ``lo_out``/``hi_out`` (which hold starting values).
+
+    The accumulators are local copies, so LLVM knows they alias nothing and
+    vectorises the inner loop over the contiguous columns.
+    """
+    lo = lo_out.copy()
+    hi = hi_out.copy()
+    for i in range(rows.shape[0]):
+        row = rows[i]
+        for j in range(row.shape[0]):
+            v = row[j]
+            if v < lo[j]:
+                lo[j] = v
+            if v > hi[j]:
+                hi[j] = v
+    lo_out[:] = lo
+    hi_out[:] = hi
+
+
+def _folded_integer_ranges(X, fold=16):
+    """Column ranges of a C-ordered integer array in one vectorised pass over a wide view.
+
+    Viewing ``fold`` rows as one gives the compiled loop a long contiguous
+    inner row, one min and one max per value (about 4x faster than two numpy
+    reductions for uint8, 2x for int64).
+    """
+    n, f = X.shape
+    whole = n - n % fold
+    info = np.iinfo(X.dtype)
+    lo = np.full(f * fold, info.max, dtype=X.dtype)
+    hi = np.full(f * fold, info.min, dtype=X.dtype)
+    _lane_ranges_kernel(X[:whole].reshape(-1, f * fold), lo, hi)
+    lo, hi = lo.reshape(fold, f).min(axis=0), hi.reshape(fold, f).max(axis=0)
+    if whole < n:
+        lo, hi = np.minimum(lo, X[whole:].min(axis=0)), np.maximum(hi, X[whole:].max(axis=0))
+    return lo.astype(np.int64), hi.astype(np.int64)
+
+
+def seen_values(column):
+    """Sorted distinct values of an integer or bool column.
+
+    A flag-array pass (O(n), no sort) when the value range is small, i.e.
+    for 1- and 2-byte dtypes or ``max - min < 2**20``; ``np.unique``
+    otherwise.
+
+    Parameters
+    ----------
+    column : ndarray of int, uint or bool, shape (n,)
+
+    Returns
+    -------
+    ndarray of the same dtype, sorted ascending.
+    """
+    require_array("column", column, 1)
+    if column.dtype.kind not in "iub":
+        raise TypeError(f"column must have an integer or bool dtype, got {column.dtype}")
+    if column.dtype.kind == "b":
+        return seen_values(column.view(np.uint8)).view(np.bool_)
+    if column.shape[0] == 0:
+        return column[:0].copy()
+    if column.dtype.itemsize <= 2:
+        lowest = int(np.iinfo(column.dtype).min)
+        n_flags = 2 ** (8 * column.dtype.itemsize)
+    else:
+        lowest = int(column.min())
+        n_flags = int(column.max()) - lowest + 1
+        if n_flags > FLAG_RANGE_LIMIT:
+            return np.unique(column)
+    flags = np.zeros(n_flags, np.bool_)
+    # compile with a 64-bit lowest so ``x - lowest`` cannot wrap around
+    lowest_typed = np.uint64(lowest) if column.dtype.kind == "u" else np.int64(lowest)
+    _flag_values_kernel(column, lowest_typed, flags)
+    return (np.flatnonzero(flags) + lowest).astype(column.dtype)

@@ -1,0 +1,66 @@
+"""Loading model files: every estimator class by the name a model file gives, and :func:`load`.
+
+The file format (envelope, digest, atomic writes) is :mod:`nbparallel.persistence`,
+which knows no model; this module sits above the models and names each one, so
+the classes a file may hold are the imports below.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from nbparallel.persistence.model_files import FORMAT, FORMAT_VERSION, TOP_KEYS, check_digest, read_json
+
+
+def estimators():
+    """Estimator classes by the name a model file gives (imported here, when a file is loaded)."""
+    from nbparallel.model_selection.selection import SelectedNaiveBayes
+    from nbparallel.models.autoclass import AutoClass
+    from nbparallel.models.boosting import BoostedNaiveBayes
+    from nbparallel.models.naive_bayes import NaiveBayes
+    from nbparallel.models.text import BernoulliNaiveBayes, MultinomialNaiveBayes
+
+    return {cls.__name__: cls for cls in (AutoClass, BernoulliNaiveBayes, BoostedNaiveBayes, MultinomialNaiveBayes,
+                                          NaiveBayes, SelectedNaiveBayes)}
+
+
+def load(path):
+    """Load a model file written by ``save``.
+
+    Raises
+    ------
+    FileNotFoundError
+        If there is no file at ``path``.
+    ValueError
+        If the file is not a regular file, too large, not JSON, not an
+        nbparallel model, of an unknown format version or estimator, has a
+        wrong digest, or any value disagrees with the format; the message
+        names the file.
+    """
+    path = Path(path)
+    data = read_json(path, "nbparallel model")
+    if not isinstance(data, dict) or data.get("format") != FORMAT:
+        raise ValueError(f"{path} is not an nbparallel model file (no 'format': '{FORMAT}')")
+    if data.get("format_version") != FORMAT_VERSION or isinstance(data.get("format_version"), bool):
+        raise ValueError(
+            f"{path} has model format version {data.get('format_version')!r}; "
+            f"this nbparallel reads version {FORMAT_VERSION}"
+        )
+    name = data.get("estimator")
+    known = estimators()
+    cls = known.get(name) if isinstance(name, str) else None
+    if cls is None:
+        raise ValueError(f"{path} holds an unknown estimator {name!r}; known: {sorted(known)}")
+    check_digest(data, path, "nbparallel model")
+    unknown = sorted(set(data) - set(TOP_KEYS))
+    if unknown:
+        raise ValueError(f"{path} is a damaged nbparallel model file: unknown keys {unknown}")
+    try:
+        if not isinstance(data.get("params"), dict) or not isinstance(data.get("fitted"), dict):
+            raise ValueError("'params' and 'fitted' must be JSON objects")
+        estimator = cls(**data["params"])
+        estimator._from_dict(data["fitted"])
+    except (KeyError, TypeError, ValueError, IndexError, AttributeError, ArithmeticError,
+            RecursionError, MemoryError) as exc:
+        raise ValueError(f"{path} is a damaged {cls.__name__} model file: {type(exc).__name__}: {exc}") from None
+    return estimator

@@ -1,0 +1,189 @@
+"""Attribute kinds as types: each knows its summary, its log-probabilities, its labels and its score.
+
+A :class:`~nbparallel.data.schema.Schema` attribute names its kind
+(``Attribute.kind``); :func:`kind_of` gives one of these classes:
+
+- :class:`Categorical`: summarised by count-table rows (category x class);
+  derives smoothed log P(value | class); a row scores by a table lookup of
+  its code.
+- :class:`BinnedNumeric`: the same over equal-width bins, after SPSS
+  empty-bin elimination; value labels are the bins' intervals.
+- :class:`GaussianNumeric`: summarised by per-class moments; derives
+  ``theta`` and ``var``; a row scores log N(x; theta_k, var_k).
+
+Derivation is per attribute (:meth:`derive`); scoring is per kind over all
+its attributes at once (vectorised): the counted kinds share one log table
+read by the numba kernel of :func:`nbparallel.kernels.scoring.joint_log_likelihood`
+(:meth:`Counted.score`), the Gaussian attributes one block
+(:meth:`GaussianNumeric.score`). The text models' per-feature counts (kind
+"count") are scored by a sparse product in :mod:`nbparallel.models.text`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from nbparallel.kernels.scoring import joint_log_likelihood
+from nbparallel.models.gaussian import gaussian_log_likelihood, gaussian_parameters
+
+
+def merged_bins(counts, edges):
+    """SPSS empty-bin elimination: the non-empty bins and their new inner edges.
+
+    Each run of empty bins between two non-empty ones is removed and a single
+    boundary is set at the middle of the gap; training counts are unchanged.
+
+    >>> merged_bins(np.array([3., 0., 0., 2.]), np.array([1., 2., 3.]))
+    (array([0, 3]), array([2.]))
+    """
+    kept = np.flatnonzero(counts > 0)
+    # bin b covers (edges[b-1], edges[b]]; the gap between kept bins a < b is (edges[a], edges[b-1]].
+    # Halving before adding cannot overflow near the float limit, and (halving by a power of two being
+    # exact) gives the same bits as (x + y) / 2 everywhere else.
+    new_edges = np.array([edges[a] / 2 + edges[b - 1] / 2 for a, b in zip(kept[:-1], kept[1:])])
+    return kept, new_edges
+
+
+def interval_labels(edges):
+    """Labels ``"(lo, hi]"`` of the bins under inner ``edges`` (right-closed).
+
+    >>> interval_labels(np.array([1.5, 3.0]))
+    ['(-inf, 1.5]', '(1.5, 3]', '(3, inf]']
+    """
+    bounds = [-np.inf, *edges, np.inf]
+    return [f"({lo:g}, {hi:g}]" for lo, hi in zip(bounds[:-1], bounds[1:])]
+
+
+@dataclass(frozen=True, eq=False)
+class CountedFit:
+    """A counted attribute, derived.
+
+    Attributes
+    ----------
+    log_prob : ndarray, shape (n_values, n_classes)
+        log P(value | class) of its values (after empty-bin elimination for
+        binned attributes); all zeros when the attribute is ignored.
+    counts : ndarray, shape (n_values, n_classes)
+        The training counts, rows aligned with ``log_prob``.
+    labels : list of str
+        The values' labels: category names or bin intervals.
+    edges : ndarray or None
+        A binned attribute's inner edges after empty-bin elimination.
+    ignored : bool
+        Fewer than two observed values: it carries no evidence.
+    """
+
+    log_prob: np.ndarray
+    counts: np.ndarray
+    labels: list
+    edges: np.ndarray | None
+    ignored: bool
+
+
+def smoothed_log_prob(cells, seen, f):
+    """``log (N_mk + f) - log (sum_l N_lk + M f)`` over the ``seen`` rows (SPSS), zeros elsewhere;
+    all zeros when fewer than two rows are seen. Returns ``(log_prob, ignored)``."""
+    M = int(seen.sum())
+    logp = np.zeros(cells.shape)
+    if M <= 1:
+        return logp, True
+    denom = cells[seen].sum(axis=0) + M * f
+    logp[seen] = np.log(cells[seen] + f) - np.log(denom)
+    return logp, False
+
+
+class Counted:
+    """The kinds a count table summarises; they score together, by one table lookup per attribute."""
+
+    summary = "count table"
+
+    @staticmethod
+    def log_table(fits, n_classes):
+        """``(table, offsets)`` for :meth:`score`: each fit's log-probabilities below a zero row (code 0,
+        missing, adds nothing), stacked in table order."""
+        table = np.vstack([np.zeros((0, n_classes))] + [np.vstack([np.zeros((1, n_classes)), fit.log_prob])
+                                                        for fit in fits])
+        sizes = [len(fit.log_prob) + 1 for fit in fits]
+        return table, np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
+
+    @staticmethod
+    def score(codes, table, offsets, class_log_prior):
+        """log P(c) + sum over the counted attributes of log P(x_a | c), from codes (0 = missing)."""
+        return joint_log_likelihood(codes, table, offsets, class_log_prior)
+
+
+class Categorical(Counted):
+    """A categorical attribute: a vocabulary; summarised by counts per (category, class)."""
+
+    name = "categorical"
+
+    @staticmethod
+    def derive(attribute, cells, f):
+        """The :class:`CountedFit` of its count-table rows ``cells`` (categories x classes), smoothing ``f``.
+
+        A category never seen is as missing (log-probability 0)."""
+        logp, ignored = smoothed_log_prob(cells, cells.sum(axis=1) > 0, f)
+        return CountedFit(logp, cells, [str(c) for c in attribute.categories], None, ignored)
+
+
+class BinnedNumeric(Counted):
+    """A numeric attribute cut into ``n_bins`` equal-width bins; summarised by counts per (bin, class)."""
+
+    name = "numeric"
+
+    @staticmethod
+    def derive(attribute, cells, f):
+        """The :class:`CountedFit` of its bins' counts ``cells``: empty bins eliminated (SPSS), then smoothed."""
+        kept, edges = merged_bins(cells.sum(axis=1), attribute.edges())
+        cells = cells[kept]
+        logp, ignored = smoothed_log_prob(cells, np.ones(len(kept), dtype=bool), f)
+        return CountedFit(logp, cells, interval_labels(edges)[:len(kept)], edges, ignored)
+
+
+@dataclass(frozen=True, eq=False)
+class GaussianFit:
+    """The Gaussian attributes, derived (columns in table order): as scikit-learn's ``GaussianNB``."""
+
+    theta: np.ndarray
+    var: np.ndarray
+    epsilon: float
+    ignored: np.ndarray  # per attribute: no observed value
+
+
+class GaussianNumeric:
+    """A numeric attribute modelled by a normal distribution per class (the primer).
+
+    Summarised by per-class weighted count, mean and M2
+    (:class:`~nbparallel.summaries.moments.GaussianMoments`, merged by Chan's
+    formula). Its derivation is per kind, not per attribute: the variance
+    smoothing ``epsilon`` is a fraction of the largest variance of all Gaussian
+    attributes.
+    """
+
+    name = "gaussian"
+    summary = "moments"
+    labels = ["theta", "var"]
+
+    @staticmethod
+    def derive(moments, var_smoothing):
+        """The :class:`GaussianFit` of merged moments."""
+        theta, var, epsilon = gaussian_parameters(moments, var_smoothing)
+        return GaussianFit(theta, var, epsilon, moments.n.sum(axis=0) <= 0)
+
+    @staticmethod
+    def score(values, fit):
+        """Sum over the Gaussian attributes of log N(x; theta_k, var_k); NaN (missing) adds 0."""
+        return gaussian_log_likelihood(values, fit.theta, fit.var)
+
+
+KINDS = {kind.name: kind for kind in (Categorical, BinnedNumeric, GaussianNumeric)}
+
+
+def kind_of(name):
+    """The kind class of a kind name ("categorical", "numeric" or "gaussian")."""
+    try:
+        return KINDS[name]
+    except KeyError:
+        raise ValueError(f"unknown attribute kind {name!r}; kinds are {sorted(KINDS)}") from None
