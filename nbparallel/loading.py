@@ -59,7 +59,7 @@ def load(path):
         if not isinstance(data.get("params"), dict) or not isinstance(data.get("fitted"), dict):
             raise ValueError("'params' and 'fitted' must be JSON objects")
         estimator = cls(**data["params"])
-        estimator._from_dict(data["fitted"])
+        estimator.fitted_from_dict(data["fitted"])
     except (KeyError, TypeError, ValueError, IndexError, AttributeError, ArithmeticError,
             RecursionError, MemoryError) as exc:
         raise ValueError(f"{path} is a damaged {cls.__name__} model file: {type(exc).__name__}: {exc}") from None

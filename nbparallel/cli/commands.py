@@ -184,7 +184,7 @@ def _numbers_parsed(model, X):
 
 def _predictions(model, part, features, keep, proba, directory, index):
     """One partition's predictions as a DataFrame, or written to ``directory`` (then its row count)."""
-    labels, probabilities = model._predict_part(_numbers_parsed(model, part[features]), proba)
+    labels, probabilities = model.predict_part(_numbers_parsed(model, part[features]), proba)
     out = pd.DataFrame({c: part[c].to_numpy() for c in keep})
     out["prediction"] = labels
     if proba:

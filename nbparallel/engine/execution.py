@@ -151,7 +151,7 @@ _pool = (None, None)  # (the process id that made it, the pool): a forked child 
 _pool_lock = threading.Lock()
 
 
-def _map_locally(fns, partitions):
+def map_locally(fns, partitions):
     """``[f(p) for f, p in zip(fns, partitions)]``, on a thread per core when there are several partitions.
 
     The kernels release the GIL, so two partitions of 50,000 rows of strings
@@ -303,7 +303,7 @@ def run_pass(partitions, summarize, merge, *, split_every=2, name="pass", token=
     fan_in(split_every, len(partitions))  # a bad split_every fails before any work
     client = active_client()
     if runs_locally(partitions, client):
-        return reduce_now(_map_locally(_per_partition(summarize, partitions), partitions), merge, split_every)
+        return reduce_now(map_locally(_per_partition(summarize, partitions), partitions), merge, split_every)
     token = _token(summarize, merge, token or [id(p) for p in partitions])
     leaves, scattered = _leaves(partitions, summarize, name, token, client)
     root, record = tree_reduce(leaves, merge, split_every, name=f"{name}-{token}")
@@ -316,7 +316,7 @@ def map_partitions(partitions, fn, *, name="map", token=None, verbose=False):
     """Apply ``fn`` to every partition and return the results in order."""
     client = active_client()
     if runs_locally(partitions, client):
-        return _map_locally(_per_partition(fn, partitions), partitions)
+        return map_locally(_per_partition(fn, partitions), partitions)
     token = _token(fn, token or [id(p) for p in partitions])
     leaves, scattered = _leaves(partitions, fn, name, token, client)
     results = list(compute(leaves, verbose, scheduler=_local_scheduler(partitions)))

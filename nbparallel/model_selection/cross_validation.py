@@ -316,8 +316,8 @@ def _score_text_folds(models, folds, X, y, w, info):
     def segments():
         for i, rows in folds.segments(info.row_offset, len(truth)):
             part = row_slice(X, rows.start, rows.stop) if isinstance(rows, slice) else X[rows]
-            jll = models[i]._joint_log_likelihood_part(part)
-            yield i, jll, truth[rows], models[i]._best_classes(jll)
+            jll = models[i].joint_log_likelihood_part(part)
+            yield i, jll, truth[rows], models[i].best_classes(jll)
 
     return _score(len(models), len(models[0].classes_), segments())
 

@@ -476,17 +476,17 @@ class SelectedNaiveBayes(SelectorMixin, NaiveBayes):
 
     # ------------------------------------------------------------- files
 
-    def _to_dict(self):
-        return {**super()._to_dict(), "selected_features": list(self.selected_features_),
+    def fitted_to_dict(self):
+        return {**super().fitted_to_dict(), "selected_features": list(self.selected_features_),
                 "selection_path": self.selection_path_, "criterion": self.criterion_}
 
     _SELECTION_KEYS = ("selected_features", "selection_path", "criterion")
 
-    def _from_dict(self, d):
+    def fitted_from_dict(self, d):
         self.selected_features_ = [str(name) for name in d["selected_features"]]
         self.selection_path_ = list(d["selection_path"])
         self.criterion_ = str(d["criterion"])
-        super()._from_dict({k: v for k, v in d.items() if k not in self._SELECTION_KEYS})
+        super().fitted_from_dict({k: v for k, v in d.items() if k not in self._SELECTION_KEYS})
         unknown = set(self.selected_features_) - set(self.schema_.columns)
         if unknown:
             raise ValueError(f"selected features {sorted(unknown)} are not in the model's schema")

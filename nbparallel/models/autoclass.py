@@ -287,7 +287,7 @@ class AutoClass(ClusterMixin, PartitionedModel):
         """The most probable cluster of every row."""
         return np.argmax(self._log_responsibilities(X)[0], axis=1)
 
-    def _predict_part(self, X, proba=False):
+    def predict_part(self, X, proba=False):
         """Clusters, and their probabilities when ``proba``, of one in-memory partition's attribute columns."""
         log_resp = _log_responsibilities_of(self, X, None, None)[0]
         return np.argmax(log_resp, axis=1), (np.exp(log_resp) if proba else None)
@@ -317,7 +317,7 @@ class AutoClass(ClusterMixin, PartitionedModel):
 
     # ------------------------------------------------------------- files
 
-    def _to_dict(self):
+    def fitted_to_dict(self):
         return {
             "schema": self.schema_.to_dict(),
             "counts": self.counts_.tolist(),
@@ -329,7 +329,7 @@ class AutoClass(ClusterMixin, PartitionedModel):
             "passes": passes_to_json(self.passes_),
         }
 
-    def _from_dict(self, d):
+    def fitted_from_dict(self, d):
         self._check_params()
         validate.keys(d, "fitted", ("schema", "counts", "cluster_totals", "restart_histories", "best_restart",
                                     "converged", "n_iter", "passes"))

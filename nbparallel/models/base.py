@@ -8,7 +8,7 @@ are written once, over partitions, on top of two things a model supplies:
 - ``_data(X, y=None, sample_weight=None)``: the input as partitions (an object
   with ``partitions``, ``token`` and ``map(fn, *args)``, where ``map`` makes a
   function of one partition that calls ``fn(*args, X, y, w)``);
-- ``_joint_log_likelihood_part(X)``: log P(x, c) of the rows of one partition,
+- ``joint_log_likelihood_part(X)``: log P(x, c) of the rows of one partition,
   shape (n_rows, n_classes), columns in the order of ``classes_``.
 
 The rules every estimator follows (declared parameter checks, what a fresh
@@ -41,7 +41,7 @@ class NBParallelMixin:
     and save themselves as model files.
 
     A subclass names the fitted attribute that marks it fitted in
-    ``_fitted_attribute`` and implements ``_to_dict`` and ``_from_dict``.
+    ``_fitted_attribute`` and implements ``fitted_to_dict`` and ``fitted_from_dict``.
     """
 
     _fitted_attribute = "counts_"
@@ -64,7 +64,7 @@ def _normalise(jll):
 
 
 def _jll_task(model, X, y, w):
-    return model._joint_log_likelihood_part(X)
+    return model.joint_log_likelihood_part(X)
 
 
 def _rows(X, start, stop):
@@ -76,18 +76,18 @@ def _predict_task(model, X, y, w):
     step = max(1, memory.PREDICT_CHUNK_CELLS // len(model.classes_))
     n = X.shape[0]
     return np.concatenate([np.zeros(0, dtype=np.int64)] + [
-        model._best_classes(model._joint_log_likelihood_part(_rows(X, start, start + step)))
+        model.best_classes(model.joint_log_likelihood_part(_rows(X, start, start + step)))
         for start in range(0, n, step)])
 
 
 def _evaluation_task(model, X, y, w):
     """Confusion counts and summed log P(y|x) of one partition's labelled rows."""
-    truth = model._encode_targets(y)
+    truth = model.encode_targets(y)
     known = truth >= 0
-    jll = model._joint_log_likelihood_part(X)[known]
+    jll = model.joint_log_likelihood_part(X)[known]
     truth = truth[known]
     confusion = np.zeros((len(model.classes_),) * 2, dtype=np.int64)
-    np.add.at(confusion, (truth, model._best_classes(jll)), 1)
+    np.add.at(confusion, (truth, model.best_classes(jll)), 1)
     return Evaluation(confusion, float(_normalise(jll)[np.arange(len(truth)), truth].sum()))
 
 
@@ -172,11 +172,11 @@ class PartitionedClassifier(ClassifierMixin, PartitionedModel):
         """The input as partitions; see the module docstring."""
         raise NotImplementedError
 
-    def _joint_log_likelihood_part(self, X):
+    def joint_log_likelihood_part(self, X):
         """log P(x, c) of one partition's rows, shape (n_rows, n_classes)."""
         raise NotImplementedError
 
-    def _encode_targets(self, y):
+    def encode_targets(self, y):
         """Positions of the labels in ``classes_``; -1 for a missing label.
 
         A label the model has never seen raises ValueError.
@@ -194,7 +194,7 @@ class PartitionedClassifier(ClassifierMixin, PartitionedModel):
         codes[~missing] = pos
         return codes
 
-    def _best_classes(self, jll):
+    def best_classes(self, jll):
         """Index of the most probable class of each row (first in ``classes_`` on ties)."""
         return np.argmax(jll, axis=1)
 
@@ -229,10 +229,10 @@ class PartitionedClassifier(ClassifierMixin, PartitionedModel):
                                       token=data.token, verbose=bool(self.verbose))
         return self.classes_[np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64)]
 
-    def _predict_part(self, X, proba=False):
+    def predict_part(self, X, proba=False):
         """Labels, and posteriors when ``proba``, of one in-memory partition (for the CLI)."""
         labels = self.classes_[_predict_task(self, X, None, None)]
-        return labels, (np.exp(_normalise(self._joint_log_likelihood_part(X))) if proba else None)
+        return labels, (np.exp(_normalise(self.joint_log_likelihood_part(X))) if proba else None)
 
     def score(self, X, y, sample_weight=None):
         """Mean accuracy of ``predict(X)`` against ``y`` (weighted if asked)."""

@@ -307,7 +307,7 @@ class BoostedNaiveBayes(PartitionedClassifier):
                                    feature_names=input_feature_names(X, dataset.columns))
         return dataset
 
-    def _joint_log_likelihood_part(self, X):
+    def joint_log_likelihood_part(self, X):
         """The log of each class's share of the learners' weighted votes.
 
         The scoring of the base then gives ``predict_proba`` = vote shares,
@@ -348,7 +348,7 @@ class BoostedNaiveBayes(PartitionedClassifier):
 
     # ------------------------------------------------------------- files
 
-    def _to_dict(self):
+    def fitted_to_dict(self):
         return {
             "schema": self.schema_.to_dict(),
             "rounds": [{"counts": m.counts_.to_dict(), "alpha": float(a), "error": float(e)}
@@ -359,7 +359,7 @@ class BoostedNaiveBayes(PartitionedClassifier):
             "passes": passes_to_json(getattr(self, "passes_", [])),
         }
 
-    def _from_dict(self, d):
+    def fitted_from_dict(self, d):
         self._check_params()
         validate.keys(d, "fitted", ("schema", "rounds", "n_features_in", "feature_names_in", "target_column",
                                     "passes"))

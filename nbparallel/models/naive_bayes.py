@@ -541,18 +541,15 @@ class NaiveBayes(PartitionedClassifier):
             return 0.0
         return kinds.GaussianNumeric.score(gaussian_values(X, self._gaussian_positions), self._gaussian_fit)
 
-    def _joint_log_likelihood_part(self, X):
+    def joint_log_likelihood_part(self, X):
         return self.joint_log_likelihood_of_codes(self.encode(X)) + self.joint_log_likelihood_of_gaussian(X)
 
-    def _best_classes(self, jll):
-        return self.best_classes(jll)
-
-    def _encode_targets(self, y):
+    def encode_targets(self, y):
         return self.schema_.encode_classes(y)
 
     # ------------------------------------------------------------- files
 
-    def _to_dict(self):
+    def fitted_to_dict(self):
         return {
             # format 1: Gaussian columns are written as numeric attributes, named in "gaussian"
             "schema": self.schema_.with_kinds({c: NUMERIC for c in self.gaussian_features_}).to_dict(),
@@ -565,7 +562,7 @@ class NaiveBayes(PartitionedClassifier):
             "target_column": getattr(self, "target_column_", None),
         }
 
-    def _from_dict(self, d):
+    def fitted_from_dict(self, d):
         self._check_params()
         d = {"gaussian": None, **d}  # files written before Gaussian attributes have no "gaussian"
         validate.keys(d, "fitted", ("schema", "counts", "gaussian", "reduction", "n_features_in",

@@ -156,7 +156,7 @@ class _TextNaiveBayes(PartitionedClassifier):
 
     # ------------------------------------------------------------- files
 
-    def _to_dict(self):
+    def fitted_to_dict(self):
         return {
             "classes": self.classes_.tolist(),
             "counts": self.counts_.to_dict(),
@@ -165,7 +165,7 @@ class _TextNaiveBayes(PartitionedClassifier):
             "feature_names_in": None if not hasattr(self, "feature_names_in_") else list(self.feature_names_in_),
         }
 
-    def _from_dict(self, d):
+    def fitted_from_dict(self, d):
         self._check_params()
         self._clear_fitted()
         counts = FeatureCounts.from_dict(d["counts"])
@@ -252,7 +252,7 @@ class MultinomialNaiveBayes(_TextNaiveBayes):
         smoothed -= log_total
         return smoothed
 
-    def _joint_log_likelihood_part(self, X):
+    def joint_log_likelihood_part(self, X):
         return np.asarray(X @ self.feature_log_prob_.T) + self.class_log_prior_
 
     def __sklearn_tags__(self):
@@ -305,7 +305,7 @@ class BernoulliNaiveBayes(_TextNaiveBayes):
     def _feature_log_prob(self, alpha):
         return np.log(self.feature_count_ + alpha) - np.log(self.class_count_[:, None] + 2 * alpha)
 
-    def _joint_log_likelihood_part(self, X):
+    def joint_log_likelihood_part(self, X):
         threshold = self._binarize_threshold()
         if threshold is not None:
             if sp.issparse(X):

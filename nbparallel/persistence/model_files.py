@@ -181,7 +181,7 @@ def json_param(value):
 
 def save(estimator, path):
     """Save a fitted estimator as a model file (see the module docstring)."""
-    body = estimator._to_dict()
+    body = estimator.fitted_to_dict()
     params = json.loads(json.dumps(estimator.get_params(), default=json_param))
     write_json_atomic(
         {

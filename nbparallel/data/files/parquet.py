@@ -177,7 +177,7 @@ def read_parquet_files(files):
     n = min(len(files), os.cpu_count() or 1)  # the local pool's threads
     groups = [files[len(files) * k // n : len(files) * (k + 1) // n] for k in range(n)]
     left = _Budget(budget)
-    opened = execution._map_locally([functools.partial(_open_parquet_group, text, left)] * n, groups)
+    opened = execution.map_locally([functools.partial(_open_parquet_group, text, left)] * n, groups)
     opened = [one for group in opened for one in group]
     if left.spent():
         return [(metadata, signature, None) for metadata, signature, _ in opened]
@@ -253,7 +253,7 @@ def tables_of_pieces(parts, files, opened, columns, types):
     by_path = {str(path): one for path, one in zip(files, opened)}
     numeric = any(types[c] == pa.float64() for c in columns)  # text columns read as numbers are parsed
     assemble = functools.partial(_assemble_piece, by_path, columns, types if numeric else None)
-    return execution._map_locally([assemble] * len(parts), parts)
+    return execution.map_locally([assemble] * len(parts), parts)
 
 
 def _assemble_piece(by_path, columns, types, piece):
