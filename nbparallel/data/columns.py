@@ -129,7 +129,10 @@ Y_REQUIRED = (
 )
 
 
-def column_roles(frame_columns, y, sample_weight, require_target):
+def column_roles(frame_columns, y, sample_weight, require_target, drop=()):
+    """``(attributes, target, weight)``: the names of a frame's attribute columns, and of its target and
+    weight columns where ``y`` and ``sample_weight`` name them; columns in ``drop`` are no attributes
+    (a model's target column, in data given to predict)."""
     names = [str(c) for c in frame_columns]
     target = weight = None
     if isinstance(y, str):
@@ -142,9 +145,12 @@ def column_roles(frame_columns, y, sample_weight, require_target):
         if sample_weight not in names:
             raise ValueError(f"sample_weight column {sample_weight!r} does not exist; columns are {names}")
         weight = sample_weight
-    attributes = [n for n in names if n not in (target, weight)]
+    attributes = [n for n in names if n not in (target, weight) and n not in drop]
     return attributes, target, weight
 
+
+#: The names under which a Dask Series given as the target or the weights joins its DataFrame.
+JOINED_TARGET, JOINED_WEIGHT = "__nbparallel_target__", "__nbparallel_weight__"
 
 #: pandas' default missing-value strings (pyarrow's list plus ``<NA>`` and ``None``).
 NA_VALUES = ("", "#N/A", "#N/A N/A", "#NA", "-1.#IND", "-1.#QNAN", "-NaN", "-nan", "1.#IND", "1.#QNAN",

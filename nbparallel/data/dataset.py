@@ -8,7 +8,7 @@ from functools import partial
 
 import numpy as np
 
-from nbparallel.data.columns import check_weights
+from nbparallel.data.columns import JOINED_TARGET, check_weights
 from nbparallel.engine import execution
 
 
@@ -56,6 +56,11 @@ class Dataset:
     ranges: dict | None = None
     partition_rows: list | None = None
     integer_columns: frozenset = frozenset()
+
+    @property
+    def target_column(self):
+        """The name of the data's own target column, or None (no target, or target values given apart)."""
+        return None if self.target in (None, JOINED_TARGET) else self.target
 
     def map(self, fn, *args, with_info=False):
         """A picklable ``part -> fn(*args, X, y, w)`` for :mod:`nbparallel.engine`.

@@ -8,6 +8,8 @@ import numpy as np
 import pandas as pd
 
 from nbparallel.data.columns import (
+    JOINED_TARGET,
+    JOINED_WEIGHT,
     CATEGORICAL,
     NUMERIC,
     Y_REQUIRED,
@@ -57,7 +59,7 @@ def _holds_only_numbers(column):
 
 
 def as_dataset(X, y=None, sample_weight=None, *, n_partitions=None, categorical_features="auto",
-               require_target=True, numeric_features=None):
+               require_target=True, numeric_features=None, drop=()):
     """Turn any supported input into a :class:`Dataset`.
 
     Parameters
@@ -80,6 +82,9 @@ def as_dataset(X, y=None, sample_weight=None, *, n_partitions=None, categorical_
     numeric_features : list or None
         Attributes that are numeric whatever their dtype; text in them is
         parsed to numbers (see :mod:`nbparallel.data.numeric_text`).
+    drop : collection of str
+        Columns of a DataFrame or file that are no attributes (a fitted
+        model's target column, when the data to predict holds it).
     """
     if n_partitions is not None and (
         isinstance(n_partitions, bool) or not isinstance(n_partitions, (int, np.integer))
@@ -92,18 +97,18 @@ def as_dataset(X, y=None, sample_weight=None, *, n_partitions=None, categorical_
 
         return file_dataset(X, y, sample_weight, n_partitions=n_partitions,
                             categorical_features=categorical_features, require_target=require_target,
-                            numeric_features=numeric_features)
+                            numeric_features=numeric_features, drop=drop)
     import dask.array as da
     import dask.dataframe as dd
 
     if isinstance(X, dd.DataFrame):
         return _dask_frame_dataset(X, y, sample_weight, n_partitions, categorical_features, require_target,
-                                   numeric_features)
+                                   numeric_features, drop)
     if isinstance(X, da.Array):
         return _dask_array_dataset(X, y, sample_weight, n_partitions, categorical_features, require_target,
                                    numeric_features)
     return _memory_dataset(X, y, sample_weight, n_partitions, categorical_features, require_target,
-                           numeric_features)
+                           numeric_features, drop)
 
 
 def _as_target(y):
@@ -127,13 +132,11 @@ def _as_target(y):
 
 
 def _dask_frame_dataset(ddf, y, sample_weight, n_partitions, categorical_features, require_target,
-                        numeric_features=None):
-    if y is not None and not isinstance(y, str):
-        raise TypeError("with a Dask DataFrame or a file, y must be the name of the target column")
-    if sample_weight is not None and not isinstance(sample_weight, str):
-        raise TypeError("with a Dask DataFrame or a file, sample_weight must be the name of a column")
+                        numeric_features=None, drop=()):
     ddf = ddf.rename(columns=dict(zip(ddf.columns, column_names(ddf.columns))))
-    columns, target, weight = column_roles(ddf.columns, y, sample_weight, require_target)
+    ddf, y = _with_series(ddf, y, "y", JOINED_TARGET)
+    ddf, sample_weight = _with_series(ddf, sample_weight, "sample_weight", JOINED_WEIGHT)
+    columns, target, weight = column_roles(ddf.columns, y, sample_weight, require_target, drop)
     if not columns:
         raise ValueError("the data has no attribute columns besides the target")
     kinds = kinds_for(columns, [ddf.dtypes[c] for c in columns], categorical_features, numeric_features)
@@ -142,6 +145,24 @@ def _dask_frame_dataset(ddf, y, sample_weight, n_partitions, categorical_feature
         ddf = ddf.repartition(npartitions=n_partitions)
     return Dataset(list(ddf.to_delayed()), columns, kinds, target, weight, token=ddf._name,
                    integer_columns=integer_columns_of(columns, [ddf.dtypes[c] for c in columns], kinds))
+
+
+def _with_series(ddf, values, parameter, name):
+    """``(ddf, column name)``: a Dask Series given for ``parameter`` joined to ``ddf`` as a column of its own.
+
+    A column name (or None) is returned as it is; other values raise TypeError.
+    """
+    import dask.dataframe as dd
+
+    if values is None or isinstance(values, str):
+        return ddf, values
+    if not isinstance(values, dd.Series):
+        raise TypeError(f"with a Dask DataFrame, {parameter} must be the name of a column or a Dask Series "
+                        f"partitioned like it, got {type(values).__name__}")
+    if values.npartitions != ddf.npartitions:
+        raise ValueError(f"{parameter} has {values.npartitions} partitions but X has {ddf.npartitions}: "
+                         "partition them alike")
+    return ddf.assign(**{name: values}), name
 
 
 def _dask_array_dataset(X, y, sample_weight, n_partitions, categorical_features, require_target,
@@ -201,13 +222,13 @@ def _checked_tuple(x, y, w):
 
 
 def _memory_dataset(X, y, sample_weight, n_partitions, categorical_features, require_target,
-                    numeric_features=None):
+                    numeric_features=None, drop=()):
     from nbparallel.data.numeric_text import numeric_array, numeric_frame
 
     target = None  # the target column's name, when y names one
     if isinstance(X, pd.DataFrame):
         frame = X.set_axis(column_names(X.columns), axis=1)
-        columns, target, weight = column_roles(frame.columns, y, sample_weight, require_target)
+        columns, target, weight = column_roles(frame.columns, y, sample_weight, require_target, drop)
         dtypes = dict(zip(frame.columns, frame.dtypes))
         kinds = kinds_for(columns, [dtypes[c] for c in columns], categorical_features, numeric_features)
         X = numeric_frame(frame[columns], kinds)

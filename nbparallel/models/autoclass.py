@@ -191,10 +191,13 @@ class AutoClass(ClusterMixin, PartitionedModel):
             state = state.integers(0, 2**32, size=4, dtype=np.uint64)
         return np.random.SeedSequence(state).spawn(self.n_restarts)
 
-    def _dataset(self, X, sample_weight=None):
+    def dataset(self, X, y=None, sample_weight=None, *, require_target=False, drop=()):
+        """The rows as partitions, by the route a classifier's fit takes; clustering has no target."""
+        if y is not None:
+            raise TypeError(f"AutoClass clusters unlabelled rows: y must be None, got {type(y).__name__}")
         return as_dataset(X, None, sample_weight, n_partitions=self.n_partitions,
                           categorical_features=self.categorical_features, require_target=False,
-                          numeric_features=self.numeric_features)
+                          numeric_features=self.numeric_features, drop=drop)
 
     # ------------------------------------------------------------ fitting
 
@@ -210,7 +213,7 @@ class AutoClass(ClusterMixin, PartitionedModel):
         """
         self._check_params()
         self._clear_fitted()
-        dataset = self._dataset(X, sample_weight)
+        dataset = self.dataset(X, None, sample_weight)
         scheduler = PassScheduler(dataset, split_every=self.split_every, persist=self.persist,
                                   verbose=bool(self.verbose))
         schema, scan = schema_pass(scheduler, n_bins=self.n_bins)
@@ -271,9 +274,7 @@ class AutoClass(ClusterMixin, PartitionedModel):
     def _log_responsibilities(self, X):
         """Log-responsibilities (n_rows, K) and row log-likelihoods (n_rows,)."""
         check_is_fitted(self, "counts_")
-        dataset = self._dataset(X)
-        self._check_input_features(n_features=len(dataset.columns),
-                                   feature_names=input_feature_names(X, dataset.columns))
+        dataset = self.scoring_data(X)
         parts = execution.map_partitions(dataset.partitions, dataset.map(_log_responsibilities_of, self),
                                       name="nbparallel-autoclass-predict", token=dataset.token,
                                       verbose=bool(self.verbose))

@@ -5,11 +5,16 @@ of scikit-learn's ``_BaseNB``: ``predict``, ``predict_proba``,
 ``predict_log_proba``, ``predict_joint_log_proba``, ``score`` and ``evaluate``
 are written once, over partitions, on top of two things a model supplies:
 
-- ``_data(X, y=None, sample_weight=None)``: the input as partitions (an object
-  with ``partitions``, ``token`` and ``map(fn, *args)``, where ``map`` makes a
-  function of one partition that calls ``fn(*args, X, y, w)``);
+- ``dataset(X, y=None, sample_weight=None, *, require_target, drop)``: the
+  input as partitions (an object with ``partitions``, ``columns``, ``token`` and
+  ``map(fn, *args)``, where ``map`` makes a function of one partition that calls
+  ``fn(*args, X, y, w)``), the same route ``fit`` takes;
 - ``joint_log_likelihood_part(X)``: log P(x, c) of the rows of one partition,
   shape (n_rows, n_classes), columns in the order of ``classes_``.
+
+Every scoring method takes its data through :meth:`PartitionedModel.scoring_data`,
+so whatever ``fit`` accepts they accept too, the target given by name or by
+values, and a fitted target column that the data to predict holds left out.
 
 The rules every estimator follows (declared parameter checks, what a fresh
 ``fit`` clears, input features) live in :class:`PartitionedModel`, which
@@ -25,10 +30,9 @@ import numpy as np
 import pandas as pd
 from scipy.special import logsumexp
 from sklearn.base import BaseEstimator, ClassifierMixin
-from sklearn.metrics import accuracy_score
 from sklearn.utils.validation import check_is_fitted
 
-from nbparallel.data.partitions import feature_names_of
+from nbparallel.data.partitions import feature_names_of, input_feature_names
 from nbparallel.engine import execution, memory
 from nbparallel.models.params import Interval, Options, check_params
 from nbparallel.persistence import model_files
@@ -78,6 +82,15 @@ def _predict_task(model, X, y, w):
     return np.concatenate([np.zeros(0, dtype=np.int64)] + [
         model.best_classes(model.joint_log_likelihood_part(_rows(X, start, start + step)))
         for start in range(0, n, step)])
+
+
+def _accuracy_task(model, X, y, w):
+    """``[weight of the rows predicted right, weight of the rows with a known target]`` of one partition."""
+    truth = model.encode_targets(y)
+    known = truth >= 0
+    right = _predict_task(model, X, None, None)[known] == truth[known]
+    weights = np.ones(len(truth)) if w is None else np.asarray(w, dtype=np.float64)
+    return np.array([weights[known][right].sum(), weights[known].sum()])
 
 
 def _evaluation_task(model, X, y, w):
@@ -158,6 +171,25 @@ class PartitionedModel(NBParallelMixin, BaseEstimator):
             raise ValueError(f"X has {n_features} features, but {name} is expecting "
                              f"{self.n_features_in_} features as input.")
 
+    def dataset(self, X, y=None, sample_weight=None, *, require_target=True, drop=()):
+        """The input as partitions, with this model's partitioning and column kinds (models supply it)."""
+        raise NotImplementedError
+
+    def scoring_data(self, X, y=None, sample_weight=None):
+        """The data to score or predict as partitions, by the route ``fit`` takes, checked against the
+        fitted features.
+
+        A named input (a DataFrame, a Dask DataFrame, files) that holds the
+        fitted target column leaves it out of the attributes unless ``y``
+        names it, so a test file with its labels predicts as it is.
+        """
+        target = getattr(self, "target_column_", None)
+        drop = () if target is None or (isinstance(y, str) and y == target) else (target,)
+        dataset = self.dataset(X, y, sample_weight, require_target=y is not None, drop=drop)
+        self._check_input_features(n_features=len(dataset.columns),
+                                   feature_names=input_feature_names(X, dataset.columns))
+        return dataset
+
     def _record_pass(self, kind, record, seconds):
         """Keep a pass's tree record in ``passes_`` (and the counting pass's in ``reduction_``)."""
         self.passes_ = [*getattr(self, "passes_", []), {"kind": kind, "tree": record, "seconds": seconds}]
@@ -167,10 +199,6 @@ class PartitionedClassifier(ClassifierMixin, PartitionedModel):
     """Base of the classifiers scored partition by partition (see the module docstring)."""
 
     # ------------------------------------------------------------- what models supply
-
-    def _data(self, X, y=None, sample_weight=None):
-        """The input as partitions; see the module docstring."""
-        raise NotImplementedError
 
     def joint_log_likelihood_part(self, X):
         """log P(x, c) of one partition's rows, shape (n_rows, n_classes)."""
@@ -203,7 +231,7 @@ class PartitionedClassifier(ClassifierMixin, PartitionedModel):
     def predict_joint_log_proba(self, X):
         """log P(x, c) for every row and class, shape (n_rows, n_classes)."""
         check_is_fitted(self, self._fitted_attribute)
-        data = self._data(X)
+        data = self.scoring_data(X)
         n_rows = getattr(X, "shape", (None,))[0]
         if isinstance(n_rows, (int, np.integer)):
             memory.check_memory(memory.CELL_BYTES * int(n_rows) * len(self.classes_) * 2,
@@ -224,7 +252,7 @@ class PartitionedClassifier(ClassifierMixin, PartitionedModel):
     def predict(self, X):
         """The class with the largest posterior, computed in row chunks of bounded size."""
         check_is_fitted(self, self._fitted_attribute)
-        data = self._data(X)
+        data = self.scoring_data(X)
         parts = execution.map_partitions(data.partitions, data.map(_predict_task, self), name="nbparallel-predict",
                                       token=data.token, verbose=bool(self.verbose))
         return self.classes_[np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64)]
@@ -235,8 +263,20 @@ class PartitionedClassifier(ClassifierMixin, PartitionedModel):
         return labels, (np.exp(_normalise(self.joint_log_likelihood_part(X))) if proba else None)
 
     def score(self, X, y, sample_weight=None):
-        """Mean accuracy of ``predict(X)`` against ``y`` (weighted if asked)."""
-        return accuracy_score(y, self.predict(X), sample_weight=sample_weight)
+        """Mean accuracy of ``predict(X)`` against ``y`` (weighted if asked), in one pass.
+
+        ``y`` and ``sample_weight`` are values or, for named inputs, column
+        names; rows with a missing target are left out.
+        """
+        check_is_fitted(self, self._fitted_attribute)
+        data = self.scoring_data(X, y, sample_weight)
+        (right, total), _ = execution.run_pass(data.partitions, data.map(_accuracy_task, self), merge_summaries,
+                                               split_every=self.split_every, name="nbparallel-score",
+                                               token=data.token, verbose=bool(self.verbose))
+        if total == 0:
+            raise ValueError("score needs rows with a known target (and a positive weight); every target is "
+                             "missing")
+        return float(right / total)
 
     def evaluate(self, X, y=None):
         """Accuracy, confusion matrix and average log-likelihood in one pass.
@@ -255,7 +295,7 @@ class PartitionedClassifier(ClassifierMixin, PartitionedModel):
         if y is None:
             raise ValueError("evaluate needs y: the target values, or the target column's name for a DataFrame "
                              "or a file")
-        data = self._data(X, y)
+        data = self.scoring_data(X, y)
         summary, _ = execution.run_pass(data.partitions, data.map(_evaluation_task, self), merge_summaries,
                                      split_every=self.split_every, name="nbparallel-evaluate",
                                      token=data.token, verbose=bool(self.verbose))

@@ -238,8 +238,8 @@ class BoostedNaiveBayes(PartitionedClassifier):
         check_classes(self.schema_.classes)
         self._set_input_features(n_features=len(dataset.columns),
                                  feature_names=input_feature_names(X, dataset.columns))
-        if dataset.target is not None:
-            self.target_column_ = dataset.target
+        if dataset.target_column is not None:
+            self.target_column_ = dataset.target_column
         self.classes_ = np.asarray(self.schema_.classes)
 
         checkpoint = Checkpoint.for_fit(self, self.schema_, scan.n_rows, ignore=("n_rounds",))
@@ -300,12 +300,9 @@ class BoostedNaiveBayes(PartitionedClassifier):
 
     # --------------------------------------------------------- prediction
 
-    def _data(self, X, y=None, sample_weight=None):
-        """The input to score, checked against the fitted features."""
-        dataset = self._base().dataset(X, y, sample_weight, require_target=y is not None)
-        self._check_input_features(n_features=len(dataset.columns),
-                                   feature_names=input_feature_names(X, dataset.columns))
-        return dataset
+    def dataset(self, X, y=None, sample_weight=None, *, require_target=True, drop=()):
+        """The input as partitions, as the base learner reads it."""
+        return self._base().dataset(X, y, sample_weight, require_target=require_target, drop=drop)
 
     def joint_log_likelihood_part(self, X):
         """The log of each class's share of the learners' weighted votes.
@@ -321,7 +318,7 @@ class BoostedNaiveBayes(PartitionedClassifier):
     def _learner_predictions(self, X):
         """Class index predicted by every learner, shape (n_rows, n_learners)."""
         check_is_fitted(self, "estimators_")
-        dataset = self._data(X)
+        dataset = self.scoring_data(X)
         parts = execution.map_partitions(dataset.partitions, dataset.map(_predictions_of, self.estimators_),
                                       name="nbparallel-boost-predict", token=dataset.token,
                                       verbose=bool(self.verbose))

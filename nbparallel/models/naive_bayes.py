@@ -192,20 +192,13 @@ class NaiveBayes(PartitionedClassifier):
         super()._check_params()
         _check_ranges(self.numeric_ranges)
 
-    def dataset(self, X, y=None, sample_weight=None, *, require_target=True):
+    def dataset(self, X, y=None, sample_weight=None, *, require_target=True, drop=()):
         """The input as partitions (:class:`nbparallel.data.dataset.Dataset`), with this model's
         partitioning and categorical features; sparse input is refused."""
         _reject_sparse(X)
         return as_dataset(X, y, sample_weight, n_partitions=self.n_partitions,
                           categorical_features=self.categorical_features, require_target=require_target,
-                          numeric_features=self.numeric_features)
-
-    def _data(self, X, y=None, sample_weight=None):
-        """The input to score, checked against the fitted features."""
-        dataset = self.dataset(X, y, sample_weight, require_target=y is not None)
-        self._check_input_features(n_features=len(dataset.columns),
-                                   feature_names=input_feature_names(X, dataset.columns))
-        return dataset
+                          numeric_features=self.numeric_features, drop=drop)
 
     def _run(self, kind, fn, *args, **kwargs):
         """Run one pass, returning what ``fn`` returns (its tree record last), and record it."""
@@ -307,8 +300,8 @@ class NaiveBayes(PartitionedClassifier):
         self.n_partitions_ = record.n_leaves
         self._set_input_features(n_features=len(dataset.columns),
                                  feature_names=input_feature_names(X, dataset.columns))
-        if dataset.target is not None:
-            self.target_column_ = dataset.target
+        if dataset.target_column is not None:
+            self.target_column_ = dataset.target_column
         self._derive()
         self._warn_ignored()
         return self

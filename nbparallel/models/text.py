@@ -44,10 +44,15 @@ class _TextNaiveBayes(PartitionedClassifier):
 
     # ------------------------------------------------------------ fitting
 
-    def _data(self, X, y=None, sample_weight=None, *, require_target=False):
-        data = as_partitions(X, y, sample_weight, n_partitions=self.n_partitions, require_target=require_target)
-        if hasattr(self, "n_features_in_"):
-            self._check_input_features(n_features=data.n_features, feature_names=data.feature_names)
+    def dataset(self, X, y=None, sample_weight=None, *, require_target=True, drop=()):
+        """A count matrix (dense, ``scipy.sparse`` or Dask) as partitions of rows; it has no named columns
+        to drop."""
+        return as_partitions(X, y, sample_weight, n_partitions=self.n_partitions, require_target=require_target)
+
+    def scoring_data(self, X, y=None, sample_weight=None):
+        """The count matrix to score, checked against the fitted features."""
+        data = self.dataset(X, y, sample_weight, require_target=y is not None)
+        self._check_input_features(n_features=data.n_features, feature_names=data.feature_names)
         return data
 
     def fit(self, X, y, sample_weight=None):
@@ -80,7 +85,7 @@ class _TextNaiveBayes(PartitionedClassifier):
         if classes is not None and not np.array_equal(np.unique(np.asarray(classes)), self.classes_):
             raise ValueError(f"`classes={list(classes)}` is not the same as on the first call to partial_fit "
                              f"({self.classes_.tolist()})")
-        data = self._data(X, y, sample_weight, require_target=True)
+        data = self.scoring_data(X, y, sample_weight)
         return self._count(data, self.classes_, previous=self.counts_)
 
     def _count(self, data, classes, previous):

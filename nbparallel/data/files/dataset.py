@@ -19,7 +19,7 @@ from nbparallel.engine import execution
 
 
 def file_dataset(path, y=None, sample_weight=None, *, n_partitions=None, categorical_features="auto",
-                 require_target=True, numeric_features=None):
+                 require_target=True, numeric_features=None, drop=()):
     """A :class:`nbparallel.data.dataset.Dataset` over a CSV or Parquet file or directory.
 
     Parameters
@@ -33,7 +33,7 @@ def file_dataset(path, y=None, sample_weight=None, *, n_partitions=None, categor
         None keeps the files' own partitions (a file, or runs of a large
         Parquet file's row groups), neighbouring small ones grouped (see
         :func:`default_pieces`); a number groups or splits them.
-    categorical_features, require_target, numeric_features
+    categorical_features, require_target, numeric_features, drop
         As for :func:`nbparallel.data.inputs.as_dataset`; ``numeric_features`` adds
         to those of a :class:`Files` path, and reads them as numbers.
 
@@ -63,7 +63,7 @@ def file_dataset(path, y=None, sample_weight=None, *, n_partitions=None, categor
         units, types, n_rows, ranges = parquet_layout(files, opened)
     else:
         units, types = csv_layout(files, na_values)
-    columns, target, weight = column_roles(list(types), y, sample_weight, require_target)
+    columns, target, weight = column_roles(list(types), y, sample_weight, require_target, drop)
     if not columns:
         raise ValueError("the data has no attribute columns besides the target")
     dtypes = pandas_dtypes(types)
