@@ -4,7 +4,7 @@ Naive Bayes is its sums, and sums add. One pass sums every fold's statistics
 at once, as boosting counts right and wrong rows: the row of class ``y`` in
 fold ``f`` is summed under class code ``y + K * f`` of a ``K * k``-class
 summary. After the reduce, fold i's training summary is the total minus fold
-i's (:func:`without`), its model is derived from it as a fit would derive it,
+i's (``total - fold_i``: every summary subtracts), its model is derived from it as a fit would derive it,
 and one more pass scores every row with the model that did not see it. Folds
 come from the global row index (contiguous blocks, as scikit-learn's
 unshuffled ``KFold``) or from a scikit-learn splitter, never from the
@@ -17,7 +17,7 @@ The models and their summaries:
 - :class:`NaiveBayes` with Gaussian attributes (``numeric="gaussian"`` or a
   dict): the count table and the per-class weighted count, mean and M2
   (:class:`CountsAndMoments`); a fold is taken out by the inverse of Chan's
-  merge (:func:`moments_without`), and ``var_smoothing``'s epsilon comes from
+  merge (``GaussianMoments.__sub__``), and ``var_smoothing``'s epsilon comes from
   each training fold's variances, as in a separate fit.
 - :class:`MultinomialNaiveBayes`, :class:`BernoulliNaiveBayes` on dense,
   ``scipy.sparse`` or Dask arrays: per-class feature sums
@@ -36,23 +36,22 @@ measured difference).
 from __future__ import annotations
 
 import time
-from functools import singledispatch
 
 import numpy as np
 import pandas as pd
 from numba import njit
 
-from nbparallel.data.columns import GAUSSIAN
 from nbparallel.data.schema import scan_schema
 from nbparallel.data.sparse import as_partitions, is_dask_array, row_slice
 from nbparallel.engine import execution, memory
 from nbparallel.kernels.counting import count_partition
 from nbparallel.models.gaussian import gaussian_log_likelihood
 from nbparallel.models.naive_bayes import NaiveBayes, check_classes
+from nbparallel.models.plan import CountingPlan
 from nbparallel.models.text import BernoulliNaiveBayes, MultinomialNaiveBayes
 from nbparallel.summaries.counts import CountSpec, CountTable
 from nbparallel.summaries.evaluation import Evaluation
-from nbparallel.summaries.features import FeatureCounts, count_part
+from nbparallel.summaries.features import count_part
 from nbparallel.summaries.moments import CountsAndMoments, GaussianMoments, gaussian_values, partition_moments
 from nbparallel.summaries.protocol import merge_summaries
 
@@ -99,56 +98,6 @@ class Folds:
         labels += classes
         labels[classes < 0] = -1
         return labels
-
-
-@singledispatch
-def without(total, part):
-    """The summary of the rows in ``total`` but not in ``part`` (``total = rest + part``)."""
-    raise TypeError(f"cannot take a {type(part).__name__} out of a {type(total).__name__}")
-
-
-@without.register
-def _(total: CountTable, part):
-    return CountTable(np.maximum(total.table - part.table, 0), total.offsets,
-                      np.maximum(total.class_totals - part.class_totals, 0),
-                      np.maximum(total.all_missing - part.all_missing, 0))
-
-
-@without.register
-def _(total: FeatureCounts, part):
-    return FeatureCounts(np.maximum(total.class_count - part.class_count, 0),
-                         np.maximum(total.feature_count - part.feature_count, 0))
-
-
-@without.register
-def _(total: CountsAndMoments, part):
-    return CountsAndMoments(without(total.counts, part.counts), moments_without(total.moments, part.moments))
-
-
-@without.register(GaussianMoments)
-def moments_without(total, part):
-    """The inverse of Chan's merge: the moments ``a`` with ``a + part = total``.
-
-    From ``n = n_a + n_b``, ``n mean = n_a mean_a + n_b mean_b`` and
-    ``M2 = M2_a + M2_b + d^2 n_a n_b / n`` with ``d = mean_b - mean_a``::
-
-        n_a = n - n_b,  mean_a = mean + (mean - mean_b) n_b / n_a,
-        M2_a = M2 - M2_b - (mean_b - mean_a)^2 n_a n_b / n
-
-    Every term is a deviation from a mean, never a raw sum of squares, so the
-    rounding is relative to ``M2`` (about 1e-15 * M2 / M2_a). A cell whose
-    remaining weight is zero (up to rounding of float weights) has no rows:
-    n, mean and M2 are 0 there, as in a fit; M2 is clipped at 0.
-    """
-    n = total.n - part.n
-    empty = n <= 1e-12 * np.maximum(total.n, 1.0)
-    n_a = np.where(empty, 1.0, n)  # a placeholder where empty; those cells are zeroed below
-    mean = total.mean + (total.mean - part.mean) * (part.n / n_a)
-    delta = part.mean - mean
-    m2 = total.m2 - part.m2 - delta * delta * n_a * part.n / np.where(empty, 1.0, total.n)
-    return GaussianMoments(np.where(empty, 0.0, n), np.where(empty, 0.0, mean),
-                           np.where(empty, 0.0, np.maximum(m2, 0.0)),
-                           np.maximum(total.all_missing - part.all_missing, 0.0))
 
 
 @njit(nogil=True, cache=True)
@@ -230,19 +179,6 @@ def _score_folds(models, folds, gaussian, X, y, w, info):
     return _score(len(models), len(schema.classes), segments())
 
 
-def _fold_summary(summary, i, n_classes):
-    """Fold i's columns of a ``K * k``-class summary, as a K-class one."""
-    cols = slice(i * n_classes, (i + 1) * n_classes)
-    if isinstance(summary, CountsAndMoments):
-        m = summary.moments
-        return CountsAndMoments(_fold_summary(summary.counts, i, n_classes),
-                                GaussianMoments(m.n[cols], m.mean[cols], m.m2[cols], m.all_missing[cols]))
-    if isinstance(summary, FeatureCounts):
-        return FeatureCounts(summary.class_count[cols], summary.feature_count[cols])
-    return CountTable(summary.table[:, cols], summary.offsets, summary.class_totals[cols],
-                      summary.all_missing[cols])
-
-
 class _NaiveBayesRun:
     """Cross-validation of a :class:`NaiveBayes`: DataFrames, arrays, Dask collections, files."""
 
@@ -258,9 +194,9 @@ class _NaiveBayesRun:
         record("schema", start)
         self.infos = dataset.partition_infos()
         self.n_rows = int(sum(dataset.partition_rows))
-        schema = schema.with_kinds(estimator._chosen_kinds(dataset))
-        self.schema = estimator._fixed_ranges(schema)  # numeric_ranges
-        self.gaussian = tuple(schema.position_of(at.name) for at in schema.by_kind(GAUSSIAN))
+        plan = CountingPlan.for_table(estimator.get_params(), dataset, by_value=False)
+        self.schema = plan.finish_schema(schema)
+        self.gaussian = plan.gaussian_positions(self.schema)
         self.classes = np.asarray(schema.classes)
 
     def in_memory(self):
@@ -290,7 +226,7 @@ class _NaiveBayesRun:
                             self.dataset.partitions)
         summary = self._run("count", _count_folds, (CountSpec.of(table), folds, k, self.gaussian),
                             merge_summaries)
-        return [_fold_summary(summary, i, n_classes) for i in range(k)]
+        return [summary.class_columns(slice(i * n_classes, (i + 1) * n_classes)) for i in range(k)]
 
     def model(self, train):
         counts, moments = train, None
@@ -353,10 +289,11 @@ class _TextRun:
         memory.check_memory(memory.table_bytes(data.n_features, n_classes * k, len(data.partitions)),
                             f"the fold tables of {n_classes} classes x {k} folds x {data.n_features} features",
                             "use fewer folds or fewer features", data.partitions)
+        plan = estimator.counting_plan()
         summary = self._run("count", _count_text_folds,
-                            (self.classes, folds, k, data.n_features, estimator._binarize_threshold(),
-                             estimator._allow_negative, type(estimator).__name__), merge_summaries)
-        return [_fold_summary(summary, i, n_classes) for i in range(k)]
+                            (self.classes, folds, k, data.n_features, plan.binarize, plan.allow_negative,
+                             type(estimator).__name__), merge_summaries)
+        return [summary.class_columns(slice(i * n_classes, (i + 1) * n_classes)) for i in range(k)]
 
     def model(self, train):
         return type(self.estimator).from_counts(train, self.classes, n_features_in=self.data.n_features,
@@ -443,9 +380,8 @@ def cross_validate(estimator, X, y=None, *, cv=10, scoring=SCORINGS, sample_weig
     total = merge_summaries(*tests)
     models = []
     for i, test in enumerate(tests):
-        train = without(total, test)
-        weights = train.class_count if isinstance(train, FeatureCounts) else _class_weights(train)
-        if weights.sum() <= 0:
+        train = total - test
+        if train.class_weights.sum() <= 0:
             raise ValueError(f"fold {i}'s training rows hold no usable case")
         models.append(run.model(train))
     scores = run.score(models, folds)
@@ -456,9 +392,3 @@ def cross_validate(estimator, X, y=None, *, cv=10, scoring=SCORINGS, sample_weig
     return {**{f"test_{s}": scores[s] for s in scoring}, "n_test_rows": n, "confusion_matrices": confusion,
             "classes": run.classes, "passes": passes}
 
-
-def _class_weights(train):
-    """N_k of a NaiveBayes training summary (as :meth:`NaiveBayes.class_weights`)."""
-    if isinstance(train, CountsAndMoments):
-        return train.counts.class_totals - train.moments.all_missing
-    return train.class_counts

@@ -30,6 +30,7 @@ from sklearn.utils import check_random_state
 
 from nbparallel.engine import execution
 from nbparallel.models.naive_bayes import AUTO_SMOOTHING, NaiveBayes
+from nbparallel.models.plan import CountingPlan
 
 CRITERIA = ("auto", "bic", "test")
 B_ESTIMATES = ("sample", "exact")
@@ -338,7 +339,9 @@ class SelectedNaiveBayes(SelectorMixin, NaiveBayes):
             raise ValueError("criterion='test' needs test data: pass X_test (and y_test) to fit")
         self._clear_fitted()
         dataset = self.dataset(X, y, sample_weight)
-        self._fit_counts(X, dataset, classes=None)  # the full model: every statistic, one counting pass
+        # the full model, every statistic in one counting pass after the schema pass
+        self._fit_counts(X, dataset, classes=None, plan=CountingPlan.for_table(
+            self.get_params(), dataset, weighted=sample_weight is not None, by_value=False))
         test = None
         if X_test is not None:
             test = self.dataset(X_test, y_test)

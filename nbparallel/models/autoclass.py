@@ -25,6 +25,7 @@ from nbparallel.engine.scheduler import PassScheduler, passes_to_json
 from nbparallel.kernels.scoring import joint_log_likelihood
 from nbparallel.models.base import PartitionedModel
 from nbparallel.models.params import Interval, Options
+from nbparallel.models.plan import CountingPlan
 from nbparallel.persistence import validate
 from nbparallel.persistence.checkpoints import Checkpoint
 from nbparallel.summaries.expected import ExpectedCounts, add_expected_counts
@@ -216,7 +217,10 @@ class AutoClass(ClusterMixin, PartitionedModel):
         dataset = self.dataset(X, None, sample_weight)
         scheduler = PassScheduler(dataset, split_every=self.split_every, persist=self.persist,
                                   verbose=bool(self.verbose))
-        schema, scan = schema_pass(scheduler, n_bins=self.n_bins)
+        plan = CountingPlan.for_table(self.get_params(), dataset, weighted=sample_weight is not None,
+                                      by_value=False)  # each EM iteration scores codes under the schema
+        schema, scan = schema_pass(scheduler, n_bins=plan.n_bins)
+        schema = plan.finish_schema(schema)
         K, R = self.n_clusters, self.n_restarts
         rows_per_partition = -(-scan.n_rows // len(scheduler.dataset.partitions))
         memory.check_memory(

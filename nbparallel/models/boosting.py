@@ -27,6 +27,7 @@ from nbparallel.kernels.counting import count_partition
 from nbparallel.models.base import PartitionedClassifier
 from nbparallel.models.naive_bayes import AUTO_SMOOTHING, NaiveBayes, check_classes, check_counts
 from nbparallel.models.params import Interval, Options
+from nbparallel.models.plan import CountingPlan
 from nbparallel.persistence import validate
 from nbparallel.persistence.checkpoints import Checkpoint
 from nbparallel.summaries.counts import CountSpec, CountTable
@@ -232,9 +233,11 @@ class BoostedNaiveBayes(PartitionedClassifier):
         self._check_params()
         self._clear_fitted()
         dataset = self._base().dataset(X, y, sample_weight)
+        plan = CountingPlan.for_table(self._base().get_params(), dataset, by_value=False)  # every round: codes
         scheduler = PassScheduler(dataset, split_every=self.split_every, persist=self.persist,
                                   verbose=bool(self.verbose))
-        self.schema_, scan = schema_pass(scheduler, n_bins=self.n_bins)
+        schema, scan = schema_pass(scheduler, n_bins=plan.n_bins)
+        self.schema_ = plan.finish_schema(schema)
         check_classes(self.schema_.classes)
         self._set_input_features(n_features=len(dataset.columns),
                                  feature_names=input_feature_names(X, dataset.columns))

@@ -15,16 +15,15 @@ from nbparallel.data.columns import CATEGORICAL, GAUSSIAN, NUMERIC
 from nbparallel.data.inputs import as_dataset
 from nbparallel.data.partitions import input_feature_names
 from nbparallel.data.schema import Schema, all_codes, scan_schema, sort_values
-from nbparallel.engine import execution, memory
+from nbparallel.engine import memory
 from nbparallel.kernels.scoring import best_classes
 from nbparallel.models import kinds
 from nbparallel.models.base import PartitionedClassifier
 from nbparallel.models.params import Interval, Options
+from nbparallel.models.plan import BY_VALUE, WITH_MOMENTS, WITH_SCHEMA, CountingPlan, check_ranges, warn_out_of_range
 from nbparallel.persistence import validate
-from nbparallel.summaries import dictionary_counts
-from nbparallel.summaries.counts import CountSpec, count_dataset
-from nbparallel.summaries.moments import BINNED, GaussianMoments, count_and_moments, gaussian_values
-from nbparallel.summaries.protocol import merge_summaries
+from nbparallel.summaries.dictionary_counts import WideIntegers
+from nbparallel.summaries.moments import BINNED, CountsAndMoments, GaussianMoments, gaussian_values
 
 AUTO_SMOOTHING = "1/N"
 
@@ -190,7 +189,7 @@ class NaiveBayes(PartitionedClassifier):
     def _check_params(self):
         """The declared checks (``categorical_features`` is checked against the columns by the data layer)."""
         super()._check_params()
-        _check_ranges(self.numeric_ranges)
+        check_ranges(self.numeric_ranges)
 
     def dataset(self, X, y=None, sample_weight=None, *, require_target=True, drop=()):
         """The input as partitions (:class:`nbparallel.data.dataset.Dataset`), with this model's
@@ -225,14 +224,9 @@ class NaiveBayes(PartitionedClassifier):
         self._check_params()
         self._clear_fitted()
         dataset = self.dataset(X, y, sample_weight)
-        return self._fit_counts(X, dataset, classes=None, one_pass=self._counts_in_one_pass(dataset, sample_weight))
-
-    def _counts_in_one_pass(self, dataset, sample_weight):
-        """Whether fit can take its schema and counts from one pass (see :mod:`nbparallel.summaries.dictionary_counts`):
-        unweighted rows, and numeric columns (if any) of integer dtype, binned over the data's own range."""
-        has_numeric = NUMERIC in dataset.kinds
-        return (sample_weight is None and dictionary_counts.applies(dataset)
-                and not (has_numeric and (self.numeric_ranges or self._gaussian_columns(dataset))))
+        return self._fit_counts(X, dataset, classes=None,
+                                plan=CountingPlan.for_table(self.get_params(), dataset,
+                                                            weighted=sample_weight is not None))
 
     def partial_fit(self, X, y=None, sample_weight=None, classes=None):
         """Add the counts of more data to the model.
@@ -245,49 +239,44 @@ class NaiveBayes(PartitionedClassifier):
         or on pieces gives the same counts when the ranges are the same.
         """
         self._check_params()
-        return self._fit_counts(X, self.dataset(X, y, sample_weight), classes=classes)
+        dataset = self.dataset(X, y, sample_weight)
+        return self._fit_counts(X, dataset, classes=classes,
+                                plan=CountingPlan.for_table(self.get_params(), dataset, by_value=False))
 
-    def _fit_counts(self, X, dataset, classes, one_pass=False):
+    def _fit_counts(self, X, dataset, classes, plan):
+        """Count ``dataset`` as ``plan`` says and derive the model (added to the fitted counts, if any)."""
         self.passes_ = []  # the passes of this call only
-        if one_pass:  # vocabularies, ranges and counts from one pass
+        if plan.kind == BY_VALUE:  # vocabularies, ranges and counts from one pass
             try:
-                schema, counts, record = self._run("count", dictionary_counts.count_in_one_pass, dataset,
-                                                   n_bins=self.n_bins)
-            except dictionary_counts.WideIntegers:
-                one_pass = False
-        if not one_pass:
+                schema, counts, record = self._run("count", plan.count_by_value, dataset)
+            except WideIntegers:
+                plan = plan.in_two_passes()
+        if plan.kind != BY_VALUE:
             schema, scan, _ = self._run("schema", scan_schema, dataset, n_bins=self.n_bins,
                                         classes=None if classes is None else sort_values(set(classes)))
-        schema = schema.with_kinds(self._chosen_kinds(dataset))
+        refit = hasattr(self, "schema_")
+        schema = plan.finish_schema(schema, fix_ranges=not refit)
         previous = None  # the fitted counts, in the layout of the (possibly grown) schema
-        if hasattr(self, "schema_"):
-            _warn_out_of_range(self.schema_, schema)
+        if refit:
+            warn_out_of_range(self.schema_, schema)
             batch_gaussian = _names(schema.by_kind(GAUSSIAN))
             schema, previous = self._extend_schema(schema, dataset.columns)
             if batch_gaussian != self.gaussian_features_:
                 raise ValueError(f"partial_fit got Gaussian columns {batch_gaussian}, but the model was fitted "
                                  f"with {self.gaussian_features_}")
-        else:
-            if classes is not None and not set(scan.classes) <= set(schema.classes):
-                raise ValueError(f"y holds classes {sorted(set(scan.classes) - set(schema.classes))} "
-                                 f"not in `classes`")
-            schema = self._fixed_ranges(schema)
+        elif classes is not None and not set(scan.classes) <= set(schema.classes):
+            raise ValueError(f"y holds classes {sorted(set(scan.classes) - set(schema.classes))} not in `classes`")
         check_classes(schema.classes)
         table = schema.counted()
         memory.check_memory(memory.table_bytes(table.offsets[-1], len(schema.classes), len(dataset.partitions)),
                             f"the count tables of {len(schema.classes)} classes x {table.offsets[-1]} values",
                             "use fewer bins (n_bins) or fewer categorical values", dataset.partitions)
         gaussian = schema.by_kind(GAUSSIAN)
-        if gaussian:
-            summary, record = self._run(
-                "count", execution.run_pass, dataset.partitions,
-                dataset.map(count_and_moments, CountSpec.of(table),
-                            tuple(schema.position_of(at.name) for at in gaussian),
-                            tuple(schema.position_of(at.name) for at in table.attributes)),
-                merge_summaries, name="nbparallel-count", token=dataset.token)
+        if plan.kind == WITH_MOMENTS:
+            summary, record = self._run("count", plan.count, dataset, schema)
             counts, moments = summary.counts, summary.moments
-        elif not one_pass:
-            counts, record = self._run("count", count_dataset, dataset, table)
+        elif plan.kind == WITH_SCHEMA:
+            counts, record = self._run("count", plan.count, dataset, schema)
         if previous is not None:
             counts = counts + previous
             if gaussian:
@@ -306,53 +295,12 @@ class NaiveBayes(PartitionedClassifier):
         self._warn_ignored()
         return self
 
-    def _chosen_kinds(self, dataset):
-        """``{column: "gaussian"}`` for the numeric columns that ``numeric`` models as Gaussian."""
-        return {c: GAUSSIAN for c in self._gaussian_columns(dataset)}
-
-    def _gaussian_columns(self, dataset):
-        """The numeric columns modelled as Gaussian, in input order."""
-        if isinstance(self.numeric, str):
-            return [c for c, kind in zip(dataset.columns, dataset.kinds) if kind == NUMERIC and self.numeric == GAUSSIAN]
-        chosen = {}
-        for key, how in self.numeric.items():
-            if isinstance(key, (int, np.integer)) and not isinstance(key, bool) and 0 <= key < len(dataset.columns):
-                key = dataset.columns[key]
-            if key not in dataset.columns:
-                raise ValueError(f"numeric names column {key!r}, which is not in the data {list(dataset.columns)}")
-            if how not in (BINNED, GAUSSIAN):
-                raise ValueError(f"numeric[{key!r}] must be {BINNED!r} or {GAUSSIAN!r}, got {how!r}")
-            if dataset.kinds[dataset.columns.index(key)] != NUMERIC:
-                raise ValueError(f"numeric names column {key!r}, which is categorical: only numeric columns can "
-                                 "be binned or Gaussian")
-            chosen[key] = how
-        return [c for c in dataset.columns if chosen.get(c) == GAUSSIAN]
-
     def class_weights(self):
         """N_k: the weight per class of the training cases the model uses (a case
         whose every attribute is missing is left out, as in the SPSS document)."""
         if self.schema_.by_kind(GAUSSIAN):
-            return self.counts_.class_totals - self.moments_.all_missing
-        return self.counts_.class_counts
-
-    def _fixed_ranges(self, schema):
-        """The schema with ``numeric_ranges`` applied; warns where the data reach beyond them."""
-        ranges = dict(self.numeric_ranges or {})
-        numeric = set(_names(schema.binned_attributes()))
-        unknown = sorted(set(ranges) - numeric)
-        if unknown:
-            raise ValueError(f"numeric_ranges names {unknown}, which are not numeric columns; "
-                             f"numeric columns are {sorted(numeric)}")
-        fixed = []
-        for at in schema.attributes:
-            if at.name in ranges:
-                lo, hi = (float(v) for v in ranges[at.name])
-                fixed.append(replace_fields(at, lo=lo, hi=hi))
-            else:
-                fixed.append(at)
-        fixed_schema = Schema.of(fixed, schema.columns, schema.classes)
-        _warn_out_of_range(fixed_schema, schema)
-        return fixed_schema
+            return CountsAndMoments(self.counts_, self.moments_).class_weights
+        return self.counts_.class_weights
 
     def ignored_reasons(self):
         """Why each ignored attribute is ignored, ``{name: reason}`` in input order."""
@@ -594,34 +542,6 @@ def _read_gaussian_columns(d, schema):
     if not isinstance(columns, list) or not columns or not set(columns) <= set(numeric):
         raise ValueError(f"gaussian.columns must be a non-empty list of numeric columns, got {columns!r}")
     return [c for c in schema.columns if c in columns]
-
-
-def _check_ranges(ranges):
-    """Raise unless ``ranges`` is None or ``{column name: (lo, hi)}`` with finite lo < hi."""
-    if ranges is None:
-        return
-    if not isinstance(ranges, dict):
-        raise TypeError(f"numeric_ranges must be a dict {{column: (lo, hi)}} or None, got {ranges!r}")
-    for name, bounds in ranges.items():
-        ok = isinstance(name, str) and isinstance(bounds, (tuple, list)) and len(bounds) == 2 and all(
-            isinstance(b, (int, float, np.integer, np.floating)) and not isinstance(b, bool) and np.isfinite(b)
-            for b in bounds)
-        if not ok or not bounds[0] < bounds[1]:
-            raise ValueError(f"numeric_ranges[{name!r}] must be (lo, hi) with finite lo < hi, got {bounds!r}")
-
-
-def _warn_out_of_range(fixed, seen):
-    """Warn for each numeric attribute whose values in ``seen`` (a batch's schema) leave ``fixed``'s range."""
-    seen_by_name = {at.name: at for at in seen.attributes}
-    for at in fixed.binned_attributes():
-        batch = seen_by_name.get(at.name)
-        if batch is None or batch.lo is None or np.isnan(batch.lo) or np.isnan(at.lo):
-            continue
-        if batch.lo < at.lo or batch.hi > at.hi:
-            warnings.warn(
-                f"column {at.name!r} has values in [{batch.lo:g}, {batch.hi:g}], outside the fixed bin range "
-                f"[{at.lo:g}, {at.hi:g}]: they are counted in the end bins. Give numeric_ranges={{{at.name!r}: "
-                f"(lo, hi)}} to cover the whole data", UserWarning, stacklevel=4)
 
 
 def _reject_sparse(X):

@@ -17,12 +17,11 @@ import numpy as np
 import scipy.sparse as sp
 
 from nbparallel.data.sparse import as_partitions
-from nbparallel.engine import execution
 from nbparallel.engine.reduce import TreeRecord
 from nbparallel.models.base import PartitionedClassifier
 from nbparallel.models.params import ARRAY_LIKE, BOOLEAN, Interval
-from nbparallel.summaries.features import FeatureCounts, check_sparse_threshold, count_part
-from nbparallel.summaries.protocol import merge_summaries
+from nbparallel.models.plan import CountingPlan
+from nbparallel.summaries.features import FeatureCounts, check_sparse_threshold
 
 ALPHA_LOWER_BOUND = 1e-10
 
@@ -37,10 +36,9 @@ class _TextNaiveBayes(PartitionedClassifier):
         "class_prior": [ARRAY_LIKE, None],
         "force_alpha": [BOOLEAN],
     }
-    _allow_negative = True
-
-    def _binarize_threshold(self):
-        return None
+    def counting_plan(self):
+        """How this model's counting pass sums a count matrix (:class:`~nbparallel.models.plan.CountingPlan`)."""
+        raise NotImplementedError
 
     # ------------------------------------------------------------ fitting
 
@@ -90,11 +88,8 @@ class _TextNaiveBayes(PartitionedClassifier):
 
     def _count(self, data, classes, previous):
         start = time.perf_counter()
-        summarize = data.map(count_part, classes, data.n_features, self._binarize_threshold(),
-                             self._allow_negative, type(self).__name__)
-        counts, record = execution.run_pass(data.partitions, summarize, merge_summaries, split_every=self.split_every,
-                                         name="nbparallel-text-count", token=data.token,
-                                         verbose=bool(self.verbose))
+        counts, record = self.counting_plan().count_matrix(data, classes, type(self).__name__,
+                                                           split_every=self.split_every, verbose=bool(self.verbose))
         if previous is not None:
             counts = previous + counts
         else:
@@ -238,8 +233,6 @@ class MultinomialNaiveBayes(_TextNaiveBayes):
         Every pass run by the last fit: kind, tree record and wall seconds.
     """
 
-    _allow_negative = False
-
     def __init__(self, *, alpha=1.0, force_alpha=True, fit_prior=True, class_prior=None, n_partitions=None,
                  split_every=2, verbose=0):
         self.alpha = alpha
@@ -249,6 +242,10 @@ class MultinomialNaiveBayes(_TextNaiveBayes):
         self.n_partitions = n_partitions
         self.split_every = split_every
         self.verbose = verbose
+
+    def counting_plan(self):
+        """Word counts: the matrix summed as it is; negative counts are refused."""
+        return CountingPlan.for_matrix(None, allow_negative=False)
 
     def _feature_log_prob(self, alpha):
         smoothed = self.feature_count_ + alpha
@@ -304,14 +301,15 @@ class BernoulliNaiveBayes(_TextNaiveBayes):
         self.split_every = split_every
         self.verbose = verbose
 
-    def _binarize_threshold(self):
-        return self.binarize
+    def counting_plan(self):
+        """Word presence: the matrix thresholded at ``binarize`` (None: taken as 0/1 already)."""
+        return CountingPlan.for_matrix(self.binarize, allow_negative=True)
 
     def _feature_log_prob(self, alpha):
         return np.log(self.feature_count_ + alpha) - np.log(self.class_count_[:, None] + 2 * alpha)
 
     def joint_log_likelihood_part(self, X):
-        threshold = self._binarize_threshold()
+        threshold = self.binarize
         if threshold is not None:
             if sp.issparse(X):
                 check_sparse_threshold(threshold)

@@ -73,6 +73,8 @@ class CountTable:
         """N_k: weight per class of the cases the model uses."""
         return self.class_totals - self.all_missing
 
+    class_weights = class_counts
+
     def attribute(self, a):
         """Value-by-class counts of attribute ``a``, missing row excluded."""
         return self.table[self.offsets[a] + 1 : self.offsets[a + 1]]
@@ -102,6 +104,19 @@ class CountTable:
         )
 
     __add__ = merge
+
+    def __sub__(self, part):
+        """The counts of the rows in this table but not in ``part``, the inverse of ``+``
+        (``(a + b) - b == a``, exactly for integer counts; float rounding is clipped at zero)."""
+        if not isinstance(part, CountTable) or self.table.shape != part.table.shape:
+            raise ValueError("can only subtract a count table of the same layout")
+        return CountTable(np.maximum(self.table - part.table, 0), self.offsets,
+                          np.maximum(self.class_totals - part.class_totals, 0),
+                          np.maximum(self.all_missing - part.all_missing, 0))
+
+    def class_columns(self, columns):
+        """The table of the classes at ``columns`` (a slice or index array), in that order."""
+        return CountTable(self.table[:, columns], self.offsets, self.class_totals[columns], self.all_missing[columns])
 
     def equals(self, other):
         """True when both tables hold exactly the same counts."""

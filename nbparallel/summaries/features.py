@@ -34,6 +34,21 @@ class FeatureCounts:
                              f"and {other.feature_count.shape}")
         return FeatureCounts(self.class_count + other.class_count, self.feature_count + other.feature_count)
 
+    @property
+    def class_weights(self):
+        """The weight of each class's rows."""
+        return self.class_count
+
+    def __sub__(self, part):
+        """The sums of the rows here but not in ``part``, the inverse of ``+`` (clipped at zero)."""
+        check_same_type(self, part)
+        return FeatureCounts(np.maximum(self.class_count - part.class_count, 0),
+                             np.maximum(self.feature_count - part.feature_count, 0))
+
+    def class_columns(self, columns):
+        """The sums of the classes at ``columns`` (a slice or index array), in that order."""
+        return FeatureCounts(self.class_count[columns], self.feature_count[columns])
+
     def equals(self, other):
         """True when both hold exactly the same counts."""
         return (isinstance(other, FeatureCounts) and np.array_equal(self.class_count, other.class_count)

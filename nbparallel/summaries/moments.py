@@ -63,6 +63,35 @@ class GaussianMoments:
         return GaussianMoments(n, self.mean + delta * share, self.m2 + other.m2 + delta * delta * self.n * share,
                                self.all_missing + other.all_missing)
 
+    def __sub__(self, part):
+        """The inverse of Chan's merge: the moments ``a`` with ``a + part = self``.
+
+        From ``n = n_a + n_b``, ``n mean = n_a mean_a + n_b mean_b`` and
+        ``M2 = M2_a + M2_b + d^2 n_a n_b / n`` with ``d = mean_b - mean_a``::
+
+            n_a = n - n_b,  mean_a = mean + (mean - mean_b) n_b / n_a,
+            M2_a = M2 - M2_b - (mean_b - mean_a)^2 n_a n_b / n
+
+        Every term is a deviation from a mean, never a raw sum of squares, so the
+        rounding is relative to ``M2`` (about 1e-15 * M2 / M2_a). A cell whose
+        remaining weight is zero (up to rounding of float weights) has no rows:
+        n, mean and M2 are 0 there, as in a fit; M2 is clipped at 0.
+        """
+        check_same_type(self, part)
+        n = self.n - part.n
+        empty = n <= 1e-12 * np.maximum(self.n, 1.0)
+        n_a = np.where(empty, 1.0, n)  # a placeholder where empty; those cells are zeroed below
+        mean = self.mean + (self.mean - part.mean) * (part.n / n_a)
+        delta = part.mean - mean
+        m2 = self.m2 - part.m2 - delta * delta * n_a * part.n / np.where(empty, 1.0, self.n)
+        return GaussianMoments(np.where(empty, 0.0, n), np.where(empty, 0.0, mean),
+                               np.where(empty, 0.0, np.maximum(m2, 0.0)),
+                               np.maximum(self.all_missing - part.all_missing, 0.0))
+
+    def class_columns(self, columns):
+        """The moments of the classes at ``columns`` (a slice or index array), in that order."""
+        return GaussianMoments(self.n[columns], self.mean[columns], self.m2[columns], self.all_missing[columns])
+
     def equals(self, other):
         """True when both hold exactly the same numbers."""
         return isinstance(other, GaussianMoments) and all(
@@ -109,6 +138,20 @@ class CountsAndMoments:
     def __add__(self, other):
         check_same_type(self, other)
         return CountsAndMoments(self.counts + other.counts, self.moments + other.moments)
+
+    @property
+    def class_weights(self):
+        """N_k: weight per class of the cases the model uses (every attribute missing: left out)."""
+        return self.counts.class_totals - self.moments.all_missing
+
+    def __sub__(self, part):
+        """Both parts without ``part``'s rows, the inverse of ``+``."""
+        check_same_type(self, part)
+        return CountsAndMoments(self.counts - part.counts, self.moments - part.moments)
+
+    def class_columns(self, columns):
+        """Both parts for the classes at ``columns``."""
+        return CountsAndMoments(self.counts.class_columns(columns), self.moments.class_columns(columns))
 
     def to_dict(self):
         """Plain values, for JSON."""
