@@ -93,3 +93,31 @@ def test_feature_counts_json_holds_only_the_nonzero_cells():
     assert d["nonzero_index"] == [1007] and d["nonzero_value"] == [3.0]
     with pytest.raises(ValueError, match="inconsistent"):
         FeatureCounts.from_dict({**d, "nonzero_index": [2000]})
+
+
+@pytest.mark.parametrize("strategy", [count_tables(), feature_counts()], ids=["CountTable", "FeatureCounts"])
+@settings(max_examples=50, deadline=None)
+@given(data=st.data())
+def test_subtraction_is_the_inverse_of_the_merge(strategy, data):
+    """(a + b) - b == a exactly for integer counts: what cross-validation's total - fold_i relies on."""
+    a, b = data.draw(strategy), data.draw(strategy)
+    rest = (a + b) - b
+    assert rest.equals(a)
+    assert np.array_equal(rest.class_weights, a.class_weights)
+
+
+def test_class_columns_take_the_summary_of_those_classes():
+    """A K * k-class summary's fold i is its columns i*K .. (i+1)*K - 1, for every summary cross-validation uses."""
+    from nbparallel.summaries.moments import CountsAndMoments, GaussianMoments
+
+    rng = np.random.default_rng(0)
+    table = CountTable(rng.integers(0, 9, (7, 6)).astype(float), OFFSETS, rng.integers(20, 30, 6).astype(float),
+                       rng.integers(0, 3, 6).astype(float))
+    moments = GaussianMoments(rng.random((6, 2)) + 1, rng.random((6, 2)), rng.random((6, 2)), np.zeros(6))
+    both = CountsAndMoments(table, moments).class_columns(slice(3, 6))
+    assert np.array_equal(both.counts.table, table.table[:, 3:]) and np.array_equal(both.moments.m2, moments.m2[3:])
+    assert np.array_equal(both.class_weights, table.class_totals[3:] - moments.all_missing[3:])
+    text = FeatureCounts(np.arange(6.0), np.arange(12.0).reshape(6, 2)).class_columns(slice(0, 3))
+    assert np.array_equal(text.feature_count, [[0, 1], [2, 3], [4, 5]])
+    with pytest.raises(ValueError, match="same layout"):
+        table - CountTable.empty(np.array([0, 2]), 6)

@@ -112,7 +112,8 @@ class CountTable:
             raise ValueError("can only subtract a count table of the same layout")
         return CountTable(np.maximum(self.table - part.table, 0), self.offsets,
                           np.maximum(self.class_totals - part.class_totals, 0),
-                          np.maximum(self.all_missing - part.all_missing, 0))
+                          np.maximum(self.all_missing - part.all_missing, 0),
+                          max(self.n_missing_target - part.n_missing_target, 0))
 
     def class_columns(self, columns):
         """The table of the classes at ``columns`` (a slice or index array), in that order."""
