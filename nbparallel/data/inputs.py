@@ -8,9 +8,9 @@ import numpy as np
 import pandas as pd
 
 from nbparallel.data.columns import (
+    CATEGORICAL,
     JOINED_TARGET,
     JOINED_WEIGHT,
-    CATEGORICAL,
     NUMERIC,
     Y_REQUIRED,
     check_weights,
@@ -21,6 +21,7 @@ from nbparallel.data.columns import (
     kinds_for,
 )
 from nbparallel.data.dataset import Dataset, default_partitions
+from nbparallel.data.numeric_text import needs_parsing, numeric_array, numeric_frame
 
 
 def _warn_numbers_as_categories(X, names, kinds, categorical_features):
@@ -102,6 +103,13 @@ def as_dataset(X, y=None, sample_weight=None, *, n_partitions=None, categorical_
     import dask.dataframe as dd
 
     if isinstance(X, dd.DataFrame):
+        files = parquet_files_read_by(X) if all(v is None or isinstance(v, str) for v in (y, sample_weight)) else None
+        if files is not None:  # a plain read of Parquet files: counted from the files, by the route of a path
+            from nbparallel.data.files.dataset import file_dataset
+
+            return file_dataset(files, y, sample_weight, n_partitions=n_partitions,
+                                categorical_features=categorical_features, require_target=require_target,
+                                numeric_features=numeric_features, drop=drop)
         return _dask_frame_dataset(X, y, sample_weight, n_partitions, categorical_features, require_target,
                                    numeric_features, drop)
     if isinstance(X, da.Array):
@@ -147,6 +155,51 @@ def _dask_frame_dataset(ddf, y, sample_weight, n_partitions, categorical_feature
                    integer_columns=integer_columns_of(columns, [ddf.dtypes[c] for c in columns], kinds))
 
 
+def parquet_files_read_by(ddf):
+    """The :class:`~nbparallel.data.files.options.Files` a Dask DataFrame reads, when it is a plain read of
+    local Parquet files (``dask.dataframe.read_parquet(path)``, perhaps of some columns); else None.
+
+    Such a frame is then counted by the route of its files (footers, dictionary
+    indices, small directories read at once) rather than through Dask's pandas
+    conversion of every partition. "Plain" means no filters, index, categories,
+    storage options, partition selection or other operation on the frame, files
+    directly in one directory, and Dask's order of the files (natural sort)
+    equal to the files' listing order, so rows come in the same order.
+    """
+    import os
+
+    from nbparallel.data.files.options import Files, list_files
+
+    try:
+        from dask.dataframe.dask_expr.io.parquet import ReadParquet
+        from dask.utils import natural_sort_key
+    except ImportError:  # pragma: no cover - another Dask: read through Dask
+        return None
+    expr = ddf.optimize().expr
+    if not isinstance(expr, ReadParquet):
+        return None
+    path = expr.operand("path")
+    plain = (isinstance(path, (str, os.PathLike)) and "://" not in os.fspath(path)
+             and all(expr.operand(k) in (None, False, {}) for k in
+                     ("filters", "index", "categories", "storage_options", "_partitions", "_series"))
+             and all(v is None for v in (expr.operand("kwargs") or {}).values()))
+    if not plain or not os.path.exists(path) or (os.path.isdir(path) and any(
+            e.is_dir() for e in os.scandir(path) if not e.name.startswith((".", "_")))):
+        return None
+    try:
+        files, kind = list_files(path)
+    except ValueError:
+        return None
+    if kind != "parquet" or sorted(files, key=lambda f: natural_sort_key(f.name)) != files:
+        return None
+    import pyarrow.parquet as pq
+
+    schema = pq.read_schema(files[0])
+    index = {c for c in (schema.pandas_metadata or {}).get("index_columns", []) if isinstance(c, str)}
+    keep = set(map(str, ddf.columns))
+    return Files(path, drop=[c for c in schema.names if c not in keep and c not in index])
+
+
 def _with_series(ddf, values, parameter, name):
     """``(ddf, column name)``: a Dask Series given for ``parameter`` joined to ``ddf`` as a column of its own.
 
@@ -174,6 +227,10 @@ def _dask_array_dataset(X, y, sample_weight, n_partitions, categorical_features,
     if n_partitions is not None:
         X = X.rechunk({0: math.ceil(X.shape[0] / n_partitions)})
     X = X.rechunk({1: -1})
+    columns = [str(i) for i in range(X.shape[1])]
+    kinds = kinds_for(columns, [X.dtype] * X.shape[1], categorical_features, numeric_features)
+    if NUMERIC in kinds and needs_parsing(X.dtype):  # text in columns forced numeric: parsed in each partition
+        X = X.map_blocks(numeric_array, kinds, dtype=np.float64 if CATEGORICAL not in kinds else object)
     chunks = X.chunks[0]
     parts_y = parts_w = [None] * len(chunks)
     if y is None and require_target:
@@ -194,19 +251,12 @@ def _dask_array_dataset(X, y, sample_weight, n_partitions, categorical_features,
         delayed(_checked_tuple, pure=True)(x, py, pw)
         for x, py, pw in zip(X.to_delayed().ravel(), parts_y, parts_w)
     ]
-    columns = [str(i) for i in range(X.shape[1])]
-    kinds = kinds_for(columns, [X.dtype] * X.shape[1], categorical_features, numeric_features)
-    if NUMERIC in kinds and not (np.issubdtype(X.dtype, np.number) and X.dtype != bool):
-        raise TypeError(f"numeric_features cannot parse a Dask array of dtype {X.dtype}: convert it with "
-                        "X.astype(float) first")
     return Dataset(parts, columns, kinds, n_rows=int(X.shape[0]), token=X.name,
                    integer_columns=integer_columns_of(columns, [X.dtype] * X.shape[1], kinds))
 
 
 def _parsed_dask_frame(ddf, columns, kinds):
     """The Dask DataFrame with its numeric attributes that hold text parsed to float64 in every partition."""
-    from nbparallel.data.numeric_text import needs_parsing, numeric_frame
-
     parsed = {c for c, kind in zip(columns, kinds) if kind == NUMERIC and needs_parsing(ddf.dtypes[c])}
     if not parsed:
         return ddf
@@ -223,8 +273,6 @@ def _checked_tuple(x, y, w):
 
 def _memory_dataset(X, y, sample_weight, n_partitions, categorical_features, require_target,
                     numeric_features=None, drop=()):
-    from nbparallel.data.numeric_text import numeric_array, numeric_frame
-
     target = None  # the target column's name, when y names one
     if isinstance(X, pd.DataFrame):
         frame = X.set_axis(column_names(X.columns), axis=1)
