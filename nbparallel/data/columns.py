@@ -15,6 +15,8 @@ import pandas as pd
 CATEGORICAL = "categorical"
 NUMERIC = "numeric"  # binned numeric
 GAUSSIAN = "gaussian"  # Gaussian numeric: a model's choice for a numeric column, never counted
+#: The other choice for a numeric column (``NaiveBayes(numeric=...)``): equal-width bins, counted as ``NUMERIC``.
+BINNED = "binned"
 
 
 #: Where each kind's attributes sit in a schema's table: categorical, then binned, then Gaussian.

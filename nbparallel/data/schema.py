@@ -42,7 +42,8 @@ def column_major(n_rows, n_columns, dtype):
     """An uninitialised column-major ``(n_rows, n_columns)`` array whose column stride is not a multiple of 4 KiB.
 
     Columns a power of two apart collide in the CPU cache: the counting kernel,
-    which reads a row across every column, ran 4-5x slower on them.
+    which reads a row across every column, ran several times slower on them
+    (measured: see docs/data-layer.md).
     """
     itemsize = np.dtype(dtype).itemsize
     stride = -(-n_rows * itemsize // 64) * 64

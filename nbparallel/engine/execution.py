@@ -102,7 +102,7 @@ def _n_bytes(part):
         return int(part.memory_usage(index=False).sum())
     if hasattr(part, "indptr") and hasattr(part, "indices"):  # a scipy.sparse CSR/CSC matrix
         return int(part.data.nbytes + part.indices.nbytes + part.indptr.nbytes)
-    if hasattr(part, "get_total_buffer_size"):  # a pyarrow Table: its nbytes took 0.7 ms for 20 files' chunks
+    if hasattr(part, "get_total_buffer_size"):  # a pyarrow Table: nbytes is slow over many files' chunks
         return int(part.get_total_buffer_size())
     return int(getattr(part, "nbytes", 0) or 0)
 
@@ -130,8 +130,8 @@ def _scheduler_function(name):
     """Dask's local scheduler ``name`` as its function.
 
     Given a name, ``dask.compute`` imports ``distributed`` to look for a
-    client (about 13 MB and a few tenths of a second, once per process); the
-    function it runs needs none of that.
+    client (a heavy import, once per process); the function it runs needs
+    none of that.
     """
     if name == "sync":
         from dask.local import get_sync
@@ -154,8 +154,8 @@ _pool_lock = threading.Lock()
 def map_locally(fns, partitions):
     """``[f(p) for f, p in zip(fns, partitions)]``, on a thread per core when there are several partitions.
 
-    The kernels release the GIL, so two partitions of 50,000 rows of strings
-    count in about half the time of one after the other. Each function runs
+    The kernels release the GIL, so the partitions are counted at the same
+    time, one per core, not one after the other. Each function runs
     in a copy of the caller's context (its ``local_below`` and numpy error
     state); one that runs a pass itself runs that pass in its own thread.
     """

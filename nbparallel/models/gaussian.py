@@ -1,4 +1,9 @@
-"""TODO"""
+"""Gaussian attributes' parameters and likelihoods (the primer): from merged moments to ``theta``, ``var``
+and log N(x; theta, var).
+
+The moments themselves, and their merge by Chan's formula, are a summary
+(:mod:`nbparallel.summaries.moments`); this module derives from them and scores.
+"""
 
 from __future__ import annotations
 

@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 from sklearn.utils.validation import check_is_fitted
 
-from nbparallel.data.columns import CATEGORICAL, GAUSSIAN, NUMERIC
+from nbparallel.data.columns import BINNED, CATEGORICAL, GAUSSIAN, NUMERIC
 from nbparallel.data.inputs import as_dataset
 from nbparallel.data.partitions import input_feature_names
 from nbparallel.data.schema import Schema, all_codes, scan_schema, sort_values
@@ -23,7 +23,7 @@ from nbparallel.models.params import Interval, Options
 from nbparallel.models.plan import BY_VALUE, WITH_MOMENTS, WITH_SCHEMA, CountingPlan, check_ranges, warn_out_of_range
 from nbparallel.persistence import validate
 from nbparallel.summaries.dictionary_counts import WideIntegers
-from nbparallel.summaries.moments import BINNED, CountsAndMoments, GaussianMoments, gaussian_values
+from nbparallel.summaries.moments import CountsAndMoments, GaussianMoments, gaussian_values
 
 AUTO_SMOOTHING = "1/N"
 

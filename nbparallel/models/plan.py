@@ -27,13 +27,13 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from nbparallel.data.columns import GAUSSIAN, NUMERIC
+from nbparallel.data.columns import BINNED, GAUSSIAN, NUMERIC
 from nbparallel.data.schema import Schema
 from nbparallel.engine import execution
 from nbparallel.summaries import dictionary_counts
 from nbparallel.summaries.counts import CountSpec, count_dataset
 from nbparallel.summaries.features import count_part
-from nbparallel.summaries.moments import BINNED, count_and_moments
+from nbparallel.summaries.moments import count_and_moments
 from nbparallel.summaries.protocol import merge_summaries
 
 BY_VALUE = "by value"

@@ -334,8 +334,9 @@ def _count_dictionaries(dictionaries, missing, classes_of_rows, n_classes):
 def _count_blocks(encoders, vocabularies, classes_of_rows, n_classes, n_rows):
     """The table of the columns ``encoders`` write, a block of rows at a time in one code buffer.
 
-    The buffer holds ``CODE_BUFFER_BYTES``: blocks of 2^16 rows of 20
-    ``category`` columns fit at 0.52 ns/cell, of 2^17 at 0.49, of 2^18 at 0.48.
+    The buffer holds ``CODE_BUFFER_BYTES``, reused for every block; larger
+    blocks were only slightly faster (block sizes measured: see
+    docs/data-layer.md).
     """
     counter = CodeCounter(_offsets(vocabularies), n_classes)
     dtype = code_dtype([len(v) for v in vocabularies])

@@ -25,9 +25,6 @@ import pandas as pd
 from nbparallel.summaries.counts import CountTable, count_rows
 from nbparallel.summaries.protocol import check_same_type
 
-BINNED = "binned"
-GAUSSIAN = "gaussian"
-
 
 @dataclass(frozen=True, eq=False)
 class GaussianMoments:

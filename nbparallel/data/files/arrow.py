@@ -17,8 +17,9 @@ def table_to_pandas(table):
     """``table.to_pandas(split_blocks=True)``, its string dictionary columns made ``Categorical`` from their
     indices by :func:`_categorical` (their categories sorted unless ordered).
 
-    pyarrow's conversion of dictionary columns took 2.1-2.4 ns per value,
-    more than counting them; the indices and dictionary as they are take 0.8.
+    pyarrow's own conversion of dictionary columns costs more than counting
+    them; taking the indices and dictionary as they are costs much less
+    (measured: see docs/data-layer.md).
     """
     import pandas as pd
     import pyarrow as pa
@@ -72,7 +73,7 @@ def _categorical_dtype(values, arrow_type, ordered):
     """The ``CategoricalDtype`` of the categories ``values``, of the pandas dtype pyarrow gives ``arrow_type``;
     made once per small dictionary.
 
-    Made afresh, it cost about 0.1 ms per column (its categories' index checks they are unique), which
+    Made afresh for every column of every file (its categories' index checks they are unique), it
     dominated reading small files.
     """
     import pandas as pd

@@ -156,9 +156,9 @@ def read_parquet_files(files):
 
     Small files (under :data:`SMALL_PARQUET_BYTES` in all, and under
     :func:`nbparallel.engine.execution.local_below` in memory, as estimated from the
-    first file) have their footers and rows read together: opening a file cost
-    as much as reading 2,500 rows of it (about 0.1 ms), and reading footers
-    first, then rows, opened each file twice. The string columns of the first
+    first file) have their footers and rows read together: opening a small
+    file costs as much as reading its rows, and reading footers first, then
+    rows, opened each file twice. The string columns of the first
     file are read as dictionaries; a string column of another file that is not
     (all missing in the first file) is dictionary-encoded after reading. Rows
     are read only while the files' estimated size in memory stays under the
@@ -210,8 +210,9 @@ def _open_parquet(path, text, left):
     """``(metadata, signature, table)`` of a whole Parquet file, its string columns as dictionaries; no
     table once the :class:`_Budget` ``left`` is spent (the file's footer only is read then).
 
-    The file's bytes are read at once, then parsed: 40 files of 2,500 rows
-    took 23 ms to read so on one thread, 27-29 ms opened by path.
+    The file's bytes are read at once, then parsed, which is faster for
+    small files than letting pyarrow open the path (measured: see
+    docs/data-layer.md).
     """
     import pyarrow as pa
     import pyarrow.compute as pc

@@ -59,11 +59,11 @@ def pieces(units, n_partitions=None):
 def default_pieces(units, n_workers):
     """Each unit its own partition, neighbouring small units grouped.
 
-    A partition costs a task, a merge and per-column work whatever its size:
-    40 Parquet files of 2,500 rows took 10x DuckDB's time read one per
-    partition; of 25,000 rows, 7.6 ns/cell in groups of 2^16 rows, 5.4 in
-    groups of 2^18. Units are grouped until a group holds ``MIN_PARTITION_ROWS``
-    rows (``MIN_PARTITION_BYTES`` bytes for CSV files), or its share of the
+    A partition costs a task, a merge and per-column work whatever its size,
+    so many small files read one per partition spend more on partitions than
+    on rows, and larger groups are faster (measured: see docs/data-layer.md).
+    Units are grouped until a group holds ``MIN_PARTITION_ROWS`` rows
+    (``MIN_PARTITION_BYTES`` bytes for CSV files), or its share of the
     whole when ``n_workers`` groups would be smaller, so that every worker
     still gets one.
 
