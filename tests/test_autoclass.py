@@ -5,9 +5,9 @@ import pandas as pd
 import pytest
 from sklearn.metrics import adjusted_rand_score
 
+from nbparallel.kernels.counting import add_expected_counts
 from nbparallel.loading import load
 from nbparallel.models.autoclass import AutoClass
-from nbparallel.summaries.expected import add_expected_counts
 
 
 def planted_mixture(n, seed, n_clusters=3, n_attributes=8, n_values=4, missing=0.05):

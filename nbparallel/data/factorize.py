@@ -35,7 +35,16 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
-from numba import njit
+
+from nbparallel.kernels.hashing import (
+    EMPTY_KEY,
+    FIRST_SLOTS,
+    pointer_indices,
+    rehash,
+    remap,
+    short_string_indices,
+    string_indices,
+)
 
 __all__ = ["factorize", "count_values", "MAX_DISTINCT", "MIN_LIMIT"]
 
@@ -48,287 +57,6 @@ MIN_LIMIT = 1 << 10
 """Distinct keys any column may have on the compiled passes, however short."""
 
 
-_FIRST_SLOTS = 64
-_GOLDEN = np.uint64(0x9E3779B97F4A7C15)  # multiplier of the 8-byte words of long strings
-_MIX_1 = np.uint64(0xFF51AFD7ED558CCD)
-_MIX_2 = np.uint64(0xC4CEB9FE1A85EC53)
-_FNV_BASIS = np.uint64(0xCBF29CE484222325)
-_EMPTY = np.uint64(0xFFFFFFFFFFFFFFFF)  # an empty string slot's key: no string's key
-_LONG_FLAG = np.uint64(0xFF) << np.uint64(56)  # top byte of a long string's key (a short one's is its length)
-_HASH_BITS = np.uint64(0x00FFFFFFFFFFFFFE)  # a long string's key: these bits of its hash
-
-
-@njit(nogil=True, cache=True, inline="always")
-def _mix(key):
-    """MurmurHash3's 64-bit finaliser: every bit of ``key`` reaches the low bits that pick a slot.
-
-    (Keys of short strings that differ only in their last byte, such as
-    "level_0".."level_9", differ only in their high bits.)
-    """
-    h = key ^ (key >> np.uint64(33))
-    h *= _MIX_1
-    h ^= h >> np.uint64(33)
-    h *= _MIX_2
-    return h ^ (h >> np.uint64(33))
-
-
-@njit(nogil=True, cache=True, inline="always")
-def _load8(data, at):
-    """The 8 bytes ``data[at:at + 8]`` as a little-endian ``uint64`` (LLVM makes it one unaligned load)."""
-    at = np.uint64(at)
-    key = np.uint64(0)
-    for b in range(8):
-        key |= np.uint64(data[at + np.uint64(b)]) << np.uint64(8 * b)
-    return key
-
-
-@njit(nogil=True, cache=True, inline="always")
-def _slot_shift(n_slots):
-    """``64 - log2(n_slots)``: a hash's top bits, shifted down by it, pick one of ``n_slots`` (a power of two)."""
-    bits = 0
-    while (1 << bits) < n_slots:
-        bits += 1
-    return np.uint64(64 - bits)
-
-
-@njit(nogil=True, cache=True)
-def _rehash(keys, hashes, count, slot_keys, slot_ids):
-    """Fill empty tables ``slot_keys``, ``slot_ids`` (-1 = empty) with ids ``0..count - 1`` at their hashes."""
-    mask = np.uint64(len(slot_ids) - 1)
-    shift = _slot_shift(len(slot_ids))
-    for u in range(count):
-        s = hashes[u] >> shift
-        while slot_ids[s] >= 0:
-            s = (s + np.uint64(1)) & mask
-        slot_keys[s] = keys[u]
-        slot_ids[s] = u
-
-
-@njit(nogil=True, cache=True)
-def _pointer_indices(pointers, begin, out, classes, counts, slot_keys, slot_ids, keys, hashes, first, count):
-    """Ids of distinct pointers, in order of first appearance, for rows ``begin..``.
-
-    Writes each row's id ``u`` into ``out``, or, when ``out`` is None,
-    adds the row to ``counts[1 + u, classes[i]]`` instead. A slot holds a
-    pointer and its id (-1 = empty); ``keys[u]``, ``hashes[u]``, ``first[u]``
-    are the pointer, its hash and the first row of id ``u``. Stops before a
-    row that needs a new id once the table is half full. Returns ``(row reached, count)``.
-    """
-    mask = np.uint64(len(slot_ids) - 1)
-    shift = _slot_shift(len(slot_ids))
-    full = len(slot_ids) // 2
-    counting = out is None  # decided when the kernel is compiled: its loop holds one mode only
-    n_classes, flat = np.uint64(counts.shape[1]), counts.ravel()
-    for i in range(begin, len(pointers)):
-        p = np.uint64(pointers[i])
-        h = _mix(p)
-        s = h >> shift
-        while True:
-            if slot_keys[s] == p:
-                u = slot_ids[s]
-                break
-            if slot_ids[s] < 0:
-                if count >= full:
-                    return i, count
-                slot_keys[s], slot_ids[s] = p, count
-                keys[count], hashes[count], first[count] = p, h, i
-                u = count
-                count += 1
-                break
-            s = (s + np.uint64(1)) & mask
-        if counting:
-            flat[np.uint64(u + 1) * n_classes + np.uint64(classes[i])] += 1
-        else:
-            out[i] = u
-    return len(pointers), count
-
-
-@njit(nogil=True, cache=True)
-def _apply(out, table):
-    for i in range(len(out)):
-        out[i] = table[out[i]]
-
-
-@njit(nogil=True, cache=True)
-def _string_indices(offsets, data, validity, start, n, begin, row0, out, classes, counts, slot_keys, slot_ids,
-                    keys, hashes, first, store, ends, count):
-    """Ids of the distinct strings of one Arrow chunk, in order of first appearance, for rows ``begin..n``.
-
-    The chunk's row ``i`` is the bytes ``data[offsets[start + i]:offsets[start + i + 1]]``,
-    missing when bit ``start + i`` of ``validity`` is 0 (an empty ``validity``
-    means no row is missing); its id ``u`` goes to ``out[row0 + i]`` (-1 for
-    missing), or, when ``out`` is None, the row is added to
-    ``counts[1 + u, classes[row0 + i]]`` (row 0 for missing) instead.
-    A slot holds a key and its id (-1 = empty). Id ``u`` has the key
-    ``keys[u]`` (a short string's bytes and length; for a string longer than 7
-    bytes, 55 bits of its hash and a flag, the bytes being
-    ``store[ends[u]:ends[u + 1]]``), hash ``hashes[u]`` and first row
-    ``first[u]`` (counted from the column's first row). Stops before a row that
-    needs a new id once the table is half full, or whose bytes do not fit in
-    ``store``. Returns ``(row reached, count)``.
-    """
-    mask = np.uint64(len(slot_ids) - 1)
-    shift = _slot_shift(len(slot_ids))
-    full = len(slot_ids) // 2
-    has_validity = len(validity) > 0
-    counting = out is None  # decided when the kernel is compiled: its loop holds one mode only
-    n_classes, flat = np.uint64(counts.shape[1]), counts.ravel()
-    size = np.uint64(len(data))
-    for i in range(begin, n):
-        bit = np.uint64(start + i)
-        if has_validity and not (validity[bit >> np.uint64(3)] >> (bit & np.uint64(7))) & 1:
-            if counting:
-                flat[np.uint64(classes[row0 + i])] += 1
-            else:
-                out[row0 + i] = -1
-            continue
-        lo = np.uint64(offsets[bit])
-        length = np.int64(offsets[bit + np.uint64(1)]) - np.int64(lo)
-        if length < 8:
-            if lo + np.uint64(8) <= size:  # one 8-byte read, masked to the string's bytes
-                key = _load8(data, lo) & ((np.uint64(1) << np.uint64(8 * length)) - np.uint64(1))
-            else:
-                key = _load_tail(data, lo, length)
-            key |= np.uint64(length) << np.uint64(56)
-            h = key * _GOLDEN  # Fibonacci hashing: the top bits, which pick the slot, depend on every bit
-        else:
-            h = _hash_bytes(data, lo, length, size)
-            key = (h & _HASH_BITS) | _LONG_FLAG  # top byte 255: no short key, never the empty slot's key
-        s = h >> shift
-        while True:
-            if slot_keys[s] == key:
-                u = slot_ids[s]
-                if length < 8 or _same_bytes(data, lo, length, store, ends, u):
-                    break
-            elif slot_ids[s] < 0:
-                if count >= full:
-                    return i, count
-                stored = ends[count]
-                if length >= 8:
-                    if stored + length > len(store):
-                        return i, count
-                    store[stored : stored + length] = data[lo : lo + np.uint64(length)]
-                    stored += length
-                slot_keys[s], slot_ids[s] = key, count
-                keys[count], hashes[count], first[count] = key, h, row0 + i
-                ends[count + 1] = stored
-                u = count
-                count += 1
-                break
-            s = (s + np.uint64(1)) & mask
-        if counting:
-            flat[np.uint64(u + 1) * n_classes + np.uint64(classes[row0 + i])] += 1
-        else:
-            out[row0 + i] = u
-    return n, count
-
-
-@njit(nogil=True, cache=True)
-def _short_string_indices(offsets, data, validity, start, n, begin, row0, out, classes, counts, slot_keys, slot_ids,
-                          keys, hashes, first, store, ends, count):
-    """:func:`_string_indices` for strings of up to 7 bytes, whose key is their bytes: it also stops before
-    a longer string (``store`` is unused).
-
-    Without the long strings' hashing, byte comparison and storing in its
-    loop, it counts short strings faster than the general pass does
-    (measured: see docs/data-layer.md). The ids, keys and hashes it gives
-    are the same, so either pass continues the other's table. Its lines
-    repeat the general pass's on purpose: moved into inlined helpers, the
-    key, the new id and the per-row write made the loop slower.
-    """
-    mask = np.uint64(len(slot_ids) - 1)
-    shift = _slot_shift(len(slot_ids))
-    full = len(slot_ids) // 2
-    has_validity = len(validity) > 0
-    counting = out is None  # decided when the kernel is compiled: its loop holds one mode only
-    n_classes, flat = np.uint64(counts.shape[1]), counts.ravel()
-    size = np.uint64(len(data))
-    for i in range(begin, n):
-        bit = np.uint64(start + i)
-        if has_validity and not (validity[bit >> np.uint64(3)] >> (bit & np.uint64(7))) & 1:
-            if counting:
-                flat[np.uint64(classes[row0 + i])] += 1
-            else:
-                out[row0 + i] = -1
-            continue
-        lo = np.uint64(offsets[bit])
-        length = np.int64(offsets[bit + np.uint64(1)]) - np.int64(lo)
-        if length >= 8:
-            return i, count
-        if lo + np.uint64(8) <= size:
-            key = _load8(data, lo) & ((np.uint64(1) << np.uint64(8 * length)) - np.uint64(1))
-        else:
-            key = _load_tail(data, lo, length)
-        key |= np.uint64(length) << np.uint64(56)
-        h = key * _GOLDEN
-        s = h >> shift
-        while True:
-            if slot_keys[s] == key:
-                u = slot_ids[s]
-                break
-            elif slot_ids[s] < 0:
-                if count >= full:
-                    return i, count
-                slot_keys[s], slot_ids[s] = key, count
-                keys[count], hashes[count], first[count] = key, h, row0 + i
-                ends[count + 1] = ends[count]
-                u = count
-                count += 1
-                break
-            s = (s + np.uint64(1)) & mask
-        if counting:
-            flat[np.uint64(u + 1) * n_classes + np.uint64(classes[row0 + i])] += 1
-        else:
-            out[row0 + i] = u
-    return n, count
-
-
-@njit(nogil=True, cache=True, inline="always")
-def _load_tail(data, at, length):
-    """The ``length < 8`` bytes ``data[at:at + length]`` as a little-endian ``uint64``, byte by byte."""
-    key = np.uint64(0)
-    for b in range(length):
-        key |= np.uint64(data[at + np.uint64(b)]) << np.uint64(8 * b)
-    return key
-
-
-@njit(nogil=True, cache=True, inline="always")
-def _hash_bytes(data, lo, length, size):
-    """A 64-bit hash of ``data[lo:lo + length]``, 8 bytes at a time."""
-    h = _FNV_BASIS ^ np.uint64(length)
-    at, end = lo, lo + np.uint64(length)
-    while at + np.uint64(8) <= end:
-        h = (h ^ _load8(data, at)) * _GOLDEN
-        h ^= h >> np.uint64(32)
-        at += np.uint64(8)
-    if at < end:
-        rest = np.int64(end - at)
-        if at + np.uint64(8) <= size:
-            word = _load8(data, at) & ((np.uint64(1) << np.uint64(8 * rest)) - np.uint64(1))
-        else:
-            word = _load_tail(data, at, rest)
-        h = (h ^ word) * _GOLDEN
-    return _mix(h)
-
-
-@njit(nogil=True, cache=True, inline="always")
-def _same_bytes(data, lo, length, store, ends, u):
-    """Whether ``data[lo:lo + length]`` are the stored bytes of id ``u``."""
-    at = ends[u]
-    if ends[u + 1] - at != length:
-        return False
-    b = 0
-    while b + 8 <= length:
-        if _load8(data, lo + np.uint64(b)) != _load8(store, np.uint64(at + b)):
-            return False
-        b += 8
-    while b < length:
-        if data[lo + np.uint64(b)] != store[at + b]:
-            return False
-        b += 1
-    return True
-
-
 class _Table:
     """Growing arrays of one hash pass: slots, per id its key, hash and first row, and the counts when counting.
 
@@ -339,16 +67,16 @@ class _Table:
     def __init__(self, n_rows, strings=False, n_classes=0):
         self.limit = min(MAX_DISTINCT, max(MIN_LIMIT, n_rows // 8))
         self.strings = strings
-        self.empty_key = _EMPTY if strings else 0  # never the key of a short string, nor a pointer
+        self.empty_key = EMPTY_KEY if strings else 0  # never the key of a short string, nor a pointer
         if strings:  # byte ranges of the long strings in ``store``
-            self.ends = np.zeros(_FIRST_SLOTS // 2 + 1, dtype=np.int64)
+            self.ends = np.zeros(FIRST_SLOTS // 2 + 1, dtype=np.int64)
             self.store = np.empty(256, dtype=np.uint8)
-        self.slot_keys = np.full(_FIRST_SLOTS, self.empty_key, dtype=np.uint64)
-        self.slot_ids = np.full(_FIRST_SLOTS, -1, dtype=np.int64)
-        self.keys = np.empty(_FIRST_SLOTS // 2, dtype=np.uint64)
-        self.hashes = np.empty(_FIRST_SLOTS // 2, dtype=np.uint64)
-        self.first = np.empty(_FIRST_SLOTS // 2, dtype=np.int64)
-        self.counts = np.zeros((_FIRST_SLOTS // 2 + 1 if n_classes else 0, n_classes), dtype=np.int64)
+        self.slot_keys = np.full(FIRST_SLOTS, self.empty_key, dtype=np.uint64)
+        self.slot_ids = np.full(FIRST_SLOTS, -1, dtype=np.int64)
+        self.keys = np.empty(FIRST_SLOTS // 2, dtype=np.uint64)
+        self.hashes = np.empty(FIRST_SLOTS // 2, dtype=np.uint64)
+        self.first = np.empty(FIRST_SLOTS // 2, dtype=np.int64)
+        self.counts = np.zeros((FIRST_SLOTS // 2 + 1 if n_classes else 0, n_classes), dtype=np.int64)
         self.count = 0
 
     def grow_store(self):
@@ -376,7 +104,7 @@ class _Table:
             self.counts = grown
         self.slot_keys = np.full(2 * size, self.empty_key, dtype=np.uint64)
         self.slot_ids = np.full(2 * size, -1, dtype=np.int64)
-        _rehash(self.keys, self.hashes, self.count, self.slot_keys, self.slot_ids)
+        rehash(self.keys, self.hashes, self.count, self.slot_keys, self.slot_ids)
         return True
 
 
@@ -406,7 +134,7 @@ def _factorize_objects(values, classes=None, n_classes=0):
     table = _Table(len(values), n_classes=n_classes if counting else 0)
     row = 0
     while True:
-        row, table.count = _pointer_indices(pointers, row, out, classes, table.counts, table.slot_keys,
+        row, table.count = pointer_indices(pointers, row, out, classes, table.counts, table.slot_keys,
                                             table.slot_ids, table.keys, table.hashes, table.first, table.count)
         if row == len(values):
             break
@@ -419,7 +147,7 @@ def _factorize_objects(values, classes=None, n_classes=0):
         np.add.at(counts, merged + 1, table.counts[1 : table.count + 1])
         return counts, uniques
     if not np.array_equal(merged, np.arange(table.count)):
-        _apply(out, merged)
+        remap(out, merged)
     return out, uniques
 
 
@@ -446,7 +174,7 @@ def _factorize_arrow(chunked, classes=None, n_classes=0):
         validity, offsets, data = chunk.buffers()
         validity = _buffer(validity if chunk.null_count else None, np.uint8)
         offsets, data = _buffer(offsets, offset_dtype), _buffer(data, np.uint8)
-        row, kernel = 0, _short_string_indices
+        row, kernel = 0, short_string_indices
         while True:
             row, table.count = kernel(
                 offsets, data, validity, chunk.offset, len(chunk), row, row0, out, classes, table.counts,
@@ -457,8 +185,8 @@ def _factorize_arrow(chunked, classes=None, n_classes=0):
             if table.count >= len(table.slot_ids) // 2:  # the table is half full
                 if not table.grow():
                     return None
-            elif kernel is _short_string_indices:  # a long string: the general pass takes the rest of the chunk
-                kernel = _string_indices
+            elif kernel is short_string_indices:  # a long string: the general pass takes the rest of the chunk
+                kernel = string_indices
             else:  # a long string that does not fit in the store
                 table.grow_store()
         row0 += len(chunk)

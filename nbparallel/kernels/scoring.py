@@ -88,3 +88,25 @@ def joint_log_likelihood(codes, log_table, offsets, log_prior):
     return _joint_log_likelihood_kernel(
         codes, np.ascontiguousarray(log_table), offsets, log_prior
     )
+
+
+@njit(nogil=True, cache=True)
+def tally(jll, truth, predicted, confusion):
+    """Add the rows with a known target to ``confusion``; return their summed log P(y|x)."""
+    total = 0.0
+    for i in range(jll.shape[0]):
+        t = truth[i]
+        if t < 0:
+            continue
+        best = 0
+        for k in range(1, jll.shape[1]):
+            if jll[i, k] > jll[i, best]:
+                best = k
+        top = jll[i, best]
+        s = 0.0
+        for k in range(jll.shape[1]):
+            if k != best:
+                s += np.exp(jll[i, k] - top)
+        total += jll[i, t] - top - np.log1p(s)
+        confusion[t, predicted[i]] += 1
+    return total

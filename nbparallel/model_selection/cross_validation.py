@@ -39,12 +39,12 @@ import time
 
 import numpy as np
 import pandas as pd
-from numba import njit
 
 from nbparallel.data.schema import scan_schema
 from nbparallel.data.sparse import as_partitions, is_dask_array, row_slice
 from nbparallel.engine import execution, memory
 from nbparallel.kernels.counting import count_partition
+from nbparallel.kernels.scoring import tally
 from nbparallel.models.gaussian import gaussian_log_likelihood
 from nbparallel.models.naive_bayes import NaiveBayes, check_classes
 from nbparallel.models.plan import CountingPlan
@@ -100,35 +100,13 @@ class Folds:
         return labels
 
 
-@njit(nogil=True, cache=True)
-def _tally(jll, truth, predicted, confusion):
-    """Add the rows with a known target to ``confusion``; return their summed log P(y|x)."""
-    total = 0.0
-    for i in range(jll.shape[0]):
-        t = truth[i]
-        if t < 0:
-            continue
-        best = 0
-        for k in range(1, jll.shape[1]):
-            if jll[i, k] > jll[i, best]:
-                best = k
-        top = jll[i, best]
-        s = 0.0
-        for k in range(jll.shape[1]):
-            if k != best:
-                s += np.exp(jll[i, k] - top)
-        total += jll[i, t] - top - np.log1p(s)
-        confusion[t, predicted[i]] += 1
-    return total
-
-
 def _score(k, n_classes, segments):
     """Per fold, confusion counts and summed log P(y|x) of ``(fold, jll, truth, predicted)`` segments,
     as one :class:`~nbparallel.summaries.evaluation.Evaluation` with a leading fold axis."""
     confusion = np.zeros((k, n_classes, n_classes), dtype=np.int64)
     loglik = np.zeros(k)
     for i, jll, truth, predicted in segments:
-        loglik[i] = _tally(np.ascontiguousarray(jll, dtype=np.float64), truth, predicted, confusion[i])
+        loglik[i] = tally(np.ascontiguousarray(jll, dtype=np.float64), truth, predicted, confusion[i])
     return Evaluation(confusion, loglik)
 
 

@@ -24,11 +24,11 @@ import warnings
 from dataclasses import replace
 
 import numpy as np
-from numba import njit
 from sklearn.feature_selection import SelectorMixin
 from sklearn.utils import check_random_state
 
 from nbparallel.engine import execution
+from nbparallel.kernels.selection import candidate_sums_kernel
 from nbparallel.models.naive_bayes import AUTO_SMOOTHING, NaiveBayes
 from nbparallel.models.plan import CountingPlan
 
@@ -124,38 +124,9 @@ def candidate_sums(tables, log_prior, codes, weights, subset, candidates):
     stacked = np.vstack([np.zeros((0, len(log_prior)))] + [tables[c] for c in candidates])
     starts = np.concatenate([[0], np.cumsum([len(tables[c]) for c in candidates])]).astype(np.int64)
     sums, kept = np.zeros(len(candidates) + 1), np.zeros(len(candidates) + 1)
-    _candidate_sums_kernel(codes, w, base, present, np.asarray(candidates, dtype=np.int64), stacked, starts,
+    candidate_sums_kernel(codes, w, base, present, np.asarray(candidates, dtype=np.int64), stacked, starts,
                            sums, kept)
     return sums, kept
-
-
-@njit(nogil=True, cache=True)
-def _log_sum_exp_row(scores, extra):
-    """log sum_k exp(scores[k] + extra[k])."""
-    top = -np.inf
-    for k in range(scores.shape[0]):
-        top = max(top, scores[k] + extra[k])
-    total = 0.0
-    for k in range(scores.shape[0]):
-        total += np.exp(scores[k] + extra[k] - top)
-    return top + np.log(total)
-
-
-@njit(nogil=True, cache=True)
-def _candidate_sums_kernel(codes, w, base, present, columns, stacked, starts, sums, kept):
-    zero = np.zeros(base.shape[1])
-    for i in range(codes.shape[0]):
-        if w[i] == 0:
-            continue
-        if present[i]:
-            sums[0] += w[i] * _log_sum_exp_row(base[i], zero)
-            kept[0] += w[i]
-        for j in range(columns.shape[0]):
-            code = codes[i, columns[j]]
-            if code == 0 and not present[i]:
-                continue  # every predictor of the subset is missing: the term is ignored
-            sums[j + 1] += w[i] * _log_sum_exp_row(base[i], stacked[starts[j] + code])
-            kept[j + 1] += w[i]
 
 
 def _known_rows(model, X, y, w):

@@ -22,13 +22,14 @@ from nbparallel.data.partitions import input_feature_names
 from nbparallel.data.schema import all_codes, schema_pass
 from nbparallel.engine import execution, memory
 from nbparallel.engine.scheduler import PassScheduler, passes_to_json
+from nbparallel.kernels.counting import add_expected_counts
 from nbparallel.kernels.scoring import joint_log_likelihood
 from nbparallel.models.base import PartitionedModel
 from nbparallel.models.params import Interval, Options
 from nbparallel.models.plan import CountingPlan
 from nbparallel.persistence import validate
 from nbparallel.persistence.checkpoints import Checkpoint
-from nbparallel.summaries.expected import ExpectedCounts, add_expected_counts
+from nbparallel.summaries.expected import ExpectedCounts
 from nbparallel.summaries.protocol import merge_summaries
 
 
