@@ -1,8 +1,9 @@
-"""A naive Bayes model as a person can read it: the evidence each attribute value gives.
+"""A fitted model as a person can read it: what its values say about the classes, or its clusters' profiles.
 
-In the manner of Becker, Kohavi and Sommerfield, "Visualizing the Simple
-Bayesian Classifier" (cited by the SPSS document): a value m of attribute j
-moves the log-odds of class k away from its prior by
+Naive Bayes (and feature-selected) models, in the manner of Becker, Kohavi
+and Sommerfield, "Visualizing the Simple Bayesian Classifier" (cited by the
+SPSS document): a value m of attribute j moves the log-odds of class k away
+from its prior by
 
     evidence(j, m, k) = log P(X_j = m | k) - log sum_l pi_l P(X_j = m | l)
                       = log P(k | X_j = m) - log pi_k,
@@ -10,7 +11,19 @@ moves the log-odds of class k away from its prior by
 so the posterior of a case is its prior plus the evidence of its values (then
 renormalised). Attributes are ranked by the mutual information between the
 attribute and the class, computed from the counts. Ignored attributes are
-listed with the reason.
+listed with the reason. A boosted model is drawn by its first learner, the
+naive Bayes model of the unweighted rows.
+
+Text models (multinomial and Bernoulli): the same evidence for each feature
+(word), ``log P(j | k) - log sum_l pi_l P(j | l)``, from ``feature_log_prob_``
+(for the Bernoulli model P(j | k) is the probability that word j is present);
+each class's most telling features are those of largest evidence for it.
+
+AutoClass: each cluster's weight (its prior) and profile, the most probable
+value of every attribute in it; attributes are ranked by the mutual
+information between attribute and cluster, from the expected counts.
+
+:func:`write_report` draws any of them as PNG, SVG or PDF, or writes an HTML page.
 """
 
 from __future__ import annotations
@@ -22,22 +35,64 @@ import textwrap
 from pathlib import Path
 
 import numpy as np
+from scipy.special import logsumexp
 from sklearn.utils.validation import check_is_fitted
 
 from nbparallel.data.columns import CATEGORICAL
+from nbparallel.models.autoclass import AutoClass
+from nbparallel.models.boosting import BoostedNaiveBayes
+from nbparallel.models.text import BernoulliNaiveBayes, MultinomialNaiveBayes
 
 MAX_VALUES_SHOWN = 12
 
 
-def _value_labels(at, fit):
-    """Short labels of a counted attribute's values: categories, or bins as "<= hi", "(lo, hi]", "> lo"."""
-    if at.kind == CATEGORICAL:
-        return fit.labels
-    if not len(fit.edges):
+#: the default of ``max_attributes`` by kind of report: attributes drawn, or features per class
+DEFAULT_TOP = {"naive Bayes": 8, "text": 15, "clusters": 8}
+
+#: a text model's classes drawn, each in a panel of its own (the HTML page lists every class)
+MAX_CLASS_PANELS = 12
+
+
+def bin_labels(edges):
+    """Short labels of the bins under inner ``edges``: "<= hi", "(lo, hi]", "> lo".
+
+    >>> bin_labels([1.5, 3.0]), bin_labels([])
+    (['<= 1.5', '(1.5, 3]', '> 3'], ['all values'])
+    """
+    if not len(edges):
         return ["all values"]
-    bounds = [-np.inf, *fit.edges, np.inf]
+    bounds = [-np.inf, *edges, np.inf]
     return [f"<= {hi:.3g}" if not np.isfinite(lo) else f"> {lo:.3g}" if not np.isfinite(hi) else f"({lo:.3g}, {hi:.3g}]"
             for lo, hi in zip(bounds[:-1], bounds[1:])]
+
+
+def _value_labels(at, fit):
+    """Short labels of a counted attribute's values: categories, or bins."""
+    return fit.labels if at.kind == CATEGORICAL else bin_labels(fit.edges)
+
+
+def report_kind(model):
+    """Which report draws ``model``: "naive Bayes" (boosted models too), "text" or "clusters"; TypeError
+    for other objects."""
+    if isinstance(model, (MultinomialNaiveBayes, BernoulliNaiveBayes)):
+        return "text"
+    if isinstance(model, AutoClass):
+        return "clusters"
+    if isinstance(model, BoostedNaiveBayes) or hasattr(model, "ignored_reasons"):
+        return "naive Bayes"
+    raise TypeError("a report needs a NaiveBayes, SelectedNaiveBayes, BoostedNaiveBayes, MultinomialNaiveBayes, "
+                    f"BernoulliNaiveBayes or AutoClass model, got {type(model).__name__}")
+
+
+def _naive_bayes_of(model):
+    """The naive Bayes model to draw, and what it is when it is not ``model`` itself (a boosted model's first
+    learner), else None."""
+    if not isinstance(model, BoostedNaiveBayes):
+        return model, None
+    check_is_fitted(model, "estimators_")
+    return model.estimators_[0], (
+        f"BoostedNaiveBayes: its first learner of {len(model.estimators_)}, the naive Bayes model of the "
+        f"unweighted rows (vote weight {model.estimator_weights_[0]:.3g})")
 
 
 def mutual_information(cells):
@@ -66,8 +121,11 @@ def model_summary(model):
     and ``mutual_information`` (bits)), ``gaussian`` (used Gaussian ones, in
     input order; each a dict with ``name``, ``mean`` and ``std``, per class,
     the standard deviation with ``var_smoothing`` added), ``ignored``
-    ({name: reason}) and ``not_selected`` (names a feature selection left out).
+    ({name: reason}), ``not_selected`` (names a feature selection left out)
+    and ``note`` (what the model drawn is, for a boosted model's first learner;
+    else None).
     """
+    model, note = _naive_bayes_of(model)
     check_is_fitted(model, "counts_")
     reasons = model.ignored_reasons()
     chosen = getattr(model, "selected_features_", None)
@@ -94,7 +152,8 @@ def model_summary(model):
     gaussian = [{"name": name, "mean": model.theta_[:, g], "std": np.sqrt(model.var_[:, g])}
                 for g, name in enumerate(getattr(model, "gaussian_features_", [])) if name not in reasons]
     return {"classes": [str(c) for c in model.classes_], "prior": prior, "attributes": used, "gaussian": gaussian,
-            "ignored": reasons, "not_selected": not_selected, "n_cases": float(model.class_weights().sum())}
+            "ignored": reasons, "not_selected": not_selected, "n_cases": float(model.class_weights().sum()),
+            "note": note}
 
 
 def _shown_rows(attribute):
@@ -110,7 +169,7 @@ def plot_evidence(model, max_attributes=8, path=None):
 
     Parameters
     ----------
-    model : fitted NaiveBayes (or SelectedNaiveBayes)
+    model : fitted NaiveBayes, SelectedNaiveBayes or BoostedNaiveBayes (its first learner)
     max_attributes : int, default 8
         Evidence panels drawn, for the attributes of highest mutual information.
     path : str or PathLike, optional
@@ -132,7 +191,8 @@ def plot_evidence(model, max_attributes=8, path=None):
     grid = fig.add_gridspec(1 + n_rows, 2, height_ratios=heights)
     gaussian = summary["gaussian"]
     fig.suptitle(f"Naive Bayes model: {len(classes)} classes, {summary['n_cases']:g} training cases, "
-                 f"{len(attrs) + len(gaussian)} attributes used", fontsize=14, fontweight="bold")
+                 f"{len(attrs) + len(gaussian)} attributes used" + (f"\n{summary['note']}" if summary["note"] else ""),
+                 fontsize=14, fontweight="bold")
 
     ax = fig.add_subplot(grid[0, 0])
     ranked = attrs[:25][::-1]
@@ -208,14 +268,31 @@ def _png_base64(fig):
     return base64.b64encode(buffer.getvalue()).decode("ascii")
 
 
-def html_report(model, max_attributes=8):
-    """A self-contained HTML page: the figure and every attribute's evidence table."""
+_HEAD = ("<!doctype html><html><head><meta charset='utf-8'><title>nbparallel model report</title>"
+         "<style>body{font-family:sans-serif;margin:2em} table{border-collapse:collapse;margin:1em 0}"
+         "td,th{border:1px solid #ccc;padding:2px 8px;text-align:right} th{background:#eee}"
+         "img{max-width:100%}</style></head><body>")
+
+
+def _table(header, rows):
+    """An HTML table; cells are escaped."""
+    esc = html.escape
+    return ("<table><tr>" + "".join(f"<th>{esc(str(h))}</th>" for h in header) + "</tr>"
+            + "".join("<tr>" + "".join(f"<td>{esc(str(c))}</td>" for c in row) + "</tr>" for row in rows)
+            + "</table>")
+
+
+def _short(text, width=24):
+    """``text`` cut to ``width`` characters, with an ellipsis when cut."""
+    return text if len(text) <= width else text[: width - 1] + "\u2026"
+
+
+def evidence_html(model, max_attributes=8):
+    """A self-contained HTML page of a naive Bayes model: the figure and every attribute's evidence table."""
     summary = model_summary(model)
     esc = html.escape
-    parts = ["<!doctype html><html><head><meta charset='utf-8'><title>nbparallel model report</title>",
-             "<style>body{font-family:sans-serif;margin:2em} table{border-collapse:collapse;margin:1em 0}"
-             "td,th{border:1px solid #ccc;padding:2px 8px;text-align:right} th{background:#eee}</style></head><body>",
-             "<h1>Naive Bayes model report</h1>",
+    parts = [_HEAD, "<h1>Naive Bayes model report</h1>",
+             *([f"<p><b>{esc(summary['note'])}</b></p>"] if summary["note"] else []),
              f"<img alt='evidence' src='data:image/png;base64,{_png_base64(plot_evidence(model, max_attributes))}'>",
              "<h2>Class priors</h2><table><tr>" + "".join(f"<th>{esc(c)}</th>" for c in summary["classes"])
              + "</tr><tr>" + "".join(f"<td>{p:.4f}</td>" for p in summary["prior"]) + "</tr></table>"]
@@ -242,17 +319,378 @@ def html_report(model, max_attributes=8):
     return "".join(parts)
 
 
-def write_report(model, path, max_attributes=8):
-    """Write the report as PNG/SVG/PDF (the figure) or HTML (figure and tables), by suffix."""
+
+# ------------------------------------------------------------------ text models
+
+
+def _feature_namer(model, feature_names):
+    """A function of a feature's column index to its label: given names, a ``{column: [words]}`` mapping of
+    hashed columns (several words may share one), the model's ``feature_names_in_``, or ``#j``."""
+    names = getattr(model, "feature_names_in_", None) if feature_names is None else feature_names
+    if names is None:
+        return lambda j: f"#{j}"
+    if isinstance(names, dict):
+        def hashed(j):
+            words = names.get(j)
+            if not words:
+                return f"#{j}"
+            return " / ".join(words[:2]) + (f" +{len(words) - 2}" if len(words) > 2 else "")
+        return hashed
+    names = list(names)
+    if len(names) != model.n_features_in_:
+        raise ValueError(f"feature_names has {len(names)} names for {model.n_features_in_} features")
+    return lambda j: str(names[j])
+
+
+def text_summary(model, max_features=15, feature_names=None):
+    """Each class's most telling features: those of largest evidence for it, among the features it has.
+
+    The evidence of feature j for class k is ``log P(j | k) - log sum_l pi_l P(j | l)`` from
+    ``feature_log_prob_`` and ``class_log_prior_``, that is ``log P(k | j) - log pi_k``: how much the
+    feature (a word drawn, for the multinomial model; present, for the Bernoulli model) moves the
+    log-odds of the class from its prior.
+
+    Parameters
+    ----------
+    model : fitted MultinomialNaiveBayes or BernoulliNaiveBayes
+    max_features : int
+        Features per class.
+    feature_names : sequence of str or dict, optional
+        Names of the features, or ``{column: [word, ...]}`` of hashed columns
+        (:func:`nbparallel.data.documents.hashed_words`); by default the
+        model's ``feature_names_in_``, else ``#j``.
+
+    Returns
+    -------
+    dict with ``model`` ("multinomial" or "bernoulli"), ``n_documents``,
+    ``n_features``, ``n_seen`` (features with a count), ``named`` (whether
+    features have names) and ``classes``: per class a dict with ``name``,
+    ``prior``, ``documents`` and ``features`` (each ``index``, ``name``,
+    ``evidence`` (nats), ``count`` in the class and ``total`` count).
+    """
+    check_is_fitted(model, "feature_count_")
+    name_of = _feature_namer(model, feature_names)
+    counts = model.feature_count_
+    seen = np.flatnonzero(counts.sum(axis=0) > 0)
+    logp = model.feature_log_prob_[:, seen]
+    evidence = logp - logsumexp(logp + model.class_log_prior_[:, None], axis=0)
+    classes = []
+    for k, c in enumerate(model.classes_):
+        in_class = counts[k, seen]
+        order = np.lexsort((-in_class, -evidence[k]))
+        order = order[in_class[order] > 0][:max_features]
+        classes.append({
+            "name": str(c), "prior": float(np.exp(model.class_log_prior_[k])),
+            "documents": float(model.class_count_[k]),
+            "features": [{"index": int(seen[i]), "name": name_of(int(seen[i])), "evidence": float(evidence[k, i]),
+                          "count": float(in_class[i]), "total": float(counts[:, seen[i]].sum())} for i in order],
+        })
+    return {"model": "bernoulli" if isinstance(model, BernoulliNaiveBayes) else "multinomial",
+            "n_documents": float(model.class_count_.sum()), "n_features": int(counts.shape[1]),
+            "n_seen": int(len(seen)), "named": feature_names is not None or hasattr(model, "feature_names_in_"),
+            "classes": classes}
+
+
+def _text_caption(summary):
+    what = "present in a document" if summary["model"] == "bernoulli" else "drawn (one occurrence)"
+    lines = ["How to read the panels", "",
+             "Each bar: a feature's evidence for the class,",
+             "  log P(feature | class) - log P(feature)",
+             "  = log P(class | feature) - log P(class),",
+             f"from feature_log_prob_: the feature {what}",
+             "moves the class's log-odds by this much.",
+             "Features ranked by it, among those the class has;",
+             "n = the feature's count in the class."]
+    if not summary["named"]:
+        lines += ["", "#j: hashed feature j; name the features by the",
+                  "words of a corpus: --documents DOCS (CLI) or",
+                  "feature_names=hashed_words(DOCS, n_features)."]
+    return lines
+
+
+def plot_text(model, max_features=15, feature_names=None, path=None):
+    """Draw a text model: documents per class and, per class, its most telling features (see :func:`text_summary`).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    from matplotlib.figure import Figure
+
+    summary = text_summary(model, max_features, feature_names)
+    classes = summary["classes"]
+    panels = classes[:MAX_CLASS_PANELS]
+    n_rows = (len(panels) + 1) // 2
+    shown = max([len(c["features"]) for c in panels] + [1])
+    heights = [max(3.4, 0.26 * min(len(classes), 25) + 1.2)] + [0.27 * shown + 1.0] * n_rows
+    fig = Figure(figsize=(13, sum(heights) + 1.0), layout="constrained")
+    grid = fig.add_gridspec(1 + n_rows, 2, height_ratios=heights)
+    fig.suptitle(f"{summary['model'].capitalize()} naive Bayes model: {len(classes)} classes, "
+                 f"{summary['n_documents']:g} training documents, {summary['n_seen']} of {summary['n_features']} "
+                 "features seen", fontsize=14, fontweight="bold")
+
+    ax = fig.add_subplot(grid[0, 0])
+    listed = classes[:25][::-1]
+    ax.barh([_short(c["name"]) for c in listed], [c["documents"] for c in listed], color="#4c72b0")
+    for i, c in enumerate(listed):
+        ax.text(c["documents"], i, f" {c['prior']:.1%}", va="center", fontsize=8)
+    ax.set_xlabel("training documents (prior P(class) at the bar's end)")
+    ax.set_title("Documents per class", loc="left", fontsize=11)
+    ax.margins(x=0.15)
+    ax.tick_params(axis="y", labelsize=8)
+
+    ax = fig.add_subplot(grid[0, 1])
+    ax.axis("off")
+    lines = _text_caption(summary)
+    if len(classes) > len(panels):
+        lines += ["", f"Panels for the first {len(panels)} of {len(classes)} classes."]
+    ax.text(0, 1, "\n".join(lines), va="top", ha="left", fontsize=9.5, family="monospace", transform=ax.transAxes)
+
+    top = max([f["evidence"] for c in panels for f in c["features"]] + [1e-3])
+    low = min([f["evidence"] for c in panels for f in c["features"]] + [0.0])
+    for i, c in enumerate(panels):
+        ax = fig.add_subplot(grid[1 + i // 2, i % 2])
+        features = c["features"][::-1]
+        values = [f["evidence"] for f in features]
+        ax.barh(range(len(features)), values, color=["#2166ac" if v > 0 else "#b2182b" for v in values])
+        ax.set_yticks(range(len(features)), [f"{_short(f['name'], 30)}  (n={f['count']:g})" for f in features],
+                      fontsize=8)
+        ax.set_xlim(low * 1.05, top * 1.05)
+        ax.axvline(0, color="black", linewidth=0.6)
+        ax.set_title(f"{_short(c['name'], 40)}: {c['documents']:g} documents, prior {c['prior']:.1%}",
+                     loc="left", fontsize=10)
+        if not features:
+            ax.text(0.5, 0.5, "no feature counted in this class", ha="center", va="center", transform=ax.transAxes)
+        if i >= len(panels) - 2:
+            ax.set_xlabel("evidence for the class (nats)")
+    if path is not None:
+        fig.savefig(path, dpi=110)
+    return fig
+
+
+def text_html(model, max_features=15, feature_names=None):
+    """A self-contained HTML page of a text model: the figure and every class's most telling features."""
+    summary = text_summary(model, max_features, feature_names)
+    esc = html.escape
+    parts = [_HEAD, f"<h1>{summary['model'].capitalize()} naive Bayes model report</h1>",
+             f"<img alt='features' src='data:image/png;base64,"
+             f"{_png_base64(plot_text(model, max_features, feature_names))}'>",
+             "<p>" + esc(" ".join(line.strip() for line in _text_caption(summary)[2:])) + "</p>",
+             "<h2>Classes</h2>",
+             _table(["class", "documents", "prior"],
+                    [(c["name"], f"{c['documents']:g}", f"{c['prior']:.4f}") for c in summary["classes"]])]
+    for c in summary["classes"]:
+        parts.append(f"<h3>{esc(c['name'])}: its {len(c['features'])} most telling features</h3>")
+        parts.append(_table(["feature", "column", "evidence (nats)", "count in class", "count in all"],
+                            [(f["name"], f["index"], f"{f['evidence']:+.4f}", f"{f['count']:g}", f"{f['total']:g}")
+                             for f in c["features"]]))
+    parts.append("</body></html>")
+    return "".join(parts)
+
+
+# ------------------------------------------------------------------ AutoClass
+
+
+def cluster_summary(model):
+    """Each cluster's weight and profile, and every attribute's value probabilities per cluster.
+
+    Returns
+    -------
+    dict with ``clusters`` (names), ``weight`` (the prior pi_k), ``rows``
+    (expected rows per cluster), ``log_posterior``, ``n_iter``,
+    ``converged`` and ``attributes``, ranked by the mutual information
+    (bits) between attribute and cluster from the expected counts; each a
+    dict with ``name``, ``kind``, ``values`` (labels), ``probability``
+    (values x clusters, P(value | cluster)), ``counts`` (expected rows per
+    value), ``mode`` (the most probable value's label per cluster),
+    ``mode_probability`` and ``mutual_information``.
+    """
+    check_is_fitted(model, "counts_")
+    schema, offsets = model.schema_, model.schema_.offsets
+    K = model.n_clusters
+    attributes = []
+    for a, at in enumerate(schema.attributes):
+        cells = model.counts_[offsets[a] + 1: offsets[a + 1]]
+        probability = np.exp(model.feature_log_prob_[a])
+        labels = [str(c) for c in at.categories] if at.kind == CATEGORICAL else bin_labels(at.edges())
+        mode = probability.argmax(axis=0)
+        attributes.append({
+            "name": at.name, "kind": at.kind, "values": labels, "probability": probability,
+            "counts": cells.sum(axis=1), "mode": [labels[m] for m in mode],
+            "mode_probability": probability[mode, np.arange(K)], "mutual_information": mutual_information(cells),
+        })
+    attributes.sort(key=lambda d: -d["mutual_information"])
+    return {"clusters": [f"cluster {k}" for k in range(K)], "weight": np.exp(model.cluster_log_prior_),
+            "rows": np.asarray(model.cluster_totals_, dtype=float), "log_posterior": float(model.history_[-1]),
+            "n_iter": int(model.n_iter_), "converged": bool(model.converged_), "attributes": attributes}
+
+
+def _cluster_caption(summary):
+    return ["How to read it", "",
+            "Cluster weight: the prior P(cluster).",
+            "Profile: each attribute's most probable value",
+            "in each cluster, and its probability there",
+            "(the colour). Attributes are ranked by the",
+            "mutual information between attribute and",
+            "cluster (bits), from the expected counts:",
+            "the first tell the clusters apart best.",
+            "The panels below: P(value | cluster).", "",
+            f"log-posterior {summary['log_posterior']:.4f} after {summary['n_iter']} EM iterations"
+            + ("" if summary["converged"] else " (not converged)")]
+
+
+def plot_clusters(model, max_attributes=8, path=None):
+    """Draw an AutoClass model: cluster weights, the profile of every cluster, and the value probabilities of
+    the ``max_attributes`` attributes that tell the clusters apart best (see :func:`cluster_summary`).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    from matplotlib.figure import Figure
+
+    summary = cluster_summary(model)
+    clusters, attrs = summary["clusters"], summary["attributes"]
+    K = len(clusters)
+    profiled = attrs[:30]
+    labelled = K <= 8  # room for the value in a profile cell
+    panels = attrs[:max_attributes]
+    n_rows = (len(panels) + 1) // 2
+    heights = [max(2.8, 0.3 * K + 1.2), (0.42 if labelled else 0.3) * len(profiled) + 1.4] + [
+        max(2.0, 0.32 * max(len(_shown_rows(p)) for p in panels[2 * r: 2 * r + 2]) + 1.1) for r in range(n_rows)]
+    fig = Figure(figsize=(13, sum(heights) + 1.0), layout="constrained")
+    grid = fig.add_gridspec(2 + n_rows, 2, height_ratios=heights)
+    fig.suptitle(f"AutoClass model: {K} clusters of {summary['rows'].sum():g} rows, {len(attrs)} attributes",
+                 fontsize=14, fontweight="bold")
+
+    ax = fig.add_subplot(grid[0, 0])
+    ax.barh(clusters[::-1], summary["weight"][::-1], color="#4c72b0")
+    for i, (w, n) in enumerate(zip(summary["weight"][::-1], summary["rows"][::-1])):
+        ax.text(w, i, f" {w:.1%} (~{n:.0f} rows)", va="center", fontsize=9)
+    ax.set_xlim(0, max(summary["weight"].max() * 1.35, 1e-3))
+    ax.set_xlabel("cluster weight P(cluster)")
+    ax.set_title("Cluster weights", loc="left", fontsize=11)
+
+    ax = fig.add_subplot(grid[0, 1])
+    ax.axis("off")
+    ax.text(0, 1, "\n".join(_cluster_caption(summary)), va="top", ha="left", fontsize=9.5, family="monospace",
+            transform=ax.transAxes)
+
+    ax = fig.add_subplot(grid[1, :])
+    probability = np.array([a["mode_probability"] for a in profiled]).reshape(len(profiled), K)
+    image = ax.imshow(probability, cmap="YlGnBu", vmin=0, vmax=1, aspect="auto")
+    ax.set_yticks(range(len(profiled)), [f"{_short(a['name'], 28)}  (MI {a['mutual_information']:.3f})"
+                                         for a in profiled], fontsize=8)
+    ax.set_xticks(range(K), clusters, fontsize=9)
+    ax.xaxis.set_ticks_position("top")
+    for (r, k), p in np.ndenumerate(probability):
+        text = f"{_short(profiled[r]['mode'][k], 22)}\n{p:.0%}" if labelled else f"{p:.0%}"
+        ax.text(k, r, text, ha="center", va="center", fontsize=7, color="white" if p > 0.6 else "black")
+    more = f" (the first {len(profiled)} of {len(attrs)})" if len(attrs) > len(profiled) else ""
+    what = "the most probable value" if labelled else "the probability of the most probable value (the values: HTML)"
+    ax.set_title(f"Profiles: {what} of each attribute in each cluster{more}", loc="left", fontsize=11)
+    fig.colorbar(image, ax=ax, location="right", shrink=0.8, aspect=30, label="P(value | cluster)")
+
+    for i, attribute in enumerate(panels):
+        ax = fig.add_subplot(grid[2 + i // 2, i % 2])
+        rows = _shown_rows(attribute)
+        p = attribute["probability"][rows]
+        ax.imshow(p, cmap="YlGnBu", vmin=0, vmax=1, aspect="auto")
+        ax.set_yticks(range(len(rows)), [f"{_short(attribute['values'][r])}  (n~{attribute['counts'][r]:.0f})"
+                                         for r in rows], fontsize=8)
+        ax.set_xticks(range(K), [str(k) for k in range(K)] if K > 6 else clusters, fontsize=9)
+        ax.xaxis.set_ticks_position("top")
+        for (r, k), value in np.ndenumerate(p if K <= 8 else np.empty((0, 0))):
+            ax.text(k, r, f"{value:.0%}", ha="center", va="center", fontsize=7,
+                    color="white" if value > 0.6 else "black")
+        extra = "" if len(rows) == len(attribute["values"]) else \
+            f", {len(rows)} most frequent of {len(attribute['values'])} values"
+        ax.set_title(f"#{i + 1} {attribute['name']}  (MI {attribute['mutual_information']:.3f} bits{extra})",
+                     loc="left", fontsize=10)
+    if path is not None:
+        fig.savefig(path, dpi=110)
+    return fig
+
+
+def cluster_html(model, max_attributes=8):
+    """A self-contained HTML page of an AutoClass model: the figure, the profiles and every attribute's
+    value probabilities per cluster."""
+    summary = cluster_summary(model)
+    esc = html.escape
+    clusters = summary["clusters"]
+    parts = [_HEAD, "<h1>AutoClass model report</h1>",
+             f"<img alt='clusters' src='data:image/png;base64,{_png_base64(plot_clusters(model, max_attributes))}'>",
+             f"<p>log-posterior {summary['log_posterior']:.4f} after {summary['n_iter']} EM iterations"
+             + ("" if summary["converged"] else " (not converged)") + "</p>",
+             "<h2>Cluster weights</h2>",
+             _table(["cluster", "weight P(cluster)", "expected rows"],
+                    [(c, f"{w:.4f}", f"{n:.1f}") for c, w, n in zip(clusters, summary["weight"], summary["rows"])]),
+             "<h2>Profiles: the most probable value per cluster (its probability)</h2>",
+             _table(["attribute", "MI (bits)", *clusters],
+                    [(a["name"], f"{a['mutual_information']:.4f}",
+                      *(f"{m} ({p:.2f})" for m, p in zip(a["mode"], a["mode_probability"])))
+                     for a in summary["attributes"]]),
+             "<h2>P(value | cluster) per attribute (ranked by mutual information)</h2>"]
+    for a in summary["attributes"]:
+        parts.append(f"<h3>{esc(a['name'])} &mdash; MI {a['mutual_information']:.4f} bits</h3>")
+        parts.append(_table(["value", "expected rows", *clusters],
+                            [(v, f"{n:.1f}", *(f"{p:.4f}" for p in row))
+                             for v, n, row in zip(a["values"], a["counts"], a["probability"])]))
+    parts.append("</body></html>")
+    return "".join(parts)
+
+
+# ------------------------------------------------------------------ any model
+
+
+def plot_report(model, max_attributes=None, feature_names=None):
+    """The figure of any model :func:`report_kind` knows; ``max_attributes`` defaults by kind (:data:`DEFAULT_TOP`)."""
+    kind = report_kind(model)
+    top = DEFAULT_TOP[kind] if max_attributes is None else max_attributes
+    _check_feature_names(kind, feature_names)
+    if kind == "text":
+        return plot_text(model, top, feature_names)
+    return plot_clusters(model, top) if kind == "clusters" else plot_evidence(model, top)
+
+
+def html_report(model, max_attributes=None, feature_names=None):
+    """The HTML page of any model :func:`report_kind` knows: the figure and its tables."""
+    kind = report_kind(model)
+    top = DEFAULT_TOP[kind] if max_attributes is None else max_attributes
+    _check_feature_names(kind, feature_names)
+    if kind == "text":
+        return text_html(model, top, feature_names)
+    return cluster_html(model, top) if kind == "clusters" else evidence_html(model, top)
+
+
+def _check_feature_names(kind, feature_names):
+    if feature_names is not None and kind != "text":
+        raise ValueError("feature_names names the features of text models (MultinomialNaiveBayes, "
+                         "BernoulliNaiveBayes) only")
+
+
+def write_report(model, path, max_attributes=None, feature_names=None):
+    """Write the report as PNG/SVG/PDF (the figure) or HTML (figure and tables), by suffix.
+
+    Parameters
+    ----------
+    model : fitted NaiveBayes, SelectedNaiveBayes, BoostedNaiveBayes (its first learner),
+        MultinomialNaiveBayes, BernoulliNaiveBayes or AutoClass
+    path : str or PathLike
+    max_attributes : int, optional
+        Attributes drawn (features per class for a text model); default by kind, :data:`DEFAULT_TOP`.
+    feature_names : sequence or dict, optional
+        A text model's feature names (see :func:`text_summary`).
+    """
     path = Path(path)
     suffix = path.suffix.lower()
     if suffix in (".html", ".htm"):
-        text = html_report(model, max_attributes)
+        text = html_report(model, max_attributes, feature_names)
         tmp = path.with_name(f".{path.name}.tmp")
         tmp.write_text(text, encoding="utf-8")
         tmp.replace(path)
     elif suffix in (".png", ".svg", ".pdf"):
-        fig = plot_evidence(model, max_attributes)
+        fig = plot_report(model, max_attributes, feature_names)
         tmp = path.with_name(f".{path.name}.tmp{suffix}")
         fig.savefig(tmp, dpi=110)
         tmp.replace(path)

@@ -1,5 +1,6 @@
 """The command line: fit, predict, evaluate and the demo, on real files."""
 
+import json
 import subprocess
 import sys
 
@@ -73,3 +74,135 @@ def test_demo_runs_as_a_command():
     assert "height 2 (ceil(log2 P) = 2)" in done.stdout
     accuracies = [float(line.split()[-1]) for line in done.stdout.splitlines() if "test accuracy" in line]
     assert len(accuracies) == 2 and min(accuracies) > 0.85
+
+
+@pytest.fixture(scope="module")
+def with_ids(tmp_path_factory):
+    """Training and test files with an id column, the test rows also as a directory of Parquet and of CSV files."""
+    path = tmp_path_factory.mktemp("ids")
+    frame = load_breast_cancer(as_frame=True).frame
+    frame.columns = [c.replace(" ", "_") for c in frame.columns]
+    frame.insert(0, "id", np.arange(len(frame)) + 1000)
+    frame.iloc[:400].to_csv(path / "train.csv", index=False)
+    frame.iloc[400:].to_csv(path / "test.csv", index=False)
+    for kind in ("parquet", "csv"):
+        (path / kind).mkdir()
+        for i, part in enumerate(np.array_split(np.arange(400, len(frame)), 3)):
+            piece = frame.iloc[part]
+            piece.to_parquet(path / kind / f"{i}.parquet", index=False) if kind == "parquet" \
+                else piece.to_csv(path / kind / f"{i}.csv", index=False)
+    return path, frame
+
+
+def test_select_applies_drop_and_read_options_to_the_test_file(with_ids, capsys):
+    path, frame = with_ids
+    model_path = path / "selected.json"
+    assert main(["select", str(path / "train.csv"), "--target", "target", "--drop", "id", "--test",
+                 str(path / "test.csv"), "--max-features", "3", "-o", str(model_path), "--quiet"]) == 0
+    assert "selected" in capsys.readouterr().out
+    model = nbparallel.load(model_path)
+    assert model.criterion_ == "test" and "id" not in model.feature_names_in_
+    from nbparallel import SelectedNaiveBayes
+
+    reference = SelectedNaiveBayes(max_features=3, random_state=0).fit(
+        frame.iloc[:400].drop(columns="id"), "target", X_test=frame.iloc[400:].drop(columns="id"), y_test="target")
+    assert model.selected_features_ == reference.selected_features_
+
+
+@pytest.mark.parametrize("kind", ["parquet", "csv"])
+def test_predict_and_evaluate_a_directory_whose_files_hold_the_target(with_ids, tmp_path, capsys, kind):
+    path, frame = with_ids
+    model_path = tmp_path / "m.json"
+    assert main(["fit", str(path / "train.csv"), "--target", "target", "--drop", "id", "-o", str(model_path),
+                 "--quiet"]) == 0
+    model = nbparallel.load(model_path)
+    test = frame.iloc[400:]
+    assert main(["predict", str(model_path), str(path / kind), "-o", str(tmp_path / "p.csv"), "--proba",
+                 "--keep", "id", "target", "--quiet"]) == 0
+    written = pd.read_csv(tmp_path / "p.csv")
+    assert list(written.columns) == ["id", "target", "prediction", "proba_0", "proba_1"]
+    np.testing.assert_array_equal(written["id"], test["id"])
+    np.testing.assert_array_equal(written["target"], test["target"])
+    np.testing.assert_array_equal(written["prediction"], model.predict(test.drop(columns=["id", "target"])))
+    np.testing.assert_allclose(written[["proba_0", "proba_1"]], model.predict_proba(test.drop(columns=["id", "target"])))
+
+    out = tmp_path / "parts"
+    assert main(["predict", str(model_path), str(path / kind), "-o", f"{out}/", "--quiet"]) == 0
+    assert sorted(f.name for f in out.iterdir()) == [f"part-0000{i}.parquet" for i in range(3)]  # one per file
+    assert pd.concat([pd.read_parquet(f) for f in sorted(out.iterdir())])["prediction"].tolist() == \
+        written["prediction"].tolist()
+
+    capsys.readouterr()
+    assert main(["evaluate", str(model_path), str(path / kind), "--json", "--quiet"]) == 0
+    result = json.loads(capsys.readouterr().out)
+    expected = model.evaluate(test.drop(columns="id"), "target")
+    assert result["n_rows"] == len(test) and result["accuracy"] == pytest.approx(expected["accuracy"], abs=1e-15)
+    np.testing.assert_array_equal(result["confusion_matrix"], expected["confusion_matrix"])
+
+
+def test_evaluate_refuses_a_target_that_is_an_attribute_or_missing(with_ids, tmp_path, capsys):
+    path, frame = with_ids
+    model_path = tmp_path / "m.json"
+    assert main(["fit", str(path / "train.csv"), "--target", "target", "--drop", "id", "-o", str(model_path),
+                 "--quiet"]) == 0
+    capsys.readouterr()
+    assert main(["evaluate", str(model_path), str(path / "parquet"), "--target", "mean_radius"]) == 2
+    assert "target column 'mean_radius' is one of the attributes the model was fitted on" in capsys.readouterr().err
+    frame.iloc[400:].drop(columns="target").to_csv(tmp_path / "unlabelled.csv", index=False)
+    assert main(["evaluate", str(model_path), str(tmp_path / "unlabelled.csv")]) == 2
+    err = capsys.readouterr().err
+    assert "target column 'target' does not exist; columns are ['id', 'mean_radius'" in err
+    assert len(err.strip().splitlines()) == 1
+
+
+def test_text_fit_report_names_hashed_features_by_the_documents(tmp_path, capsys):
+    words = {"cat": "purr meow whiskers kitten", "dog": "bark woof puppy leash"}
+    rng = np.random.default_rng(0)
+    labels = rng.choice(["cat", "dog"], 60)
+    docs = [" ".join(rng.choice(words[c].split() + ["the", "and"], 8)) for c in labels]
+    (tmp_path / "docs.txt").write_text("\n".join(docs))
+    (tmp_path / "labels.txt").write_text("\n".join(labels))
+    assert main(["text-fit", str(tmp_path / "docs.txt"), "--labels", str(tmp_path / "labels.txt"),
+                 "--hashing-bits", "12", "-o", str(tmp_path / "t.json")]) == 0
+    assert main(["report", str(tmp_path / "t.json"), "-o", str(tmp_path / "t.html"), "--top", "4",
+                 "--documents", str(tmp_path / "docs.txt")]) == 0
+    page = (tmp_path / "t.html").read_text()
+    for word in ("purr", "meow", "bark", "woof"):
+        assert f"<td>{word}</td>" in page
+    assert main(["report", str(tmp_path / "t.json"), "-o", str(tmp_path / "t.png")]) == 0
+    assert (tmp_path / "t.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    capsys.readouterr()
+    assert main(["report", str(tmp_path / "t.json"), "-o", str(tmp_path / "t.txt")]) == 2
+    assert "report path must end in" in capsys.readouterr().err
+
+
+def test_the_cli_modules_are_public_and_the_commands_short():
+    """The parser builds without the commands; each command is a few lines over the library."""
+    import inspect
+
+    from nbparallel.cli import commands, parser
+
+    args = parser.build_parser().parse_args(["predict", "m.json", "data/", "-o", "out/", "--keep", "id"])
+    assert args.command == "predict" and args.keep == ["id"] and not hasattr(args, "func")
+    assert commands.build_parser().parse_args(["demo"]).func is commands.cmd_demo
+    for name, function in vars(commands).items():
+        if name.startswith("cmd_"):
+            assert len(inspect.getsource(function).splitlines()) <= 25, name
+
+
+def test_predict_copies_kept_columns_of_any_type(with_ids, tmp_path):
+    """--keep copies columns as the files hold them, dates included: they are no attributes."""
+    path, frame = with_ids
+    model_path = tmp_path / "m.json"
+    assert main(["fit", str(path / "train.csv"), "--target", "target", "--drop", "id", "-o", str(model_path),
+                 "--quiet"]) == 0
+    test = frame.iloc[400:].assign(when=pd.date_range("2024-01-01", periods=len(frame) - 400, freq="h"))
+    test.to_parquet(tmp_path / "dated.parquet", index=False)
+    assert main(["predict", str(model_path), str(tmp_path / "dated.parquet"), "-o", str(tmp_path / "p.parquet"),
+                 "--keep", "when", "mean_radius", "--quiet"]) == 0
+    written = pd.read_parquet(tmp_path / "p.parquet")
+    assert list(written.columns) == ["when", "mean_radius", "prediction"]
+    np.testing.assert_array_equal(written["when"].to_numpy(), test["when"].to_numpy())
+    np.testing.assert_array_equal(written["mean_radius"], test["mean_radius"])
+    model = nbparallel.load(model_path)
+    np.testing.assert_array_equal(written["prediction"], model.predict(test.drop(columns=["id", "target", "when"])))

@@ -141,3 +141,140 @@ def test_cli_report_evaluate_json_and_fit_warning(tmp_path, capsys):
     frame[["cls"]].assign(batch="one").to_csv(tmp_path / "bad.csv", index=False)
     assert main(["fit", str(tmp_path / "bad.csv"), "--target", "cls", "-o", str(tmp_path / "b.json"), "--quiet"]) == 0
     assert "warning: every attribute is ignored" in capsys.readouterr().err
+
+
+def test_text_report_ranks_each_classs_features_by_evidence(tmp_path):
+    from sklearn.feature_extraction.text import CountVectorizer
+
+    from nbparallel import BernoulliNaiveBayes, MultinomialNaiveBayes
+    from nbparallel.report import text_summary
+
+    docs = ["cat purr purr", "cat meow", "kitten purr", "dog bark", "dog woof bark", "puppy bark", "the cat and dog"]
+    labels = ["cat", "cat", "cat", "dog", "dog", "dog", "dog"]
+    vectorizer = CountVectorizer()
+    X = vectorizer.fit_transform(docs)
+    words = list(vectorizer.get_feature_names_out())
+    for model in (MultinomialNaiveBayes().fit(X, labels), BernoulliNaiveBayes().fit(X, labels)):
+        summary = text_summary(model, max_features=3, feature_names=words)
+        prior = np.exp(model.class_log_prior_)
+        p = np.exp(model.feature_log_prob_)
+        for k, c in enumerate(summary["classes"]):
+            assert c["name"] == model.classes_[k] and c["documents"] == model.class_count_[k]
+            evidence = {w: math.log(p[k, j]) - math.log(prior @ p[:, j]) for j, w in enumerate(words)
+                        if model.feature_count_[k, j] > 0}
+            best = sorted(evidence, key=lambda w: -evidence[w])[:3]
+            assert [f["name"] for f in c["features"]] == best
+            for f in c["features"]:
+                assert f["evidence"] == pytest.approx(evidence[f["name"]], abs=1e-12)
+                assert f["count"] == model.feature_count_[k, words.index(f["name"])]
+        assert summary["classes"][0]["features"][0]["name"] in ("purr", "meow", "kitten")
+        assert summary["classes"][1]["features"][0]["name"] in ("bark", "woof", "puppy")
+        page = write_report(model, tmp_path / "t.html", feature_names=words).read_text()
+        assert "log P(feature | class) - log P(feature)" in page and "<td>purr</td>" in page
+        assert write_report(model, tmp_path / "t.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert text_summary(model)["classes"][0]["features"][0]["name"].startswith("#")  # no names: column numbers
+    with pytest.raises(ValueError, match="feature_names has 2 names for"):
+        text_summary(model, feature_names=["a", "b"])
+
+
+def test_hashed_words_name_the_columns_text_fit_hashes_into(tmp_path):
+    from nbparallel.data.documents import hashed_words, read_documents, read_labels
+
+    (tmp_path / "docs.txt").write_text("Cats purr\nthe dog barks at cats\n")
+    (tmp_path / "labels.txt").write_text("cat\ndog\n")
+    X, y = read_documents(tmp_path / "docs.txt", n_features=2**8)
+    assert y is None and X.shape == (2, 2**8) and X.sum() == 7
+    assert read_labels(tmp_path / "labels.txt").tolist() == ["cat", "dog"]
+    words = hashed_words(tmp_path / "docs.txt", n_features=2**8)
+    assert set(np.unique(X.nonzero()[1])) == set(words)
+    assert sorted(w for ws in words.values() for w in ws) == ["at", "barks", "cats", "dog", "purr", "the"]
+    cats = next(j for j, ws in words.items() if "cats" in ws)
+    assert X[:, cats].toarray().ravel().tolist() == [1, 1]
+    (tmp_path / "corpus" / "cat").mkdir(parents=True)
+    (tmp_path / "corpus" / "cat" / "a.txt").write_text("cats purr")
+    X, y = read_documents(tmp_path / "corpus", n_features=2**8)
+    assert y.tolist() == ["cat"]
+    with pytest.raises(ValueError, match="does not exist"):
+        read_documents(tmp_path / "nope.txt")
+
+
+def test_cluster_report_gives_each_clusters_weight_and_profile(tmp_path):
+    from nbparallel import AutoClass
+    from nbparallel.report import cluster_summary, plot_clusters
+
+    rng = np.random.default_rng(0)
+    group = rng.integers(0, 2, 400)
+    frame = pd.DataFrame({
+        "colour": np.where(group == 0, rng.choice(["red", "orange"], 400, p=[0.8, 0.2]),
+                           rng.choice(["blue", "green"], 400, p=[0.7, 0.3])),
+        "size": rng.normal(group * 5.0, 1.0),
+        "noise": rng.choice(["x", "y"], 400),
+    })
+    model = AutoClass(n_clusters=2, n_restarts=3, random_state=0).fit(frame)
+    summary = cluster_summary(model)
+    np.testing.assert_allclose(summary["weight"], np.exp(model.cluster_log_prior_))
+    assert summary["weight"].sum() == pytest.approx(1.0)
+    assert [a["name"] for a in summary["attributes"]][-1] == "noise"  # ranked by MI with the cluster
+    colour = next(a for a in summary["attributes"] if a["name"] == "colour")
+    np.testing.assert_allclose(colour["probability"].sum(axis=0), 1.0)
+    assert sorted(colour["mode"]) == ["blue", "red"]  # each cluster's most probable colour
+    k = colour["mode"].index("red")
+    assert colour["mode_probability"][k] == pytest.approx(colour["probability"][colour["values"].index("red"), k])
+    assert colour["mutual_information"] == pytest.approx(
+        mutual_info_score_of_counts(model.counts_[1:5]), abs=1e-12)
+    fig = plot_clusters(model, max_attributes=2)
+    assert "AutoClass model: 2 clusters of 400 rows, 3 attributes" in fig.get_suptitle()
+    assert len([ax for ax in fig.axes if ax.get_images()]) == 3  # the profile and two attribute panels
+    page = write_report(model, tmp_path / "c.html").read_text()
+    assert "Cluster weights" in page and "<h3>colour" in page and "red (" in page
+    assert write_report(model, tmp_path / "c.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    with pytest.raises(ValueError, match="feature_names names the features of text models"):
+        write_report(model, tmp_path / "c.png", feature_names=["a"])
+
+
+def mutual_info_score_of_counts(cells):
+    """Mutual information (bits) of a values x clusters table of (expected) counts, by the definition."""
+    joint = cells / cells.sum()
+    outer = joint.sum(axis=1, keepdims=True) * joint.sum(axis=0, keepdims=True)
+    return float(np.sum(joint * np.log2(joint / outer)))
+
+
+def test_boosted_report_draws_the_first_learner_and_others_are_refused(tmp_path):
+    from nbparallel import BoostedNaiveBayes
+    from nbparallel.report import report_kind
+
+    data = load_wine(as_frame=True)
+    boosted = BoostedNaiveBayes(n_rounds=3).fit(data.data, data.target)
+    summary = model_summary(boosted)
+    first = model_summary(boosted.estimators_[0])
+    assert summary["note"].startswith("BoostedNaiveBayes: its first learner of 3")
+    assert [a["name"] for a in summary["attributes"]] == [a["name"] for a in first["attributes"]]
+    assert "its first learner" in plot_evidence(boosted, 2).get_suptitle()
+    assert "its first learner of 3" in write_report(boosted, tmp_path / "b.html", 2).read_text()
+    with pytest.raises(TypeError, match="a report needs a NaiveBayes, .* got dict"):
+        report_kind({})
+
+
+def test_cli_report_of_text_cluster_and_boosted_models(tmp_path, capsys):
+    from nbparallel.cli import main
+
+    data = load_wine(as_frame=True)
+    frame = data.data.assign(cls=data.target)
+    frame.to_csv(tmp_path / "d.csv", index=False)
+    assert main(["cluster-fit", str(tmp_path / "d.csv"), "--clusters", "3", "--drop", "cls", "--seed", "0",
+                 "--max-iter", "20", "-o", str(tmp_path / "c.json"), "--quiet"]) == 0
+    assert main(["fit", str(tmp_path / "d.csv"), "--target", "cls", "--boost", "2", "-o", str(tmp_path / "b.json"),
+                 "--quiet"]) == 0
+    (tmp_path / "docs.txt").write_text("\n".join(["red apple", "green apple", "blue sky", "grey sky"] * 5))
+    (tmp_path / "labels.txt").write_text("\n".join(["fruit", "fruit", "sky", "sky"] * 5))
+    assert main(["text-fit", str(tmp_path / "docs.txt"), "--labels", str(tmp_path / "labels.txt"),
+                 "--model", "bernoulli", "--hashing-bits", "8", "-o", str(tmp_path / "t.json")]) == 0
+    for name in ("c", "b", "t"):
+        for suffix in ("png", "html"):
+            assert main(["report", str(tmp_path / f"{name}.json"), "-o", str(tmp_path / f"{name}.{suffix}")]) == 0
+    assert "P(value | cluster) per attribute" in (tmp_path / "c.html").read_text()
+    assert "Bernoulli naive Bayes model report" in (tmp_path / "t.html").read_text()
+    capsys.readouterr()
+    assert main(["report", str(tmp_path / "c.json"), "-o", str(tmp_path / "x.png"), "--documents",
+                 str(tmp_path / "docs.txt")]) == 2
+    assert "--documents names the hashed features of text models" in capsys.readouterr().err

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+from typing import NamedTuple
 
 from nbparallel.data.files.arrow import (
     numeric_types,
@@ -12,7 +13,7 @@ from nbparallel.data.files.arrow import (
     table_to_pandas,
 )
 from nbparallel.data.files.csv import csv_layout, read_csv_unit
-from nbparallel.data.files.options import Files, file_signature, list_files
+from nbparallel.data.files.options import Files, dropped_columns, file_signature, list_files
 from nbparallel.data.files.parquet import parquet_layout, read_parquet_files, read_parquet_unit, tables_of_pieces
 from nbparallel.data.files.pieces import default_pieces, piece_table, pieces
 from nbparallel.engine import execution
@@ -35,7 +36,9 @@ def file_dataset(path, y=None, sample_weight=None, *, n_partitions=None, categor
         :func:`default_pieces`); a number groups or splits them.
     categorical_features, require_target, numeric_features, drop
         As for :func:`nbparallel.data.inputs.as_dataset`; ``numeric_features`` adds
-        to those of a :class:`Files` path, and reads them as numbers.
+        to those of a :class:`Files` path, and reads them as numbers; ``drop``
+        adds to those of a :class:`Files` path (which must be columns of the
+        files). Dropped columns are read by no pass.
 
     Returns
     -------
@@ -63,7 +66,8 @@ def file_dataset(path, y=None, sample_weight=None, *, n_partitions=None, categor
         units, types, n_rows, ranges = parquet_layout(files, opened)
     else:
         units, types = csv_layout(files, na_values)
-    columns, target, weight = column_roles(list(types), y, sample_weight, require_target, drop)
+    dropped = dropped_columns(path, list(types), (y, sample_weight))
+    columns, target, weight = column_roles(list(types), y, sample_weight, require_target, (*drop, *dropped))
     if not columns:
         raise ValueError("the data has no attribute columns besides the target")
     dtypes = pandas_dtypes(types)
@@ -89,17 +93,44 @@ def file_dataset(path, y=None, sample_weight=None, *, n_partitions=None, categor
     return dataset
 
 
-def read_files(path, columns=None):
-    """A Dask DataFrame over a CSV or Parquet file or directory (or :class:`Files`), read lazily."""
-    import dask.dataframe as dd
-    from dask import delayed
-
+def _layout(path):
+    """``(kind, units, types)`` of a file or directory path: its format, its read units and column types."""
     na_values = path.na_values if isinstance(path, Files) else None
     files, kind = list_files(path)
     if kind == "parquet":
         units, types, _, _ = parquet_layout(files)
     else:
         units, types = csv_layout(files, na_values)
+    return kind, units, types
+
+
+class FileLayout(NamedTuple):
+    """What a file or directory holds, known without reading its rows."""
+
+    #: the column names (less those a :class:`Files` path drops)
+    columns: list
+    #: the files' own partitions: one per file, or per run of about ``ROWS_PER_PARTITION`` rows of a large
+    #: Parquet file (``n_partitions=None`` groups small neighbours; this number keeps them apart)
+    n_partitions: int
+
+
+def file_layout(path):
+    """The :class:`FileLayout` of a CSV or Parquet file or directory (or :class:`Files`), from the files'
+    headers or footers: no rows are read."""
+    _, units, types = _layout(path)
+    dropped = dropped_columns(path, list(types))
+    return FileLayout([c for c in types if c not in dropped], len(units))
+
+
+def read_files(path, columns=None):
+    """A Dask DataFrame over a CSV or Parquet file or directory (or :class:`Files`), read lazily."""
+    import dask.dataframe as dd
+    from dask import delayed
+
+    na_values = path.na_values if isinstance(path, Files) else None
+    kind, units, types = _layout(path)
+    dropped = dropped_columns(path, list(types))
+    types = {c: t for c, t in types.items() if c not in dropped}
     if isinstance(path, Files) and path.numeric_features:
         types = numeric_types(types, path.numeric_features)
     if columns is not None:

@@ -70,12 +70,16 @@ class Files(os.PathLike):
         neither a number nor missing (``na_values``) raises ValueError naming
         the column, the file and the value; dates raise TypeError. The
         estimators' ``numeric_features`` does the same for their data.
+    drop : list of str, optional
+        Columns that are no attributes (ids, leaks): no pass reads them. A
+        name that is no column of the files raises ValueError naming it, and
+        so does dropping the target or weight column.
 
     >>> from nbparallel import NaiveBayes
-    >>> NaiveBayes().fit(Files("credit.csv", na_values="?"), "class")  # doctest: +SKIP
+    >>> NaiveBayes().fit(Files("credit.csv", na_values="?", drop=["id"]), "class")  # doctest: +SKIP
     """
 
-    def __init__(self, path, *, na_values=None, numeric_features=None):
+    def __init__(self, path, *, na_values=None, numeric_features=None, drop=None):
         if isinstance(na_values, str):
             na_values = [na_values]
         if na_values is not None and not all(isinstance(v, str) for v in na_values):
@@ -83,15 +87,31 @@ class Files(os.PathLike):
         if numeric_features is not None and (isinstance(numeric_features, str) or not all(
                 isinstance(c, str) for c in numeric_features)):
             raise TypeError(f"numeric_features must be a list of column names, got {numeric_features!r}")
+        if drop is not None and (isinstance(drop, str) or not all(isinstance(c, str) for c in drop)):
+            raise TypeError(f"drop must be a list of column names, got {drop!r}")
         self.path = os.fspath(path)
         self.na_values = None if na_values is None else tuple(na_values)
         self.numeric_features = None if numeric_features is None else tuple(numeric_features)
+        self.drop = () if drop is None else tuple(drop)
 
     def __fspath__(self):
         return self.path
 
     def __repr__(self):
-        return f"Files({self.path!r}, na_values={self.na_values!r}, numeric_features={self.numeric_features!r})"
+        return (f"Files({self.path!r}, na_values={self.na_values!r}, numeric_features={self.numeric_features!r}, "
+                f"drop={self.drop!r})")
+
+
+def dropped_columns(path, names, roles=()):
+    """The columns a :class:`Files` path drops (``()`` for a plain path), checked against the files' column
+    ``names`` and the target and weight columns named in ``roles``; ValueError naming a wrong one."""
+    drop = path.drop if isinstance(path, Files) else ()
+    for name in drop:
+        if name not in names:
+            raise ValueError(f"drop names column {name!r}, which is not in the data {list(names)}")
+        if name in roles:
+            raise ValueError(f"column {name!r} is both dropped and named as the target or weight column")
+    return drop
 
 
 def _kind_of(path):

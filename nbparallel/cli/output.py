@@ -1,0 +1,134 @@
+"""What the command line writes: tables written completely or not at all, and results printed.
+
+Results go to stdout; warnings, errors and progress bars go to stderr.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+
+def write_table(frame, path):
+    """Write a CSV or (by suffix) Parquet file completely or not at all."""
+    path = Path(path)
+    tmp = path.with_name(f".{path.name}.tmp")
+    try:
+        if path.suffix.lower() in (".parquet", ".pq"):
+            frame.to_parquet(tmp, index=False)
+        else:
+            frame.to_csv(tmp, index=False)
+        tmp.replace(path)
+    finally:
+        tmp.unlink(missing_ok=True)
+
+
+def output_directory(path):
+    """The directory ``path`` names (it ends in a separator or exists as one), else None."""
+    return Path(path) if path.endswith(("/", "\\")) or Path(path).is_dir() else None
+
+
+def report_error(command, message):
+    """One line on stderr naming the problem."""
+    print(f"nbparallel {command}: error: " + " ".join(message.split()), file=sys.stderr)
+
+
+@contextlib.contextmanager
+def warnings_as_messages(command):
+    """Show the library's warnings (ignored attributes, ...) as plain messages on stderr."""
+    import warnings
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", UserWarning)
+        yield
+    for w in caught:
+        print(f"nbparallel {command}: warning: {w.message}", file=sys.stderr)
+
+
+def print_passes(passes):
+    """One line: how many passes of each kind ran, and their seconds."""
+    kinds = dict.fromkeys(p["kind"] for p in passes)
+    print("passes: " + ", ".join(
+        f"{sum(p['kind'] == k for p in passes)} {k} "
+        f"({sum(p['seconds'] for p in passes if p['kind'] == k):.2f} s)" for k in kinds))
+
+
+def print_tree(record):
+    print(f"partitions {record.n_leaves}, reduction tree height {record.height}, merges {record.n_merges}")
+
+
+def print_fit(model, elapsed, weighted):
+    """A naive Bayes fit: classes, rows (or total weight), the tree."""
+    total = model.counts_.class_totals.sum()
+    amount = f"a total weight of {total:g}" if weighted else f"{total:g} rows"
+    print(f"fitted {len(model.classes_)} classes from {amount} "
+          f"({model.n_missing_target_} rows with a missing target skipped) in {elapsed:.2f} s")
+    print_tree(model.reduction_)
+
+
+def print_boosted(model, elapsed):
+    print(f"boosted {len(model.estimators_)} naive Bayes rounds over {len(model.classes_)} classes "
+          f"in {elapsed:.2f} s; weighted errors " + ", ".join(f"{e:.4f}" for e in model.estimator_errors_))
+    print_passes(model.passes_)
+
+
+def print_clusters(model, elapsed):
+    print(f"{model.n_clusters} clusters, best of {model.n_restarts} restarts (restart {model.best_restart_}), "
+          f"{model.n_iter_} EM iterations{'' if model.converged_ else ' (not converged)'} in {elapsed:.2f} s")
+    print(f"log-posterior {model.history_[-1]:.4f}")
+    print_passes(model.passes_)
+
+
+def print_text_fit(model, kind, shape, elapsed):
+    print(f"fitted {kind} naive Bayes: {len(model.classes_)} classes, {shape[0]} documents, "
+          f"{shape[1]} features in {elapsed:.2f} s")
+    print_tree(model.reduction_)
+
+
+def print_selection(model, elapsed, output):
+    """The forward selection's path, one step a line, then the chosen predictors."""
+    print(f"{'J':>3}  {'added':<28} {'l_train':>10} {'l_test':>10} {'Q':>10}")
+    for step in model.selection_path_:
+        lt = "" if step["l_test"] is None else f"{step['l_test']:.5f}"
+        print(f"{step['n_features']:>3}  {str(step['added'] or '(initial)'):<28} {step['l_train']:>10.5f} "
+              f"{lt:>10} {step['Q']:>10.5f}")
+    print(f"selected {len(model.selected_features_)} predictors by {model.criterion_}: "
+          + ", ".join(model.selected_features_))
+    print_passes(model.passes_)
+    print(f"in {elapsed:.2f} s; model written to {output}")
+
+
+def print_cross_validation(result, elapsed):
+    """Each fold's rows, accuracy and log-likelihood, their means and the passes."""
+    table = pd.DataFrame({"rows": result["n_test_rows"], "accuracy": result["test_accuracy"],
+                          "log_likelihood": result["test_log_likelihood"]})
+    table.index.name = "fold"
+    print(table.to_string(float_format=lambda v: f"{v:.4f}"))
+    print(f"mean accuracy {table['accuracy'].mean():.4f} (sd {table['accuracy'].std(ddof=0):.4f}), "
+          f"mean log-likelihood {table['log_likelihood'].mean():.4f}")
+    print("passes: " + ", ".join(f"{p['kind']} ({p['seconds']:.2f} s)" for p in result["passes"])
+          + f"; {elapsed:.2f} s in all")
+
+
+def print_evaluation(classes, result, as_json=False):
+    """``model.evaluate``'s result as a table (or JSON with the classes)."""
+    if as_json:
+        labels = [c.item() if isinstance(c, np.generic) else c for c in classes]
+        print(json.dumps({"classes": labels, **{k: v.tolist() if isinstance(v, np.ndarray) else v
+                                                for k, v in result.items()}}, indent=2))
+        return
+    print(f"rows                    {result['n_rows']}")
+    print(f"accuracy                {result['accuracy']:.4f}")
+    print(f"average log-likelihood  {result['average_log_likelihood']:.4f}")
+    if "classification_error" in result:
+        print(f"classification error    {result['classification_error']:.4f}")
+    print("confusion matrix (rows: true class, columns: predicted):")
+    print(pd.DataFrame(result["confusion_matrix"], index=classes, columns=classes).to_string())
+    if "precision" in result:
+        print(pd.DataFrame({k: result[k] for k in ("precision", "recall", "f1")}, index=classes)
+              .to_string(float_format=lambda v: f"{v:.4f}"))

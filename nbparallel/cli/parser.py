@@ -1,0 +1,239 @@
+"""The argument parser of every ``nbparallel`` verb, and the checks of option values.
+
+:func:`build_parser` knows the verbs and their options, not what they do: the
+caller passes each verb's function (see :mod:`nbparallel.cli.commands`), which
+the parsed arguments carry as ``func``.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+
+class UsageParser(argparse.ArgumentParser):
+    """An argument parser whose usage errors are one line and exit status 2."""
+
+    def error(self, message):
+        self.exit(2, f"{self.prog}: error: {message}\n")
+
+
+def split_every(text):
+    """``--split-every``: an int >= 2, or ``flat`` (False: one merge of every partition).
+
+    >>> split_every("4"), split_every("flat")
+    (4, False)
+    """
+    if text == "flat":
+        return False
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"--split-every must be an int >= 2 or 'flat', got {text!r}") from None
+    if value < 2:
+        raise argparse.ArgumentTypeError(f"--split-every must be an int >= 2 or 'flat', got {value}")
+    return value
+
+
+def smoothing(text):
+    """``--alpha``, ``--class-alpha``: a positive finite number, or ``1/N``.
+
+    >>> smoothing("1/N"), smoothing("0.5")
+    ('1/N', 0.5)
+    """
+    if text == "1/N":
+        return text
+    try:
+        value = float(text)
+    except ValueError:
+        value = float("nan")
+    if not 0 < value < float("inf"):
+        raise argparse.ArgumentTypeError(f"must be a positive finite number or '1/N', got {text!r}")
+    return value
+
+
+def positive_int(text):
+    """An int >= 1."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be an int >= 1, got {text!r}")
+    return value
+
+
+def add_data_options(p):
+    """How to partition, bin and read the columns of training data."""
+    p.add_argument("--partitions", type=int, help="number of partitions (default: the files' own)")
+    p.add_argument("--bins", type=int, default=10, help="equal-width bins per numeric column (default 10)")
+    p.add_argument("--split-every", type=split_every, default=2, help="reduction fan-in, or 'flat' (default 2)")
+    p.add_argument("--categorical", nargs="+", metavar="COLUMN", help="numeric columns to treat as categorical")
+    p.add_argument("--numeric", nargs="+", metavar="COLUMN",
+                   help="columns to treat as numeric (binned) whatever their values look like; text in them is "
+                        "read as numbers, --na-values as missing, anything else is an error")
+    p.add_argument("--quiet", action="store_true", help="no progress bars")
+    p.add_argument("--drop", nargs="+", metavar="COLUMN",
+                   help="columns to leave out (ids, leaks); never read, in the test data too")
+    add_na_values(p)
+
+
+def add_na_values(p):
+    p.add_argument("--na-values", nargs="+", metavar="TEXT",
+                   help="strings that mean a missing value besides the usual ones (e.g. '?' in Weka files)")
+
+
+def add_cluster_options(p):
+    group = p.add_mutually_exclusive_group()
+    group.add_argument("--scheduler", metavar="ADDRESS", help="run on the Dask scheduler at this address")
+    group.add_argument("--cluster", metavar="CONFIG", help="run on the cluster a cluster_configs/*.yaml file describes")
+
+
+def _add_smoothing(p):
+    p.add_argument("--alpha", type=smoothing, default="1/N", help="cell smoothing f (default 1/N; 1 = Laplace)")
+    p.add_argument("--class-alpha", type=smoothing, default="1/N", help="class-prior smoothing lambda (default 1/N)")
+
+
+TEXT_DATA = ("a text file (one document per line), a directory of CLASS/DOCUMENT text files, "
+             "or a scipy.sparse .npz count matrix (rows are documents)")
+
+
+def build_parser(commands=None):
+    """The argument parser of every verb.
+
+    Parameters
+    ----------
+    commands : dict, optional
+        ``{verb: function of the parsed arguments}``; a verb's function is
+        set as its arguments' ``func``.
+    """
+    commands = commands or {}
+    parser = UsageParser(prog="nbparallel", description="Parallel and distributed naive Bayes.")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    def verb(name, **kwargs):
+        p = sub.add_parser(name, **kwargs)
+        if name in commands:
+            p.set_defaults(func=commands[name])
+        return p
+
+    p = verb("fit", help="train a naive Bayes model and save it as JSON")
+    p.add_argument("data", help="CSV or Parquet file or directory")
+    p.add_argument("--target", required=True, help="name of the target column")
+    p.add_argument("-o", "--output", required=True, help="model file to write (JSON)")
+    p.add_argument("--weight", help="name of a sample-weight column")
+    _add_smoothing(p)
+    p.add_argument("--boost", type=positive_int, metavar="T",
+                   help="boost T >= 1 naive Bayes rounds (AdaBoost.M1 / SAMME)")
+    p.add_argument("--checkpoint", metavar="FILE", help="with --boost: resume from / save state to this JSON file")
+    add_data_options(p)
+    add_cluster_options(p)
+
+    p = verb("cluster-fit", help="cluster rows with AutoClass (naive Bayes EM) and save the model")
+    p.add_argument("data", help="CSV or Parquet file or directory")
+    p.add_argument("--clusters", type=positive_int, required=True, help="number of clusters K")
+    p.add_argument("-o", "--output", required=True, help="model file to write (JSON)")
+    p.add_argument("--restarts", type=positive_int, default=5, help="random restarts, run together (default 5)")
+    p.add_argument("--max-iter", type=positive_int, default=100, help="most EM iterations (default 100)")
+    p.add_argument("--tol", type=float, default=1e-6, help="stop when the log-posterior gains <= tol per row")
+    p.add_argument("--seed", type=int, help="random seed of the starting parameters")
+    p.add_argument("--alpha", type=float, default=1.0, help="Dirichlet smoothing (default 1)")
+    p.add_argument("--checkpoint", metavar="FILE", help="resume from / save state to this JSON file")
+    add_data_options(p)
+    add_cluster_options(p)
+
+    p = verb("predict", help="predict with a saved model")
+    p.add_argument("model")
+    p.add_argument("data", help="CSV or Parquet file or directory")
+    p.add_argument("-o", "--output", required=True,
+                   help="CSV or Parquet file to write, or a directory (ending in '/' or existing) to write one "
+                        "file per partition into: CSV when its name ends in .csv, Parquet otherwise")
+    p.add_argument("--proba", action="store_true", help="also write class probabilities")
+    p.add_argument("--keep", nargs="+", metavar="COLUMN", help="columns to copy into the output (ids)")
+    p.add_argument("--quiet", action="store_true", help="no progress bars")
+    add_na_values(p)
+    add_cluster_options(p)
+
+    p = verb("evaluate", help="accuracy, confusion matrix and average log-likelihood")
+    p.add_argument("model")
+    p.add_argument("data", help="CSV or Parquet file or directory")
+    p.add_argument("--target", help="target column (default: the one the model was fitted on)")
+    p.add_argument("--quiet", action="store_true", help="no progress bars")
+    add_na_values(p)
+    p.add_argument("--json", action="store_true", help="print the results as JSON")
+    add_cluster_options(p)
+
+    p = verb("text-fit", help="train a multinomial or Bernoulli text model and save it as JSON",
+             description="Documents are hashed by HashingVectorizer(n_features=2**BITS, "
+                         "alternate_sign=False, norm=None); text-predict hashes the same way.")
+    p.add_argument("data", help=TEXT_DATA)
+    p.add_argument("--labels", help="file of class labels, one line per document (default: directory names)")
+    p.add_argument("--model", choices=["multinomial", "bernoulli"], default="multinomial")
+    p.add_argument("--hashing-bits", type=int, default=18, help="hash words into 2**BITS features (default 18)")
+    p.add_argument("--alpha", type=float, default=1.0, help="additive smoothing (default 1)")
+    p.add_argument("--binarize", type=float, default=0.0, help="bernoulli: counts above this are present")
+    p.add_argument("--partitions", type=int, help="number of partitions (default: one per worker)")
+    p.add_argument("--split-every", type=split_every, default=2, help="reduction fan-in, or 'flat' (default 2)")
+    p.add_argument("-o", "--output", required=True, help="model file to write (JSON)")
+    add_cluster_options(p)
+
+    p = verb("text-predict", help="predict the classes of documents with a saved text model")
+    p.add_argument("model")
+    p.add_argument("data", help=TEXT_DATA)
+    p.add_argument("-o", "--output", required=True, help="CSV or Parquet file to write")
+    p.add_argument("--proba", action="store_true", help="also write class probabilities")
+    add_cluster_options(p)
+
+    p = verb("select", help="SPSS forward feature selection; save the selected naive Bayes model")
+    p.add_argument("data", help="CSV or Parquet file or directory")
+    p.add_argument("--target", required=True, help="name of the target column")
+    p.add_argument("-o", "--output", required=True, help="model file to write (JSON)")
+    size = p.add_mutually_exclusive_group()
+    size.add_argument("--max-features", type=int, metavar="K", help="grow to at most K predictors (default: J_Max)")
+    size.add_argument("--features", type=int, metavar="K", help="select exactly K predictors")
+    p.add_argument("--must", nargs="+", metavar="COL", help="predictors always included")
+    p.add_argument("--test", metavar="DATA", help="test data, read with the same --drop, --numeric and "
+                                                  "--na-values: the best subset maximises its log-likelihood")
+    p.add_argument("--exact", action="store_true", help="exact B(J): one data pass per step (default: sampled)")
+    p.add_argument("--sample-size", type=int, default=1000, help="simulated cases for B(J) (default 1000)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the simulated cases (default 0)")
+    add_data_options(p)
+    add_cluster_options(p)
+
+    p = verb("cv", help="exact k-fold cross-validation in one counting pass")
+    p.add_argument("data", help="CSV or Parquet file or directory")
+    p.add_argument("--target", required=True, help="name of the target column")
+    p.add_argument("--folds", type=int, default=10, help="number of folds, contiguous in row order (default 10)")
+    _add_smoothing(p)
+    add_data_options(p)
+    add_cluster_options(p)
+
+    p = verb("report", help="draw a model: the evidence of its values (naive Bayes), its most telling words "
+                            "(text models), its clusters' profiles (AutoClass)")
+    p.add_argument("model")
+    p.add_argument("-o", "--output", default="report.png", help="report.png, .svg, .pdf or .html (default report.png)")
+    p.add_argument("--top", type=positive_int,
+                   help="naive Bayes: evidence panels for the top N attributes (default 8); text models: the N "
+                        "most telling features per class (default 15); AutoClass: value panels for the N "
+                        "attributes that tell the clusters apart best (default 8)")
+    p.add_argument("--documents", metavar="DOCS",
+                   help="text models: documents hashed as text-fit did, whose words name the hashed features")
+
+    p = verb("demo", help="the main job: fit and score on bundled real datasets, locally")
+    p.add_argument("--partitions", type=int, default=8, help="number of partitions (default 8)")
+    p.add_argument("--split-every", type=split_every, default=2, help="reduction fan-in, or 'flat'")
+
+    p = verb("bench", help="run a benchmark experiment (source checkout only)",
+             description="Run benchmarks/run.py: EXPERIMENT (strong, weak, reduction, model, peers, "
+                         "boosting, inputs) [--quick] [--scheduler ADDRESS | --cluster CONFIG] [--results-dir DIR]")
+    p.add_argument("bench_args", nargs=argparse.REMAINDER, metavar="EXPERIMENT [OPTIONS]",
+                   help="passed on to benchmarks/run.py")
+
+    p = verb("langley", help="a figure of the Langley-Sage average-case analysis, theory vs experiment")
+    p.add_argument("figures", nargs="+", choices=["1a", "1b", "2a", "2b", "all"], metavar="FIGURE",
+                   help="1a, 1b, 2a, 2b or all")
+    p.add_argument("--runs", type=int, default=1000, help="training sets per curve (default 1000)")
+    p.add_argument("--out", default="benchmarks/results/langley", help="output directory for CSV and PNG")
+    p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    add_cluster_options(p)
+    return parser

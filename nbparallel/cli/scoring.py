@@ -1,0 +1,135 @@
+"""A saved model over data files: the columns it reads, and its predictions written partition by partition.
+
+The files go to the model's own data route (``model.dataset``, as ``fit`` and
+``predict`` take them) as a :class:`~nbparallel.data.files.options.Files` that
+reads the model's attribute columns (those it binned as numbers, as numbers,
+as its fit read them) and the target, and no other. Each partition is
+predicted by ``model.predict_part`` where it is read, beside the columns to
+copy into the output as the files hold them, and either returned or written
+to a file of its own.
+"""
+
+from __future__ import annotations
+
+from functools import partial
+
+import pandas as pd
+
+from nbparallel.cli.options import check_columns
+from nbparallel.cli.output import write_table
+from nbparallel.data.files.dataset import file_layout, read_files
+from nbparallel.data.files.options import Files
+from nbparallel.engine import execution
+
+
+def model_features(model, columns, exclude=()):
+    """The model's attribute columns among ``columns``: its recorded names, else every column but its
+    target and ``exclude``; ValueError naming those the data lacks."""
+    names = getattr(model, "feature_names_in_", None)
+    if names is None:
+        target = getattr(model, "target_column_", None)
+        return [c for c in columns if c != target and c not in exclude]
+    missing = [c for c in names if c not in columns]
+    if missing:
+        raise ValueError(f"the data lacks columns {missing[:5]}{' ...' if len(missing) > 5 else ''} "
+                         f"that the model was fitted on")
+    return list(names)
+
+
+def numeric_features(model, features):
+    """The ``features`` (in the model's input order) that the model reads as numbers: binned or Gaussian."""
+    schema = getattr(model, "schema_", None)
+    if schema is None:
+        raise ValueError(f"a {type(model).__name__} model scores documents, not tables: "
+                         "use nbparallel text-predict")
+    kinds = getattr(model, "feature_kinds_", None) or schema.feature_kinds
+    return [c for c, kind in zip(features, kinds.values()) if kind in ("numeric", "gaussian")]
+
+
+def scoring_files(model, path, na_values=None, target=None, keep=()):
+    """The files as ``model`` scores them.
+
+    Returns
+    -------
+    files : Files
+        Reading the model's attribute columns and ``target``, no other.
+    features : list of str
+        The model's attribute columns, in its order.
+    n_partitions : int
+        The files' own partitions (a file each, or runs of a large Parquet
+        file's row groups).
+    """
+    layout = file_layout(path)
+    columns = layout.columns
+    check_columns(keep, columns, "--keep")
+    if target is not None and target not in columns:
+        raise ValueError(f"target column {target!r} does not exist; columns are {columns}")
+    features = model_features(model, columns, exclude=(target, *keep))
+    if target in features:
+        raise ValueError(f"target column {target!r} is one of the attributes the model was fitted on")
+    files = Files(path, na_values=na_values, numeric_features=numeric_features(model, features) or None,
+                  drop=[c for c in columns if c not in features and c != target])
+    return files, features, layout.n_partitions
+
+
+def partition_predictions(model, features, proba, X, y, w):
+    """The predictions of one partition's rows (and their probabilities when ``proba``) as a DataFrame."""
+    labels, probabilities = model.predict_part(X[features], proba)
+    out = pd.DataFrame({"prediction": labels})
+    if proba:
+        names = getattr(model, "classes_", range(probabilities.shape[1]))  # clusters are numbered
+        for k, c in enumerate(names):
+            out[f"proba_{c}"] = probabilities[:, k]
+    return out
+
+
+def paired(part, copied):
+    """A partition and the same rows' columns to copy, as one task's input."""
+    return part, copied
+
+
+def partition_output(predict, keep, directory, index, part):
+    """One partition's output: the ``keep`` columns (when ``part`` is paired with them) and ``predict(part)``;
+    returned, or written to ``directory`` (then its row count)."""
+    if keep:
+        part, copied = part
+    out = predict(part)
+    if keep:
+        if len(copied) != len(out):
+            raise ValueError(f"partition {index} gave {len(out)} predictions for {len(copied)} rows: "
+                             "the files changed while they were read")
+        out = pd.concat([copied[list(keep)].reset_index(drop=True), out], axis=1)
+    if directory is None:
+        return out
+    suffix = ".csv" if directory.suffix.lower() == ".csv" else ".parquet"
+    write_table(out, directory / f"part-{index:05d}{suffix}")
+    return len(out)
+
+
+def predict_files(model, path, *, na_values=None, keep=(), proba=False, directory=None, verbose=False):
+    """Predict every row of the files: one DataFrame per partition, or its row count once written as
+    ``directory/part-NNNNN.parquet`` (``.csv`` when the directory's name ends so).
+
+    The partitions are the files' own (not the training data's number), so
+    each file gets its own output file. The ``keep`` columns are copied as
+    the files hold them, read beside the model's columns partition by
+    partition (any type: they are no attributes).
+    """
+    keep = list(keep)
+    files, features, n_partitions = scoring_files(model, path, na_values, keep=keep)
+    model.set_params(n_partitions=n_partitions)
+    data = model.dataset(files, None, require_target=False)
+    partitions = data.partitions
+    if keep:
+        from dask import delayed
+
+        copies = read_files(Files(path, na_values=na_values), columns=keep).to_delayed()
+        if len(copies) != len(partitions):
+            raise ValueError(f"{len(copies)} partitions of columns to copy for {len(partitions)} to predict")
+        partitions = [delayed(paired, pure=True)(part, copied) for part, copied in zip(partitions, copies)]
+    if directory is not None:
+        directory.mkdir(exist_ok=True)
+    predict = data.map(partition_predictions, model, features, proba)
+    tasks = [partial(partition_output, predict, keep, directory, i) for i in range(len(partitions))]
+    return execution.map_partitions(partitions, tasks, name="nbparallel-cli-predict", token=data.token,
+                                    verbose=verbose)
