@@ -33,12 +33,19 @@ def test_one_pass_equals_the_old_two_passes_for_every_input_kind(n_partitions):
         assert record.n_leaves == n_partitions
 
 
-def test_one_pass_keeps_each_partitions_integer_range_as_the_schema_pass_does():
-    X = np.array([[0], [3], [7], [9]], dtype=np.int64)  # partitions 0..3 and 7..9: 4..6 never in range
-    schema, counts, _ = _one_pass(X, np.array([0, 1, 0, 1]), n_partitions=2)
-    assert schema.attributes[0].categories == [0, 1, 2, 3, 7, 8, 9]
-    two_pass_schema, two_pass_counts = _fit(X, np.array([0, 1, 0, 1]), n_partitions=2, categorical_features="all")
+@pytest.mark.parametrize("n_partitions", [1, 2, 3, 4])
+def test_one_pass_takes_the_integer_range_of_the_values_as_the_schema_pass_does(n_partitions):
+    """The vocabulary of an integer column is decided from its merged values (issue 25 item 5), not from each
+    partition's range: the same for every partitioning, in one pass or two."""
+    X = np.array([[0], [3], [7], [9]], dtype=np.int64)
+    schema, counts, _ = _one_pass(X, np.array([0, 1, 0, 1]), n_partitions=n_partitions)
+    assert schema.attributes[0].categories == list(range(10))
+    two_pass_schema, two_pass_counts = _fit(X, np.array([0, 1, 0, 1]), n_partitions=n_partitions,
+                                            categorical_features="all")
     assert schema.to_dict() == two_pass_schema.to_dict() and counts.equals(two_pass_counts)
+    wide = np.array([[-32767], [32766], [32767], [0]], dtype=np.int16)  # a span far wider than the values
+    schema, counts, _ = _one_pass(wide, np.array([0, 1, 0, 1]), n_partitions=n_partitions)
+    assert schema.attributes[0].categories == [-32767, 0, 32766, 32767]
 
 
 def test_partitions_with_their_own_categories_and_missing_targets():

@@ -47,6 +47,17 @@ def _refuse_unsupported(names, dtypes):
                             f"convert it to {advice} first")
 
 
+def target_values(column):
+    """A target column (a pandas Series) as a numpy array of its labels: a nullable or Arrow integer column as
+    integers (Python ints and None where missing), never as floats, which would change large labels."""
+    dtype = column.dtype
+    if isinstance(dtype, np.dtype) or not pd.api.types.is_integer_dtype(dtype):
+        return column.to_numpy()
+    if not column.hasnans:
+        return column.to_numpy(dtype=np.dtype(getattr(dtype, "numpy_dtype", np.int64)))
+    return column.to_numpy(dtype=object, na_value=None)
+
+
 def column_names(columns):
     """The columns' names as strings; raise for MultiIndex, duplicate or colliding names."""
     if isinstance(columns, pd.MultiIndex):

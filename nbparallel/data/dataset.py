@@ -8,7 +8,7 @@ from functools import partial
 
 import numpy as np
 
-from nbparallel.data.columns import JOINED_TARGET, check_weights
+from nbparallel.data.columns import JOINED_TARGET, check_weights, target_values
 from nbparallel.engine import execution
 
 
@@ -104,7 +104,7 @@ def _unpack(part, columns, target, weight):
 
         part = table_to_pandas(part)
     X = part[columns]
-    y = part[target].to_numpy() if target is not None else None
+    y = target_values(part[target]) if target is not None else None
     w = part[weight].to_numpy() if weight is not None else None
     if w is not None:
         check_weights(w, weight)

@@ -9,8 +9,12 @@ vectorised pass:
   (:func:`nbparallel.data.factorize.factorize`, exactly ``pandas.factorize``). Its
   small local dictionary is mapped onto the global vocabulary by a lookup table
   of size ``|local dictionary|``, applied by one compiled loop;
-- an **integer column** whose vocabulary is a range ``lo..hi``: the codes are
-  ``x - lo + 1``, computed by a compiled loop on the column's own dtype;
+- an **integer column** (numpy, nullable ``Int64``/``UInt64`` or Arrow integers, never
+  a float copy) whose vocabulary is integers not spread much wider than their
+  number: the codes are ``table[x - lo]``, computed by a compiled loop on the
+  column's own dtype (a range ``lo..hi`` gives ``x - lo + 1``); the vocabulary of
+  an integer column is decided from its distinct values alone
+  (:func:`integer_vocabulary`), so it is the same for every partitioning;
 - a **numeric column**: binned arithmetically by the kernels (see
   :func:`nbparallel.kernels.binning.bin_codes`), integers included, with no float copy.
 
@@ -33,8 +37,10 @@ MAX_CATEGORIES = 65534
 
 
 def python_value(v):
-    """A numpy scalar as the plain Python value it holds; anything else as it is."""
-    return v.item() if isinstance(v, np.generic) else v
+    """A numpy scalar as the plain Python value it holds; anything else as it is, except that ``-0.0`` is
+    ``0.0`` (they are one category, whose label must not depend on which came first)."""
+    v = v.item() if isinstance(v, np.generic) else v
+    return 0.0 if type(v) is float and v == 0 else v
 
 
 def is_categorical_series(column):
@@ -56,29 +62,77 @@ def _used_categories(codes):
     return seen[seen >= 0]
 
 
+def masked_integers(column):
+    """``(values, missing)`` of a pandas nullable or Arrow integer Series (``Int64``, ``UInt64``,
+    ``int64[pyarrow]``...): its integers on their own numpy dtype (0 where missing) and the missing
+    flags, with no float copy; None for any other column."""
+    if not isinstance(column, pd.Series) or isinstance(column.dtype, np.dtype) \
+            or not pd.api.types.is_integer_dtype(column.dtype):
+        return None
+    dtype = np.dtype(getattr(column.dtype, "numpy_dtype", np.int64))
+    return column.to_numpy(dtype=dtype, na_value=0), column.isna().to_numpy()
+
+
+def integer_values(column):
+    """A column's integers as a numpy integer array (a nullable one's non-missing values), else None."""
+    masked = masked_integers(column)
+    if masked is not None:
+        values, missing = masked
+        return values[~missing] if missing.any() else values
+    if is_categorical_series(column) or is_string_series(column):
+        return None
+    values = plain_array(column)
+    return values if values.dtype.kind in "iu" else None
+
+
+#: An integer column whose distinct values span at most this many integers is coded by its whole range,
+#: and so is one whose span is at most ``SPAN_FACTOR`` times the number of its values.
+DENSE_SPAN = 256
+SPAN_FACTOR = 16
+
+
+def integer_vocabulary(values):
+    """The vocabulary of an integer column whose distinct values are ``values`` (Python ints).
+
+    Every integer from the smallest to the largest value (as scikit-learn's
+    CategoricalNB takes 0..max) when that span is not much larger than the
+    values: at most ``max(DENSE_SPAN, SPAN_FACTOR * len(values))`` integers
+    (and at most ``MAX_CATEGORIES``); else the values themselves. A function
+    of the distinct values alone, so the same for every partitioning and row
+    order. Values in the range that never occur have zero counts and are
+    removed from the calculations like any empty category.
+
+    >>> integer_vocabulary({0, 3, 9}), integer_vocabulary({0, 60000})
+    ([0, 1, 2, 3, 4, 5, 6, 7, 8, 9], [0, 60000])
+    """
+    if not values:
+        return []
+    lo, hi = min(values), max(values)
+    if hi - lo + 1 <= min(MAX_CATEGORIES, max(DENSE_SPAN, SPAN_FACTOR * len(values))):
+        return list(range(lo, hi + 1))
+    return sorted(values)
+
+
 def observed(column, exact=False):
     """The distinct non-missing values of a column, as plain Python values.
 
-    Unless ``exact``, a numpy integer column's vocabulary is every integer
-    from its smallest to its largest value (as scikit-learn's CategoricalNB
-    takes 0..max), found by a vectorised min/max; values in that range that
-    never occur have zero counts and are removed from the calculations like
-    any empty category. A range wider than ``MAX_CATEGORIES`` falls back to
-    the exact set. A Categorical's vocabulary is the categories its rows use.
+    Integer columns (numpy, nullable and Arrow integers) give their distinct
+    values as Python ints, by a flag pass over their range (``exact`` is
+    kept for the callers that say so: integers are always exact; the range
+    vocabulary is decided once, from the merged values, by
+    :func:`integer_vocabulary`). A Categorical's vocabulary is the
+    categories its rows use.
     """
     if is_categorical_series(column):
         categories = column.cat.categories
         return {python_value(v) for v in categories.take(_used_categories(column.array.codes))}
     if is_string_series(column):
         return set(factorize(column)[1])
+    integers = integer_values(column)
+    if integers is not None:
+        return set(seen_values(integers).tolist())
     values = plain_array(column)
-    if values.dtype.kind in "iu" and not exact:
-        if not len(values):
-            return set()
-        lo, hi = int(values.min()), int(values.max())
-        if hi - lo < MAX_CATEGORIES:
-            return set(range(lo, hi + 1))
-    if values.dtype.kind in "biu":
+    if values.dtype.kind in "b":
         return set(seen_values(values).tolist())
     unique = factorize(values)[1] if values.dtype.kind == "O" else pd.unique(pd.Series(values))
     return {python_value(v) for v in unique if not pd.isna(v)}
@@ -92,6 +146,8 @@ def numeric_values(column, name):
     TypeError
         When the column holds values that are not numbers.
     """
+    if getattr(column, "dtype", None) == np.float16:
+        return np.asarray(column, dtype=np.float32)  # exact; the kernels take 32- and 64-bit floats
     if isinstance(column, pd.Series) and isinstance(column.dtype, np.dtype) and column.dtype.kind in "iuf":
         return column.to_numpy()
     if isinstance(column, np.ndarray) and column.dtype.kind in "iuf":
@@ -162,19 +218,26 @@ def column_encoder(column, vocabulary, dtype):
             return int(np.isin(part, unknown).sum()) if len(unknown) else 0
 
         return encode_dictionary
-    if not is_string_series(column):
+    masked = masked_integers(column)
+    if masked is not None:  # a nullable integer column: its integers as integers, then its missing rows
+        values, missing = masked
+        integers = integer_encoder(values, vocabulary)
+        if integers is None:
+            column = pd.Series(column.to_numpy(dtype=object, na_value=None))  # Python ints, exact
+        else:
+            def encode_nullable(start, stop, out):
+                n_zero = integers(start, stop, out)
+                gaps = missing[start:stop]
+                out[gaps] = 0
+                return n_zero - int(np.count_nonzero(gaps))
+
+            return encode_nullable
+    elif not is_string_series(column):
         values = plain_array(column)
-        span = integer_range(vocabulary)
-        if span is not None and values.dtype.kind in "iu":
-            info = np.iinfo(values.dtype)
-            if info.min <= span[0] and span[1] <= info.max:
-                codes = integer_column_encoder(values, span[0], np.arange(1, len(vocabulary) + 1))
-
-                def encode_range(start, stop, out):
-                    codes(start, stop, out)
-                    return len(out) - int(np.count_nonzero(out))  # integers are never missing: a 0 is an unknown
-
-                return encode_range
+        if values.dtype.kind in "iu":
+            integers = integer_encoder(values, vocabulary)
+            if integers is not None:
+                return integers
         column = values
     take = column.iloc if isinstance(column, pd.Series) else column
 
@@ -185,6 +248,40 @@ def column_encoder(column, vocabulary, dtype):
         return int(np.isin(indices, unknown).sum()) if len(unknown) else 0
 
     return encode_strings
+
+
+def integer_lookup(vocabulary, dtype):
+    """``(lo, table)`` giving each integer ``x`` of a ``dtype`` column its code ``table[x - lo]`` in a vocabulary of
+    integers (0 for an integer not in it), or None when the vocabulary holds other values or its span is
+    much larger than the values (they are then factorized)."""
+    if not vocabulary or not all(type(v) is int for v in vocabulary):
+        return None
+    info = np.iinfo(dtype)
+    lo, hi = max(vocabulary[0], int(info.min)), min(vocabulary[-1], int(info.max))
+    if lo > hi or hi - lo + 1 > max(DENSE_SPAN, SPAN_FACTOR * len(vocabulary)):
+        return None
+    span = integer_range(vocabulary)
+    if span is not None:  # a range: code x - first + 1
+        return lo, np.arange(lo - span[0] + 1, hi - span[0] + 2)
+    table = np.zeros(hi - lo + 1, dtype=np.int64)
+    inside = [(v - lo, i + 1) for i, v in enumerate(vocabulary) if lo <= v <= hi]
+    table[[at for at, _ in inside]] = [code for _, code in inside]
+    return lo, table
+
+
+def integer_encoder(values, vocabulary):
+    """``encode(start, stop, out) -> n_unknown`` of an integer column against a vocabulary of integers, by a
+    lookup table (see :func:`integer_lookup`), or None (the column is then factorized)."""
+    lookup = integer_lookup(vocabulary, values.dtype)
+    if lookup is None:
+        return None
+    codes = integer_column_encoder(values, *lookup)
+
+    def encode_integers(start, stop, out):
+        codes(start, stop, out)
+        return len(out) - int(np.count_nonzero(out))  # integers are never missing: a 0 is an unknown
+
+    return encode_integers
 
 
 def integer_column_encoder(values, lo, table, below=0, above=0):
@@ -213,18 +310,17 @@ def encode_column(column, vocabulary, out):
 def integer_table(attribute, dtype):
     """``(lo, table, below, above)`` turning an integer column of ``dtype`` into the attribute's codes, or None.
 
-    A categorical attribute whose vocabulary is a range ``lo..hi`` gets the
-    table ``1..M`` (values outside are unknown, code 0). A numeric one whose
+    A categorical attribute whose vocabulary is integers not spread much wider
+    than their number gets the table of their codes (:func:`integer_lookup`;
+    other values are unknown, code 0). A numeric one whose
     range holds at most ``MAX_CATEGORIES`` integers gets the bin code of each
     integer, computed once by :func:`nbparallel.kernels.binning.bin_values` (exact);
     values below or above the range fall in the end bins, as the kernel bins them.
     """
     info = np.iinfo(dtype)
     if attribute.kind == "categorical":
-        span = integer_range(attribute.categories)
-        if span is None or not (info.min <= span[0] and span[1] <= info.max):
-            return None
-        return span[0], np.arange(1, len(attribute.categories) + 1), 0, 0
+        lookup = integer_lookup(attribute.categories, dtype)
+        return None if lookup is None else (*lookup, 0, 0)
     lo, hi = attribute.lo, attribute.hi
     if not (np.isfinite(lo) and np.isfinite(hi)) or hi - lo >= MAX_CATEGORIES or max(abs(lo), abs(hi)) > 2**52:
         return None

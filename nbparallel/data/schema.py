@@ -28,8 +28,11 @@ from nbparallel.data.encoding import (
     integer_column_encoder,
     integer_range,
     integer_table,
+    integer_vocabulary,
     numeric_values,
     observed,
+    plain_array,
+    python_value,
     value_range,
 )
 from nbparallel.engine import execution
@@ -70,6 +73,8 @@ class ColumnScan:
     classes: set = field(default_factory=set)
     n_rows: int = 0
     partition_rows: tuple = ()  # each partition's rows (weight zero included), in partition order
+    integers: tuple = ()  # per attribute: True when its values are a column of integers (numpy, nullable, Arrow)
+    labelled: bool = False  # True when the rows came with a target (its values perhaps all missing)
 
 
 def scan_partition(columns, kinds, known_ranges, X, y, w):
@@ -96,8 +101,6 @@ def scan_partition(columns, kinds, known_ranges, X, y, w):
             if kind == NUMERIC:
                 if block_lo[a] <= block_hi[a]:  # else the column is all NaN here
                     lo[a], hi[a] = float(block_lo[a]), float(block_hi[a])
-            elif X.dtype.kind in "iu" and block_hi[a] - block_lo[a] < MAX_CATEGORIES:
-                values[a] = set(range(int(block_lo[a]), int(block_hi[a]) + 1))
             else:
                 values[a] = observed(X[:, a])
     else:
@@ -106,7 +109,7 @@ def scan_partition(columns, kinds, known_ranges, X, y, w):
                 continue
             column = X.iloc[:, a] if frame else X[:, a]
             if kind == CATEGORICAL:
-                values[a] = observed(column)
+                values[a] = check_equal_values(observed(column), column, name)
             else:
                 lo[a], hi[a] = value_range(numeric_values(column, name))
     infinite = np.isinf(lo) | np.isinf(hi)
@@ -116,8 +119,58 @@ def scan_partition(columns, kinds, known_ranges, X, y, w):
             f"column {name!r} holds infinite values, which cannot be binned; "
             "replace them or mark the column categorical"
         )
-    classes = observed(y, exact=True) if y is not None else set()
-    return ColumnScan(values, lo, hi, classes, len(X), partition_rows)
+    classes = check_equal_values(observed(y, exact=True), y, "y") if y is not None else set()
+    integers = tuple(kind == CATEGORICAL and _is_integer_column(X, a, frame) for a, kind in enumerate(kinds))
+    return ColumnScan(values, lo, hi, classes, len(X), partition_rows, integers, y is not None)
+
+
+def _is_integer_column(X, a, frame):
+    """True when column ``a`` of a partition is a column of integers (numpy, nullable or Arrow)."""
+    return pd.api.types.is_integer_dtype(X.dtypes.iloc[a]) if frame else X.dtype.kind in "iu"
+
+
+_NUMBER_TYPES = (int, float, bool, np.number, np.bool_)
+
+
+def check_equal_values(values, column, name):
+    """``values`` after checking that no two equal values of an object column differ in type (``7`` and
+    ``7.0``, ``1`` and ``True``): their one category's label would depend on the order of the rows."""
+    if column.dtype != object or not any(isinstance(v, _NUMBER_TYPES) for v in values):
+        return values
+    numbers = plain_array(column)
+    kinds = np.frompyfunc(_number_kind, 1, 1)(numbers)
+    seen = {}
+    for kind in ("int", "float", "bool"):
+        chosen = numbers[kinds == kind]
+        if len(chosen):
+            seen[kind] = {python_value(v) for v in pd.unique(chosen)}
+    found = list(seen.items())
+    for i, (kind, these) in enumerate(found):
+        for other, those in found[i + 1:]:
+            clash = these & those
+            if clash:
+                value = min(clash)
+                _refuse_equal_values(name, [next(v for v in group if v == value) for group in (these, those)],
+                                     [kind, other])
+    return values
+
+
+def _number_kind(v):
+    """The kind of a number as a category's label shows it ("int", "float" or "bool"), or None."""
+    if isinstance(v, (bool, np.bool_)):
+        return "bool"
+    if isinstance(v, (int, np.integer)):
+        return "int"
+    if isinstance(v, (float, np.floating)):
+        return "float"
+    return None
+
+
+def _refuse_equal_values(name, value, kinds):
+    raise ValueError(f"column {name!r} holds equal values of different types ({' and '.join(map(repr, value))}: "
+                     f"{' and '.join(kinds)}), "
+                     "which would share one category whose label depends on the order of the rows: "
+                     "make the column one type")
 
 
 def _numeric_block(X, positions, names):
@@ -143,15 +196,66 @@ def merge_scans(*scans):
     values = [None if v is None else set(v) for v in first.values]
     lo, hi, classes, n = first.lo.copy(), first.hi.copy(), set(first.classes), first.n_rows
     partition_rows = tuple(first.partition_rows)
+    integers, labelled = tuple(first.integers), first.labelled
     for s in scans[1:]:
         for a, v in enumerate(s.values):
             if v is not None:
-                values[a] |= v
+                values[a] = union_of_values(values[a], v, a)
         lo, hi = np.fmin(lo, s.lo), np.fmax(hi, s.hi)
-        classes |= s.classes
+        classes = union_of_values(classes, s.classes, "target")
         n += s.n_rows
         partition_rows += tuple(s.partition_rows)
-    return ColumnScan(values, lo, hi, classes, n, partition_rows)
+        integers = tuple(a or b for a, b in zip(integers, s.integers)) if integers and s.integers \
+            else integers or tuple(s.integers)
+        labelled = labelled or s.labelled
+    return ColumnScan(values, lo, hi, classes, n, partition_rows, integers, labelled)
+
+
+def _refuse_same_print(values, what):
+    """Raise ValueError when two of a vocabulary's values print the same (``'1'`` and ``1``): their labels in
+    ``log_probabilities_`` and in the model file would be one."""
+    if len({str(v) for v in values}) < len(values):
+        printed = {}
+        for v in values:
+            printed.setdefault(str(v), []).append(v)
+        same = next(vs for vs in printed.values() if len(vs) > 1)
+        raise ValueError(f"{what} holds values that print the same but differ in type: {same!r} "
+                         f"({', '.join(type(v).__name__ for v in same)}); make the column one type")
+
+
+class EqualValuesOfTypes(ValueError):
+    """Equal values of different types met in a merge; ``position`` is the attribute's (None: the target)."""
+
+    def __init__(self, message, position=None):
+        super().__init__(message)
+        self.position = position
+
+    def __reduce__(self):
+        return type(self), (self.args[0], self.position)
+
+    def naming(self, columns):
+        """The error with the attribute's column name."""
+        if self.position is None:
+            return self
+        return ValueError(str(self).replace(f"column at position {self.position}",
+                                            f"column {columns[self.position]!r}"))
+
+
+def union_of_values(first, second, where):
+    """``first | second``, after checking that no value of one equals a value of the other of another type
+    (``7`` and ``7.0``): the union would keep whichever came first, so the label would depend on the
+    partitioning. ``where`` names the attribute (its position) or the target in the error."""
+    union = first | second
+    if len(union) < len(first) + len(second):
+        mine = {v: v for v in first}
+        for v in second:
+            if v in mine and type(mine[v]) is not type(v) and {type(mine[v]), type(v)} != {str}:
+                what = "y" if where == "target" else f"column at position {where}"
+                raise EqualValuesOfTypes(
+                    f"{what} holds equal values of different types ({mine[v]!r} and {v!r}) in different "
+                    "partitions; they would share one category whose label depends on the partitioning: "
+                    "make the column one type", None if where == "target" else where)
+    return union
 
 
 def sort_values(values):
@@ -218,7 +322,7 @@ class Attribute:
     def from_dict(cls, d):
         """Inverse of :meth:`to_dict`."""
         if d["kind"] == CATEGORICAL:
-            return cls(d["name"], CATEGORICAL, categories=list(d["categories"]))
+            return cls(d["name"], CATEGORICAL, categories=[from_json_value(v) for v in d["categories"]])
         if d["kind"] not in (NUMERIC, GAUSSIAN):
             raise ValueError(f"unknown attribute kind {d['kind']!r}")
         lo = np.nan if d["lo"] is None else float(d["lo"])
@@ -231,13 +335,29 @@ def _json_float(x):
 
 
 def _json_value(v, column):
+    """A category or class as JSON: itself, or ``{"float": "inf"}`` for an infinite float (JSON has none, and
+    the string "inf" is another category)."""
     if isinstance(v, np.generic):
         v = v.item()
     if isinstance(v, float) and not math.isfinite(v):
-        return str(v)
+        if math.isnan(v):
+            raise TypeError(f"column {column!r} has a NaN category, which a model file cannot hold")
+        return {"float": str(v)}
     if isinstance(v, (str, int, float, bool)):
         return v
     raise TypeError(f"column {column!r} has a category {v!r} of type {type(v).__name__}, which a model file cannot hold")
+
+
+def from_json_value(v):
+    """Inverse of :func:`_json_value`: ``{"float": "inf"}`` or ``{"float": "-inf"}`` back to the float;
+    any other value as it is."""
+    if isinstance(v, dict) and set(v) == {"float"} and v["float"] in ("inf", "-inf"):
+        return float(v["float"])
+    return v
+
+
+#: The widest spread (max - min) of a Gaussian attribute's values: the sum of a billion squares of it is finite.
+GAUSSIAN_SPREAD = 1e149
 
 
 @dataclass
@@ -288,9 +408,19 @@ class Schema:
         return self if len(counted) == len(self.attributes) else Schema(counted, self.columns, self.classes)
 
     def with_kinds(self, kinds):
-        """The schema with the attributes named in ``kinds`` (``{name: kind}``) of those kinds."""
+        """The schema with the attributes named in ``kinds`` (``{name: kind}``) of those kinds.
+
+        Raises ValueError for a Gaussian attribute whose values spread wider than ``GAUSSIAN_SPREAD``:
+        the squares in its variance would overflow float64, and its likelihood would silently be nothing.
+        """
         if not kinds:
             return self
+        for at in self.attributes:
+            if kinds.get(at.name) == GAUSSIAN and at.lo is not None and np.isfinite(at.lo) \
+                    and not at.hi - at.lo <= GAUSSIAN_SPREAD:
+                raise ValueError(f"column {at.name!r} holds values from {at.lo!r} to {at.hi!r}, too far apart for a "
+                                 "Gaussian attribute (the squares in its variance overflow float64): scale the "
+                                 "column, or bin it (numeric='binned')")
         return Schema.of([replace(at, kind=kinds.get(at.name, at.kind)) for at in self.attributes],
                          self.columns, self.classes)
 
@@ -320,7 +450,11 @@ class Schema:
         attrs = []
         for a, (name, kind) in enumerate(zip(columns, kinds)):
             if kind == CATEGORICAL:
-                cats = sort_values(scan.values[a])
+                if scan.integers and scan.integers[a] and all(type(v) is int for v in scan.values[a]):
+                    cats = integer_vocabulary(scan.values[a])
+                else:
+                    cats = sort_values(scan.values[a])
+                    _refuse_same_print(cats, f"column {name!r}")
                 if len(cats) > MAX_CATEGORIES:
                     raise ValueError(f"column {name!r} has {len(cats)} categories; at most {MAX_CATEGORIES} are supported")
                 attrs.append(Attribute(name, CATEGORICAL, categories=cats))
@@ -333,6 +467,11 @@ class Schema:
             printed = [c for c in classes if [str(d) for d in classes].count(str(c)) > 1]
             raise ValueError(f"y holds classes that print the same but differ in type: {printed!r} "
                              f"({', '.join(type(c).__name__ for c in printed)}); make the target one type")
+        text = [c for c in classes if isinstance(c, str)]
+        if text and len(text) < len(classes):
+            other = next(c for c in classes if not isinstance(c, str))
+            raise ValueError(f"Mix of label input types (string and number): y holds {text[0]!r} and {other!r}; "
+                             "make the target one type (as scikit-learn requires)")
         return cls(attrs, list(columns), classes)
 
     @property
@@ -526,7 +665,8 @@ class Schema:
     @classmethod
     def from_dict(cls, d):
         """Inverse of :meth:`to_dict`."""
-        return cls([Attribute.from_dict(a) for a in d["attributes"]], list(d["columns"]), list(d["classes"]))
+        return cls([Attribute.from_dict(a) for a in d["attributes"]], list(d["columns"]),
+                   [from_json_value(c) for c in d["classes"]])
 
 
 def scan_schema(dataset, *, n_bins=10, classes=None, split_every=2, verbose=False):
@@ -540,15 +680,18 @@ def scan_schema(dataset, *, n_bins=10, classes=None, split_every=2, verbose=Fals
     record : nbparallel.engine.reduce.TreeRecord
     """
     known = set(dataset.ranges or ())
-    scan, record = execution.run_pass(
-        dataset.partitions,
-        dataset.map(scan_partition, dataset.columns, dataset.kinds, known),
-        merge_scans,
-        split_every=split_every,
-        name="nbparallel-schema",
-        token=dataset.token,
-        verbose=verbose,
-    )
+    try:
+        scan, record = execution.run_pass(
+            dataset.partitions,
+            dataset.map(scan_partition, dataset.columns, dataset.kinds, known),
+            merge_scans,
+            split_every=split_every,
+            name="nbparallel-schema",
+            token=dataset.token,
+            verbose=verbose,
+        )
+    except EqualValuesOfTypes as exc:
+        raise exc.naming(dataset.columns) from None
     return schema_of_scan(dataset, scan, n_bins, classes), scan, record
 
 
@@ -566,7 +709,45 @@ def schema_of_scan(dataset, scan, n_bins, classes):
         dataset.partition_rows = list(scan.partition_rows)
     if any(isinstance(c, float) and not c.is_integer() for c in scan.classes):
         raise ValueError("Unknown label type: continuous. y must hold class labels, not continuous values")
+    if scan.labelled and not scan.classes and classes is None:
+        raise ValueError(f"y holds no class label: its value is missing in every one of the {scan.n_rows} rows "
+                         "(of non-zero weight); pass a target column with values")
+    warn_many_integer_classes(scan.classes, scan.n_rows)
     return Schema.from_scan(scan, dataset.columns, dataset.kinds, n_bins, classes, dataset.ranges)
+
+
+def class_array(classes):
+    """The classes as a numpy array of their own type: integers as int64, or uint64 when one is 2**63 or more
+    (``numpy.asarray`` would make floats of them, and strings of labels of mixed types), other mixes as objects.
+
+    >>> class_array([0, 2**63]).dtype, class_array(["a", "b"]).dtype.kind, class_array([1.5, 2]).dtype
+    (dtype('uint64'), 'U', dtype('float64'))
+    """
+    classes = list(classes)
+    if classes and all(type(c) is int for c in classes):
+        if all(-2**63 <= c < 2**63 for c in classes):
+            return np.asarray(classes, dtype=np.int64)
+        if all(0 <= c < 2**64 for c in classes):
+            return np.asarray(classes, dtype=np.uint64)
+        return np.asarray(classes, dtype=object)
+    array = np.asarray(classes)
+    if array.dtype.kind in "US" and not all(isinstance(c, str) for c in classes):
+        array = np.empty(len(classes), dtype=object)
+        array[:] = classes
+    return array
+
+
+def warn_many_integer_classes(classes, n_rows):
+    """Warn when an integer target has more than 50 classes, or more than 10 making over 10% of the rows'
+    values: it is probably a measurement, not a class label."""
+    import warnings
+
+    if len(classes) <= 10 or not all(isinstance(c, (int, float)) and not isinstance(c, bool) for c in classes):
+        return
+    if len(classes) > 50 or len(classes) > 0.1 * n_rows:
+        warnings.warn(f"y is an integer target with {len(classes)} distinct values in {n_rows} rows: each value "
+                      "is a class of its own; if y is a measurement, bin it or choose another target",
+                      UserWarning, stacklevel=2)
 
 
 def all_codes(codes, values, edges_list):

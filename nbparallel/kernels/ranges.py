@@ -128,4 +128,6 @@ def seen_values(column):
     # compile with a 64-bit lowest so ``x - lowest`` cannot wrap around
     lowest_typed = np.uint64(lowest) if column.dtype.kind == "u" else np.int64(lowest)
     _flag_values_kernel(column, lowest_typed, flags)
+    if column.dtype == np.uint64:  # values from 2**63 on: unsigned arithmetic
+        return np.flatnonzero(flags).astype(np.uint64) + np.uint64(lowest)
     return (np.flatnonzero(flags) + lowest).astype(column.dtype)

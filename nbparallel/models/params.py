@@ -64,7 +64,9 @@ class Options:
     values: tuple
 
     def accepts(self, value):
-        return any(value is v or (type(value) is type(v) and value == v) for v in self.values)
+        """``value`` is one of the values, of its type (a ``str`` subclass such as ``numpy.str_`` counts as ``str``)."""
+        return any(value is v or ((type(value) is type(v) or isinstance(v, str) and isinstance(value, str))
+                                  and value == v) for v in self.values)
 
     def __str__(self):
         return "one of " + ", ".join(repr(v) for v in self.values)

@@ -14,7 +14,7 @@ import numpy as np
 
 from nbparallel.data.columns import CATEGORICAL, NUMERIC
 from nbparallel.data.encoding import MAX_CATEGORIES
-from nbparallel.data.schema import Attribute, Schema
+from nbparallel.data.schema import Attribute, Schema, from_json_value
 from nbparallel.engine.reduce import TreeRecord
 from nbparallel.summaries.counts import CountTable
 
@@ -71,9 +71,10 @@ def numbers(value, where, shape, low=None):
 def _unique_scalars(values, where):
     if not isinstance(values, list):
         raise ValueError(f"{where} must be a list, got {type(values).__name__}")
+    values = [from_json_value(v) for v in values]  # {"float": "inf"}: an infinite float
     for v in values:
         if v is None or not isinstance(v, (str, int, float, bool)):
-            raise ValueError(f"{where} must hold strings or numbers, got {v!r}")
+            raise ValueError(f"{where} must hold strings, numbers or {{\"float\": \"inf\"}}, got {v!r}")
     if len(set(values)) != len(values):  # 1, 1.0 and True are one value, as in a fitted vocabulary
         raise ValueError(f"{where} holds duplicate values")
     return list(values)
@@ -97,8 +98,8 @@ def attribute(d, where):
             lo = hi = np.nan
         else:
             lo, hi = number(d["lo"], f"{where}.lo"), number(d["hi"], f"{where}.hi")
-            if not (lo <= hi and math.isfinite(hi - lo)):
-                raise ValueError(f"{where}: lo {lo!r} must be <= hi {hi!r} with a finite width")
+            if not lo <= hi:  # both finite; the width may exceed the largest float (edges are then computed apart)
+                raise ValueError(f"{where}: lo {lo!r} must be <= hi {hi!r}")
         at = Attribute(d["name"], NUMERIC, lo=lo, hi=hi, n_bins=n_bins)
     else:
         raise ValueError(f"{where}.kind must be {CATEGORICAL!r} or {NUMERIC!r}, got {kind!r}")

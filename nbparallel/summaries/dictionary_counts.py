@@ -14,8 +14,9 @@ table moved into it and added), so the vocabularies and classes come out of
 the counting pass itself and every value is decoded once.
 
 The result equals the schema pass followed by the counting pass bit for bit:
-the vocabularies are the values seen (an integer column's whole ``min..max``
-range within each partition, as the schema pass takes it), each partition's
+the vocabularies are the values seen (an integer column's then extended to its
+whole ``min..max`` range when that is not much wider than the values, decided
+once from the merged values as the schema pass decides it), each partition's
 table is the same kernel's sums over the same rows, and tables are added in the
 same tree order (adding the zeros of values a partition lacks changes no sum). Weighted data takes the two passes (see
 :func:`count_dictionaries`).
@@ -30,19 +31,29 @@ from typing import NamedTuple
 import numpy as np
 import pandas as pd
 
-from nbparallel.data.columns import CATEGORICAL, NUMERIC
+from nbparallel.data.columns import CATEGORICAL, NUMERIC, target_values
 from nbparallel.data.dataset import is_arrow_table
 from nbparallel.data.encoding import (
+    DENSE_SPAN,
     MAX_CATEGORIES,
+    SPAN_FACTOR,
     code_dtype,
     integer_column_encoder,
     is_categorical_series,
     is_string_series,
+    masked_integers,
     plain_array,
     python_value,
 )
 from nbparallel.data.factorize import count_trusted_values, factorize
-from nbparallel.data.schema import ColumnScan, column_major, schema_of_scan
+from nbparallel.data.schema import (
+    ColumnScan,
+    EqualValuesOfTypes,
+    check_equal_values,
+    column_major,
+    schema_of_scan,
+    union_of_values,
+)
 from nbparallel.engine import execution
 from nbparallel.kernels.binning import bin_values
 from nbparallel.kernels.counting import CodeCounter, count_integers
@@ -92,6 +103,9 @@ class DictionaryCounts:
         Rows whose target is missing.
     partition_rows : tuple of int
         Each partition's row count, in partition order.
+    integers : tuple of bool
+        Per attribute: the column was a column of integers in some partition, so that its vocabulary is
+        decided from its values by :func:`nbparallel.data.encoding.integer_vocabulary`.
     """
 
     classes: list
@@ -102,6 +116,7 @@ class DictionaryCounts:
     all_missing: np.ndarray
     n_missing_target: int
     partition_rows: tuple
+    integers: tuple = ()  # per attribute: True when a partition's column was a column of integers
 
     @property
     def offsets(self):
@@ -115,8 +130,8 @@ class DictionaryCounts:
                    np.zeros((n_attributes, 1)), np.zeros(1), np.zeros(1), 0, ())
 
     def __add__(self, other):
-        classes = _union(self.classes, other.classes)
-        vocabularies = [_union(a, b) for a, b in zip(self.vocabularies, other.vocabularies)]
+        classes = _union(self.classes, other.classes, "target")
+        vocabularies = [_union(a, b, i) for i, (a, b) in enumerate(zip(self.vocabularies, other.vocabularies))]
         offsets = _offsets(vocabularies)
         table = np.zeros((int(offsets[-1]), len(classes) + 1))
         totals, all_missing = np.zeros(len(classes) + 1), np.zeros(len(classes) + 1)
@@ -131,16 +146,19 @@ class DictionaryCounts:
             table[np.ix_(np.concatenate(rows).astype(np.int64), columns)] += part.table
             totals[columns] += part.class_totals
             all_missing[columns] += part.all_missing
+        integers = tuple(a or b for a, b in zip(self.integers, other.integers)) \
+            if self.integers and other.integers else self.integers or other.integers
         return DictionaryCounts(classes, vocabularies, kept, table, totals, all_missing,
                                 self.n_missing_target + other.n_missing_target,
-                                self.partition_rows + other.partition_rows)
+                                self.partition_rows + other.partition_rows, integers)
 
     def to_dict(self):
         """Plain values, for JSON."""
         return {"classes": list(self.classes), "vocabularies": [list(v) for v in self.vocabularies],
                 "kept": [k.tolist() for k in self.kept], "table": self.table.tolist(),
                 "class_totals": self.class_totals.tolist(), "all_missing": self.all_missing.tolist(),
-                "n_missing_target": self.n_missing_target, "partition_rows": list(self.partition_rows)}
+                "n_missing_target": self.n_missing_target, "partition_rows": list(self.partition_rows),
+                "integers": list(self.integers)}
 
     @classmethod
     def from_dict(cls, d):
@@ -150,7 +168,8 @@ class DictionaryCounts:
         return cls(list(d["classes"]), [list(v) for v in d["vocabularies"]],
                    [np.asarray(k, dtype=bool) for k in d["kept"]], table,
                    np.asarray(d["class_totals"], dtype=np.float64), np.asarray(d["all_missing"], dtype=np.float64),
-                   int(d["n_missing_target"]), tuple(int(n) for n in d["partition_rows"]))
+                   int(d["n_missing_target"]), tuple(int(n) for n in d["partition_rows"]),
+                   tuple(bool(i) for i in d.get("integers", ())))
 
     def scan(self, numeric):
         """The :class:`nbparallel.data.schema.ColumnScan` the schema pass would have returned for the same rows.
@@ -166,7 +185,8 @@ class DictionaryCounts:
         hi = np.array([max(v) if is_numeric and v else np.nan for v, is_numeric in zip(values, numeric)], float)
         values = [None if is_numeric else v for v, is_numeric in zip(values, numeric)]
         classes = {c for c, total in zip(self.classes, self.class_totals) if total > 0}
-        return ColumnScan(values, lo, hi, classes, sum(self.partition_rows), self.partition_rows)
+        return ColumnScan(values, lo, hi, classes, sum(self.partition_rows), self.partition_rows,
+                          tuple(self.integers), True)
 
     def count_table(self, schema):
         """These counts in the layout of ``schema`` (which must hold every counted value and class).
@@ -180,9 +200,12 @@ class DictionaryCounts:
         for at, start in zip(schema.attributes, schema.offsets):
             a = schema.columns.index(at.name)
             vocabulary = self.vocabularies[a]
-            if at.kind == CATEGORICAL:
-                rows = offsets[a] + np.append(0, _positions(vocabulary, at.categories) + 1)
-                table[start : start + len(rows)] = self.table[np.ix_(rows, columns)]
+            if at.kind == CATEGORICAL:  # an integer range's values that never occur have zero rows
+                index = {v: i for i, v in enumerate(vocabulary)}
+                found = [(j, index[v]) for j, v in enumerate(at.categories) if v in index]
+                places = start + np.array([0] + [j + 1 for j, _ in found], dtype=np.int64)
+                rows = offsets[a] + np.array([0] + [i + 1 for _, i in found], dtype=np.int64)
+                table[places] = self.table[np.ix_(rows, columns)]
                 continue
             values = np.asarray(vocabulary, dtype=np.float64)[:, None]
             bins = bin_values(values, at.edges()[None, :], np.array([at.n_bins], dtype=np.int64))[:, 0]
@@ -197,9 +220,14 @@ def _offsets(vocabularies):
     return np.concatenate([[0], np.cumsum([len(v) + 1 for v in vocabularies])]).astype(np.int64)
 
 
-def _union(first, second):
-    """The values of ``first`` then those of ``second`` not in it, in order."""
-    return list(dict.fromkeys([*first, *second]))
+def _union(first, second, where):
+    """The values of ``first`` then those of ``second`` not in it, in order; equal values of different types
+    (``7`` and ``7.0``) raise :class:`~nbparallel.data.schema.EqualValuesOfTypes` (``where``: the attribute's
+    position, or "target")."""
+    union = list(dict.fromkeys([*first, *second]))
+    if len(union) < len(first) + len(second):
+        union_of_values(set(first), set(second), where)
+    return union
 
 
 def _positions(where, values):
@@ -225,7 +253,7 @@ class _Dictionary(NamedTuple):
     counts: np.ndarray = None
 
 
-def _column_dictionary(column, numeric, classes_of_rows, n_classes):
+def _column_dictionary(column, numeric, classes_of_rows, n_classes, name=None):
     """The :class:`_Dictionary` of a column.
 
     A ``Categorical`` keeps its codes; an integer column spanning fewer than
@@ -237,21 +265,54 @@ def _column_dictionary(column, numeric, classes_of_rows, n_classes):
     """
     if is_categorical_series(column) and not numeric:
         return _categorical(column.array.codes, column.cat.categories.tolist())  # Python values
+    masked = masked_integers(column)
+    if masked is not None:  # a nullable integer column: its integers, and 0 codes where missing
+        values, missing = masked
+        present = values[~missing]
+        if len(present):
+            lo, hi = _integer_span(present)
+            if _dense(lo, hi, len(present), numeric):
+                codes = integer_column_encoder(values, lo, np.arange(1, hi - lo + 2))
+
+                def encode(start, stop, out):
+                    codes(start, stop, out)
+                    out[missing[start:stop]] = 0
+
+                return _Dictionary(list(range(lo, hi + 1)), np.zeros(hi - lo + 1, bool), encode)
+        if numeric:
+            raise WideIntegers(f"column {column.name!r} is a nullable integer column")
+        counts, uniques = count_trusted_values(column.to_numpy(dtype=object, na_value=None), classes_of_rows,
+                                               n_classes)
+        return _Dictionary([python_value(v) for v in uniques], np.zeros(len(uniques), bool), counts=counts)
     plain = None if is_string_series(column) else plain_array(column)
-    if plain is not None and plain.dtype.kind in "iu" and plain.dtype != np.uint64 and len(plain):
+    if plain is not None and plain.dtype.kind in "iu" and len(plain):
         lo, hi = _integer_span(plain)
-        if hi - lo < MAX_CATEGORIES:
+        if _dense(lo, hi, len(plain), numeric):  # counted by its range here; the values seen make the vocabulary
             encode = integer_column_encoder(plain, lo, np.arange(1, hi - lo + 2))
-            return _Dictionary(list(range(lo, hi + 1)), np.ones(hi - lo + 1, bool), encode)
+            return _Dictionary(list(range(lo, hi + 1)), np.zeros(hi - lo + 1, bool), encode)
     if numeric:
         raise WideIntegers(f"column {column.name!r} is not an integer column spanning fewer than "
                            f"{MAX_CATEGORIES} values" if isinstance(column, pd.Series) else "a numeric column")
     counts, uniques = count_trusted_values(column if plain is None else plain, classes_of_rows, n_classes)
-    return _Dictionary([python_value(v) for v in uniques], np.zeros(len(uniques), bool), counts=counts)
+    values = [python_value(v) for v in uniques]
+    if plain is not None and plain.dtype == object:
+        check_equal_values(set(values), plain, column.name if isinstance(column, pd.Series) else name)
+    return _Dictionary(values, np.zeros(len(uniques), bool), counts=counts)
+
+
+def _dense(lo, hi, n_values, numeric):
+    """True when a partition's integer column of ``n_values`` values from ``lo`` to ``hi`` is counted by its range
+    (a table row per integer of the range): at most ``MAX_CATEGORIES`` integers and, for a categorical column,
+    not many more than the values (see :func:`nbparallel.data.encoding.integer_vocabulary`); a wider categorical
+    column is counted by value, a wider binned one takes two passes."""
+    span = hi - lo + 1
+    return span <= MAX_CATEGORIES and (numeric or span <= max(DENSE_SPAN, SPAN_FACTOR * n_values))
 
 
 def _integer_span(values):
     """``(min, max)`` of a non-empty 1-D integer array as Python ints, in one compiled pass."""
+    if values.dtype == np.uint64:  # the compiled pass gives int64, which cannot hold 2**63 and more
+        return int(values.min()), int(values.max())
     lo, hi = column_ranges(values.reshape(-1, 1))
     return int(lo[0]), int(hi[0])
 
@@ -279,7 +340,8 @@ def _count_integer_array(X, classes_of_rows, n_classes, numeric):
     """``(counts, vocabularies, kept)`` of a 2-D integer array counted by value as it is, or None.
 
     None for other inputs, and for an array with a categorical column spanning
-    ``MAX_CATEGORIES`` values or more (its columns are then factorized one by one).
+    more than ``MAX_CATEGORIES`` values, or many more than its rows (see :func:`_dense`; its columns are
+    then factorized one by one).
 
     Raises
     ------
@@ -289,7 +351,8 @@ def _count_integer_array(X, classes_of_rows, n_classes, numeric):
     if isinstance(X, pd.DataFrame) or X.dtype.kind not in "iu" or X.dtype == np.uint64 or not len(X):
         return None
     lo, hi = column_ranges(X)
-    wide = hi - lo >= MAX_CATEGORIES
+    span = hi.astype(np.float64) - lo.astype(np.float64) + 1  # no int64 wrap-around
+    wide = (span > MAX_CATEGORIES) | ((span > max(DENSE_SPAN, SPAN_FACTOR * len(X))) & ~np.asarray(numeric, bool))
     if np.any(wide & np.asarray(numeric, dtype=bool)):
         raise WideIntegers(f"column {int(np.flatnonzero(wide)[0])} spans {MAX_CATEGORIES} values or more")
     if np.any(wide):
@@ -298,7 +361,7 @@ def _count_integer_array(X, classes_of_rows, n_classes, numeric):
     offsets = _offsets(vocabularies)
     table, totals = count_integers(X, classes_of_rows, lo, offsets, n_classes)
     counted = CountTable(table, offsets, totals, np.zeros(n_classes))
-    return counted, vocabularies, [np.ones(len(v), bool) for v in vocabularies]
+    return counted, vocabularies, [np.zeros(len(v), bool) for v in vocabularies]
 
 
 def _count_columns(X, classes_of_rows, n_classes, numeric):
@@ -306,7 +369,8 @@ def _count_columns(X, classes_of_rows, n_classes, numeric):
     frame = isinstance(X, pd.DataFrame)
     classes_of_rows = classes_of_rows.astype(np.int64, copy=False)  # once, not for every hashed column
     columns = [column for _, column in X.items()] if frame else [X[:, a] for a in range(X.shape[1])]
-    dictionaries = [_column_dictionary(c, numeric[a], classes_of_rows, n_classes) for a, c in enumerate(columns)]
+    dictionaries = [_column_dictionary(c, numeric[a], classes_of_rows, n_classes, str(a))
+                    for a, c in enumerate(columns)]
     return _count_dictionaries(dictionaries, [partial(pd.isna, c) for c in columns], classes_of_rows, n_classes)
 
 
@@ -368,7 +432,7 @@ def _class_codes(y):
     y = np.asarray(y)
     if y.dtype.kind in "iu" and y.dtype != np.uint64 and len(y):
         lo, hi = _integer_span(y)
-        if hi - lo < MAX_CATEGORIES:
+        if hi - lo < DENSE_SPAN:  # a class column per integer of the span: only for a small one
             return (y if lo == 0 else y.astype(np.int64) - lo), list(range(lo, hi + 1))
     codes, uniques = factorize(y)
     classes = [python_value(v) for v in uniques]
@@ -389,17 +453,26 @@ def count_dictionaries(numeric, X, y, w):
     classes_of_rows, classes = _class_codes(y)
     n_classes = len(classes) + 1  # the last: rows whose target is missing
     counted = _count_integer_array(X, classes_of_rows, n_classes, numeric)
-    return _counts(classes, classes_of_rows, *(counted or _count_columns(X, classes_of_rows, n_classes, numeric)))
+    return _counts(classes, classes_of_rows, *(counted or _count_columns(X, classes_of_rows, n_classes, numeric)),
+                   integers=_integer_flags(X))
 
 
-def _counts(classes, classes_of_rows, counted, vocabularies, kept):
-    """The :class:`DictionaryCounts` of a partition's table."""
+def _integer_flags(X):
+    """Per column of a partition: True for a column of integers (numpy, nullable or Arrow)."""
+    if isinstance(X, pd.DataFrame):
+        return tuple(bool(pd.api.types.is_integer_dtype(d)) for d in X.dtypes)
+    return (X.dtype.kind in "iu",) * X.shape[1]
+
+
+def _counts(classes, classes_of_rows, counted, vocabularies, kept, integers=()):
+    """The :class:`DictionaryCounts` of a partition's table (``integers``: see :func:`_integer_flags`)."""
     if vocabularies:  # every row counts once in the first attribute's rows, missing targets in the last column
         n_missing = int(counted.table[: counted.offsets[1], -1].sum())
     else:
         n_missing = int(np.count_nonzero(classes_of_rows == len(classes)))
     return DictionaryCounts(classes, [list(v) for v in vocabularies], list(kept), counted.table,
-                            counted.class_totals, counted.all_missing, n_missing, (len(classes_of_rows),))
+                            counted.class_totals, counted.all_missing, n_missing, (len(classes_of_rows),),
+                            tuple(integers))
 
 
 def count_arrow_table(columns, target, numeric, table):
@@ -419,7 +492,7 @@ def count_arrow_table(columns, target, numeric, table):
     others = [name for name, found in native.items() if found is None]
     rest = table_to_pandas(table.select(others)) if others else None
     if native[target] is None:
-        classes_of_rows, classes = _class_codes(rest[target].to_numpy())
+        classes_of_rows, classes = _class_codes(target_values(rest[target]))
     else:
         codes, classes = native[target]
         classes_of_rows = codes.astype(np.int64)
@@ -434,7 +507,10 @@ def count_arrow_table(columns, target, numeric, table):
             codes, values = native[name]
             dictionaries.append(_categorical(codes, values))
             missing.append(partial(np.less, codes, 0))
-    return _counts(classes, classes_of_rows, *_count_dictionaries(dictionaries, missing, classes_of_rows, n_classes))
+    integers = tuple(native[name] is None and bool(pd.api.types.is_integer_dtype(rest[name].dtype))
+                     for name in columns)
+    return _counts(classes, classes_of_rows, *_count_dictionaries(dictionaries, missing, classes_of_rows, n_classes),
+                   integers=integers)
 
 
 def _dictionary_codes(chunked):
@@ -482,15 +558,18 @@ def count_in_one_pass(dataset, *, n_bins=10, split_every=2, verbose=False):
         be counted per value: the caller takes the two passes instead.
     """
     numeric = tuple(kind == NUMERIC for kind in dataset.kinds)
-    counts, record = execution.run_pass(
-        dataset.partitions,
-        partial(_count_partition, dataset.columns, dataset.target, numeric,
-                dataset.map(count_dictionaries, numeric)),
-        merge_summaries,
-        split_every=split_every,
-        name="nbparallel-count",
-        token=dataset.token,
-        verbose=verbose,
-    )
+    try:
+        counts, record = execution.run_pass(
+            dataset.partitions,
+            partial(_count_partition, dataset.columns, dataset.target, numeric,
+                    dataset.map(count_dictionaries, numeric)),
+            merge_summaries,
+            split_every=split_every,
+            name="nbparallel-count",
+            token=dataset.token,
+            verbose=verbose,
+        )
+    except EqualValuesOfTypes as exc:
+        raise exc.naming(dataset.columns) from None
     schema = schema_of_scan(dataset, counts.scan(numeric), n_bins, None)
     return schema, counts.count_table(schema), record

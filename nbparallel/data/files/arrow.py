@@ -28,11 +28,23 @@ def table_to_pandas(table):
     dictionary = {n for n, t in zip(names, table.schema.types)  # pyarrow's way for empty or odd dictionaries
                   if pa.types.is_dictionary(t) and is_text(t.value_type) and table.column(n).num_chunks
                   and all(len(c.dictionary) and not c.dictionary.null_count for c in table.column(n).chunks)}
-    if not dictionary:
+    nullable = {n for n, t in zip(names, table.schema.types) if pa.types.is_integer(t) and table.column(n).null_count}
+    if not dictionary and not nullable:
         return table.to_pandas(split_blocks=True)
-    rest = table.select([n for n in names if n not in dictionary]).to_pandas(split_blocks=True)
-    columns = {n: _categorical(table.column(n)) if n in dictionary else rest[n] for n in names}
+    rest = table.select([n for n in names if n not in dictionary and n not in nullable]).to_pandas(split_blocks=True)
+    columns = {n: _categorical(table.column(n)) if n in dictionary else
+               _nullable_integers(table.column(n)) if n in nullable else rest[n] for n in names}
     return pd.DataFrame(columns, index=rest.index, copy=False)
+
+
+def _nullable_integers(chunked):
+    """An integer ChunkedArray with nulls as a pandas nullable integer array (``Int64``, ``UInt64``...):
+    pyarrow's own conversion makes floats of it, which change integers above 2**53."""
+    import pandas as pd
+
+    numpy_dtype = np.dtype(chunked.type.to_pandas_dtype())
+    dtype = pd.api.types.pandas_dtype(("Int" if numpy_dtype.kind == "i" else "UInt") + str(8 * numpy_dtype.itemsize))
+    return pd.array(chunked.to_pandas(types_mapper={chunked.type: dtype}.get), dtype=dtype)
 
 
 def _categorical(chunked):
@@ -112,8 +124,10 @@ def text_as_dictionary(t):
     return pa.dictionary(pa.int32(), pa.string()) if is_text(t) else t
 
 
-def numeric_types(types, names):
-    """``types`` with the columns ``names`` read as numbers: float64 unless already numeric.
+def numeric_types(types, names, as_floats=()):
+    """``types`` with the columns ``names`` read as numbers: float64 unless already numeric, or integers
+    named in ``as_floats`` (``numeric_features``: a later file of a CSV directory whose first file holds only
+    integers may hold fractions).
 
     Raises ValueError for a name that is no column and TypeError for dates or times.
     """
@@ -127,7 +141,7 @@ def numeric_types(types, names):
         if pa.types.is_temporal(t):
             raise TypeError(f"column {name!r} holds dates or times ({t}), which numeric_features does not read "
                             "as numbers: convert them to numbers (for example days since a date) first")
-        if not (pa.types.is_integer(t) or pa.types.is_floating(t)):
+        if not (pa.types.is_integer(t) or pa.types.is_floating(t)) or (pa.types.is_integer(t) and name in as_floats):
             types[name] = pa.float64()
     return types
 
