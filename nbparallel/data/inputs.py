@@ -19,6 +19,7 @@ from nbparallel.data.columns import (
     integer_columns_of,
     is_path,
     kinds_for,
+    target_values,
 )
 from nbparallel.data.dataset import Dataset, default_partitions
 from nbparallel.data.numeric_text import needs_parsing, numeric_array, numeric_frame
@@ -126,6 +127,14 @@ def _as_target(y):
     from sklearn.exceptions import DataConversionWarning
     from sklearn.utils.multiclass import type_of_target
 
+    if isinstance(y, pd.Series):
+        y = target_values(y)  # a nullable integer target as integers, not floats
+    elif isinstance(y, (list, tuple)):
+        as_given = np.asarray(y)
+        if as_given.dtype.kind == "U" and not all(isinstance(v, str) for v in y):
+            as_given = np.empty(len(y), dtype=object)  # numpy would make every label a string
+            as_given[:] = list(y)
+        y = as_given
     y = np.asarray(y)
     if y.ndim == 2 and y.shape[1] == 1:
         warnings.warn(
@@ -157,17 +166,20 @@ def _dask_frame_dataset(ddf, y, sample_weight, n_partitions, categorical_feature
 
 def parquet_files_read_by(ddf):
     """The :class:`~nbparallel.data.files.options.Files` a Dask DataFrame reads, when it is a plain read of
-    local Parquet files (``dask.dataframe.read_parquet(path)``, perhaps of some columns); else None.
+    Parquet files, local or at an fsspec URL (``dask.dataframe.read_parquet(path, storage_options=...)``,
+    perhaps of some columns); else None.
 
     Such a frame is then counted by the route of its files (footers, dictionary
     indices, small directories read at once) rather than through Dask's pandas
     conversion of every partition. "Plain" means no filters, index, categories,
-    storage options, partition selection or other operation on the frame, files
-    directly in one directory, and Dask's order of the files (natural sort)
-    equal to the files' listing order, so rows come in the same order.
+    partition selection or other operation on the frame, fsspec's filesystem
+    (its ``storage_options`` go to the files), files directly in one directory,
+    and Dask's order of the files (natural sort) equal to the files' listing
+    order, so rows come in the same order.
     """
     import os
 
+    from nbparallel.data.files.filesystems import RemoteFile, list_remote, open_input_file
     from nbparallel.data.files.options import Files, list_files
 
     try:
@@ -179,25 +191,34 @@ def parquet_files_read_by(ddf):
     if not isinstance(expr, ReadParquet):
         return None
     path = expr.operand("path")
-    plain = (isinstance(path, (str, os.PathLike)) and "://" not in os.fspath(path)
+    options = expr.operand("storage_options") or None
+    plain = (isinstance(path, (str, os.PathLike)) and expr.operand("filesystem") in (None, "fsspec")
              and all(expr.operand(k) in (None, False, {}) for k in
-                     ("filters", "index", "categories", "storage_options", "_partitions", "_series"))
+                     ("filters", "index", "categories", "_partitions", "_series"))
              and all(v is None for v in (expr.operand("kwargs") or {}).values()))
-    if not plain or not os.path.exists(path) or (os.path.isdir(path) and any(
-            e.is_dir() for e in os.scandir(path) if not e.name.startswith((".", "_")))):
+    if not plain:
         return None
     try:
-        files, kind = list_files(path)
-    except ValueError:
+        files = Files(path, storage_options=options)
+        if files.store is not None:
+            _, entries = list_remote(files.path, files.store)
+            if any(isinstance(e, str) and not e.startswith((".", "_")) for e in entries):
+                return None  # subdirectories (hive partitions): Dask reads them, the files do not
+        elif not os.path.exists(files.path) or (os.path.isdir(files.path) and any(
+                e.is_dir() for e in os.scandir(files.path) if not e.name.startswith((".", "_")))):
+            return None
+        found, kind = list_files(files)
+    except (ValueError, TypeError, ImportError):
         return None
-    if kind != "parquet" or sorted(files, key=lambda f: natural_sort_key(f.name)) != files:
+    if kind != "parquet" or sorted(found, key=lambda f: natural_sort_key(f.name)) != found:
         return None
     import pyarrow.parquet as pq
 
-    schema = pq.read_schema(files[0])
+    first = found[0]
+    schema = pq.read_schema(open_input_file(str(first), first.store) if isinstance(first, RemoteFile) else first)
     index = {c for c in (schema.pandas_metadata or {}).get("index_columns", []) if isinstance(c, str)}
     keep = set(map(str, ddf.columns))
-    return Files(path, drop=[c for c in schema.names if c not in keep and c not in index])
+    return Files(path, storage_options=options, drop=[c for c in schema.names if c not in keep and c not in index])
 
 
 def _with_series(ddf, values, parameter, name):
@@ -282,7 +303,7 @@ def _memory_dataset(X, y, sample_weight, n_partitions, categorical_features, req
         X = numeric_frame(frame[columns], kinds)
         _warn_numbers_as_categories(X, columns, kinds, categorical_features)
         if target is not None:
-            y = frame[target].to_numpy()
+            y = target_values(frame[target])
         if weight is not None:
             sample_weight = frame[weight].to_numpy()
     else:
@@ -296,6 +317,8 @@ def _memory_dataset(X, y, sample_weight, n_partitions, categorical_features, req
             )
         if X.dtype.kind == "c":
             raise ValueError("Complex data not supported: X must hold real numbers or categories")
+        if X.dtype == np.float16:
+            X = X.astype(np.float32)  # exact; the kernels take 32- and 64-bit floats
         columns = [str(i) for i in range(X.shape[1])]
         kinds = kinds_for(columns, [X.dtype] * X.shape[1], categorical_features, numeric_features)
         X = numeric_array(X, kinds)

@@ -1,12 +1,15 @@
-"""CSV and Parquet files and directories as partitions, read by pyarrow inside the tasks that use them.
+"""CSV, Parquet and ARFF files and directories, local or at fsspec URLs, as partitions, read by pyarrow inside
+the tasks that use them.
 
 One module per part: :mod:`~.options` (:class:`Files`, listing, layout rules),
+:mod:`~.filesystems` (local paths and URLs of object stores: listing, opening, :func:`write_table`),
 :mod:`~.arrow` (Arrow tables to pandas), :mod:`~.pieces` (files and row groups
-grouped into partitions), :mod:`~.csv` and :mod:`~.parquet` (each format's
+grouped into partitions), :mod:`~.csv`, :mod:`~.parquet` and :mod:`~.arff` (each format's
 layout and reads), :mod:`~.dataset` (a path to a dataset).
 """
 
 from nbparallel.data.files.dataset import file_dataset, read_files, read_piece
+from nbparallel.data.files.filesystems import write_table
 from nbparallel.data.files.options import Files, list_files
 
-__all__ = ["Files", "file_dataset", "list_files", "read_files", "read_piece"]
+__all__ = ["Files", "file_dataset", "list_files", "read_files", "read_piece", "write_table"]

@@ -1,50 +1,164 @@
-"""CSV files: header, column types fixed from the first file, and reads."""
+"""CSV files: header, column types fixed from the first file, and reads; delimiter and encoding options;
+a column of numbers with one missing-value token read as numbers."""
 
 from __future__ import annotations
 
 import csv
+import math
 import re
+import warnings
 
 from nbparallel.data.columns import NA_VALUES
-from nbparallel.data.files.arrow import text_as_dictionary
-from nbparallel.data.files.options import check_same_names, check_unique, file_signature
+from nbparallel.data.files.arrow import is_text, text_as_dictionary
+from nbparallel.data.files.filesystems import open_input_stream
+from nbparallel.data.files.options import ReadOptions, check_same_names, check_unique, file_signature, unit_store
 from nbparallel.data.files.pieces import Unit
 
 
-def _csv_header(path):
+def delimiter_of(path, options):
+    """The delimiter of a CSV file: the option, else a tab for ``.tsv`` files and a comma for others."""
+    if options.delimiter is not None:
+        return options.delimiter
+    name = str(path).lower()
+    return "\t" if any(name.endswith(s) for s in (".tsv", ".tsv.gz", ".tsv.bz2", ".tsv.zst")) else ","
+
+
+def _csv_header(path, options=None, store=None):
     """The column names of a CSV file, from its first line."""
+    options = ReadOptions.of(options)
     import pyarrow as pa
 
+    encoding = options.encoding or "utf-8"
     try:
-        with pa.input_stream(str(path)) as stream:  # decompresses .gz, .bz2, .zst
+        with open_input_stream(str(path), store, head=True) as stream:  # decompresses .gz, .bz2, .zst
             head = b""
             while b"\n" not in head and (block := stream.read(1 << 16)):
                 head += block
-        line = head.split(b"\n", 1)[0].decode("utf-8-sig")
+        line = head.split(b"\n", 1)[0].decode("utf-8-sig" if encoding == "utf-8" else encoding).rstrip("\r")
     except (OSError, UnicodeDecodeError, pa.ArrowException) as exc:
-        raise ValueError(f"cannot read the header of CSV file {str(path)!r}: {exc}") from None
-    return next(csv.reader([line]), [])
+        hint = " (give its encoding, such as encoding='latin-1' or --encoding latin-1)" if isinstance(
+            exc, UnicodeDecodeError) else ""
+        raise ValueError(f"cannot read the header of CSV file {str(path)!r}{hint}: {exc}") from None
+    return next(csv.reader([line], delimiter=delimiter_of(path, options)), [])
 
 
-def _csv_types(files, na_values):
+def _read_options(options):
+    import pyarrow.csv as pcsv
+
+    return pcsv.ReadOptions(encoding=options.encoding or "utf8")
+
+
+def _parse_options(path, options):
+    import pyarrow.csv as pcsv
+
+    return pcsv.ParseOptions(delimiter=delimiter_of(path, options))
+
+
+def _source(path, store):
+    return str(path) if store is None else open_input_stream(str(path), store)
+
+
+def _csv_types(files, options):
     """Column types of CSV files, inferred once: from the first file, a column empty
-    there from the next files that have values in it (still empty: float64)."""
+    there from the next files that have values in it (still empty: float64); and the
+    text columns of the first file that hold numbers and one other token (see :func:`missing_token`)."""
     import pyarrow as pa
     import pyarrow.csv as pcsv
 
-    types = {}
-    for path in files:
+    types, found = {}, {}
+    for i, path in enumerate(files):
         try:
-            with pcsv.open_csv(str(path), convert_options=_convert_options(na_values)) as reader:
+            with pcsv.open_csv(_source(path, unit_store(path)), read_options=_read_options(options),
+                               parse_options=_parse_options(path, options),
+                               convert_options=_convert_options(options.na_values)) as reader:
                 schema = reader.schema
+                if i == 0:
+                    found = _missing_tokens(reader, schema)
         except (pa.ArrowException, OSError) as exc:
-            raise ValueError(f"cannot read CSV file {str(path)!r}: {exc}") from None
+            raise _unreadable(path, exc) from None
         for field in schema:
+            if pa.types.is_binary(field.type) or pa.types.is_large_binary(field.type):
+                raise ValueError(f"column {field.name!r} of CSV file {str(path)!r} is not text in "
+                                 f"{options.encoding or 'utf-8'}: give its encoding, such as encoding='latin-1' "
+                                 "or --encoding latin-1")
             if types.get(field.name, pa.null()) == pa.null():
                 types[field.name] = field.type
         if all(t != pa.null() for t in types.values()):
             break
-    return {name: pa.float64() if t == pa.null() else t for name, t in types.items()}
+    types = {name: pa.float64() if t == pa.null() else t for name, t in types.items()}
+    types.update({name: pa.float64() for name, (_, safe) in found.items() if safe})
+    return types, found
+
+
+def _unreadable(path, exc):
+    hint = (" (give its encoding, such as encoding='latin-1' or --encoding latin-1)"
+            if "UTF8" in str(exc) or "utf-8" in str(exc).lower() or isinstance(exc, UnicodeDecodeError) else "")
+    return ValueError(f"cannot read CSV file {str(path)!r}{hint}: {exc}")
+
+
+_NUMBER = r"^\s*[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?\s*$|^\s*[+-]?(inf|infinity|nan)\s*$"
+
+#: Tokens that surely mean "missing" when a column otherwise holds numbers: any run of punctuation
+#: (``?``, ``-``, ``.``, ``*``, ``--``) or one of these words, any case.
+MISSING_WORDS = ("missing", "unknown", "n.a.", "n.a", "na", "n/a", "none", "null", "nan", "empty", "blank")
+
+
+def missing_token(values):
+    """The one token among a column's distinct text ``values`` that is not a number, when every other
+    value is one, and whether it surely means missing.
+
+    Returns ``(token, safe)``, or None when the values are not numbers and one token.
+
+    >>> missing_token(["1.5", "?", "2", "-3e2"]), missing_token(["1", "many"]), missing_token(["a", "b"])
+    (('?', True), ('many', False), None)
+    """
+    pattern = re.compile(_NUMBER, re.IGNORECASE)
+    others = [v for v in values if v is not None and not pattern.match(v)]
+    if len(others) != 1 or len(others) == len([v for v in values if v is not None]):
+        return None
+    token = others[0]
+    safe = (token.strip() != "" and not any(c.isalnum() for c in token)) or token.strip().lower() in MISSING_WORDS
+    return token, safe
+
+
+def _missing_tokens(reader, schema):
+    """``{column: (token, safe)}`` of the first batch's text columns that hold numbers and one token (see
+    :func:`missing_token`)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    text = [f.name for f in schema if is_text(f.type)]
+    if not text:
+        return {}
+    try:
+        batch = reader.read_next_batch()
+    except StopIteration:
+        return {}
+    except pa.ArrowException:  # an unreadable value: the read that needs it names it
+        return {}
+    found = {}
+    for name in text:
+        values = pc.unique(batch.column(name))
+        if len(values) <= 100_000 and (one := missing_token(values.to_pylist())) is not None:
+            found[name] = one
+    return found
+
+
+def warn_missing_tokens(path, found):
+    """A warning for each column of numbers and one token: read as numbers with the token missing when it
+    surely means missing, else kept as text (categorical)."""
+    for name, (token, safe) in found.items():
+        if safe:
+            warnings.warn(
+                f"column {name!r} of CSV file {str(path)!r} holds numbers and the token {token!r}: it is read as "
+                f"numbers, {token!r} as missing. Give na_values=[{token!r}] (--na-values {token!r}) to say so, or "
+                "list the column in categorical_features to count its values as categories", UserWarning,
+                stacklevel=4)
+        else:
+            warnings.warn(
+                f"column {name!r} of CSV file {str(path)!r} holds numbers and the token {token!r}: it is read as "
+                f"text (categorical). If {token!r} means a missing value, give na_values=[{token!r}] "
+                f"(--na-values {token!r}) to read the column as numbers", UserWarning, stacklevel=4)
 
 
 def _convert_options(na_values, types=None, columns=None):
@@ -56,39 +170,78 @@ def _convert_options(na_values, types=None, columns=None):
                                strings_can_be_null=True, column_types=types, include_columns=columns)
 
 
-def csv_layout(files, na_values):
-    headers = [(path, _csv_header(path)) for path in files]
+def csv_layout(files, options=None):
+    """``(units, types, found)`` of CSV files: a unit per file, the column types fixed once, and
+    ``{column: (token, safe)}``, the columns of numbers and one other token (see :func:`missing_token`):
+    those where it is ``safe`` are typed float64, to be read with the token missing."""
+    options = ReadOptions.of(options)
+    headers = [(path, _csv_header(path, options, unit_store(path))) for path in files]
     first, names = headers[0]
     check_unique(names, first)
     for path, other in headers[1:]:
         check_same_names(first, names, path, other)
-    types = _csv_types(files, na_values)
-    units = [Unit(str(path), file_signature(path)) for path in files]
-    return units, types
+    types, found = _csv_types(files, options)
+    units = [Unit(str(path), file_signature(path), store=unit_store(path)) for path in files]
+    return units, types, found
 
 
-def read_csv_unit(unit, columns, types, na_values):
+def read_csv_unit(unit, columns, types, options):
+    """The Arrow table of a CSV file's ``columns``, typed as ``types`` says."""
     import pyarrow as pa
     import pyarrow.csv as pcsv
 
-    options = _convert_options(na_values, {c: types[c] for c in columns}, columns)
+    options = ReadOptions.of(options)
+    tokens = {c: t for c, t in options.missing_tokens if c in columns}
+    read_types = {c: pa.string() if c in tokens else types[c] for c in columns}
+    convert = _convert_options(options.na_values, read_types, columns)
     try:
-        return pcsv.read_csv(unit.path, convert_options=options)
+        table = pcsv.read_csv(_source(unit.path, unit.store), read_options=_read_options(options),
+                              parse_options=_parse_options(unit.path, options), convert_options=convert)
     except pa.ArrowInvalid as exc:
-        raise _not_a_number(exc, unit.path) from None
+        raise _not_a_number(exc, unit, options) from None
+    for name, token in tokens.items():
+        table = _numbers_of(table, name, token, options, unit.path)
+    return table
 
 
-_CONVERSION_ERROR = re.compile(r"In CSV column #(\d+): .*CSV conversion error to (\w+): invalid value '(.*)'", re.S)
+def _numbers_of(table, name, token, options, path):
+    """``table`` with its text column ``name`` read as float64, ``token`` missing."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    from nbparallel.data.numeric_text import parse_numbers
+
+    i = table.schema.get_field_index(name)
+    column = table.column(i)
+    if pa.types.is_dictionary(column.type):
+        column = column.cast(column.type.value_type)
+    column = pc.if_else(pc.equal(column, token), pa.scalar(None, column.type), column)
+    try:
+        numbers = pc.cast(column, pa.float64())
+    except pa.ArrowInvalid:  # another value: named, with the marks to give
+        numbers = pa.array(parse_numbers(column.to_pandas(), name, (*(options.na_values or ()), token),
+                                         f" of CSV file {str(path)!r}"), pa.float64())
+    return table.set_column(i, name, numbers)
 
 
-def _not_a_number(exc, path):
-    """ValueError naming the column and the value pyarrow could not read as a number (else ``exc``)."""
+_CONVERSION_ERROR = re.compile(r"In CSV column #(\d+): .*CSV conversion error to (\w+): invalid value '(.*)'", re.DOTALL)
+
+
+def _not_a_number(exc, unit, options):
+    """ValueError naming the column and the value pyarrow could not read as a number (else one naming
+    the file)."""
     match = _CONVERSION_ERROR.search(str(exc))
-    names = _csv_header(path) if match else []
+    names = _csv_header(unit.path, options, unit.store) if match else []
     if not match or int(match.group(1)) >= len(names):
-        return exc
+        return _unreadable(unit.path, exc)
     name, value = names[int(match.group(1))], match.group(3)
-    return ValueError(f"column {name!r} of CSV file {str(path)!r} is read as numbers ({match.group(2)}) but holds "
-                      f"{value!r}; give such marks in na_values (--na-values) to read them as missing")
-
-
+    try:
+        is_number = match.group(2).startswith(("int", "uint")) and math.isfinite(float(value))
+    except ValueError:
+        is_number = False
+    if is_number:  # an earlier file typed the column as integers; this one holds a fraction
+        return ValueError(f"column {name!r} of CSV file {str(unit.path)!r} is read as integers ({match.group(2)}), "
+                          f"as an earlier file types it, but holds {value!r}: give numeric_features=[{name!r}] "
+                          f"(--numeric {name!r}) to read it as numbers in every file")
+    return ValueError(f"column {name!r} of CSV file {str(unit.path)!r} is read as numbers ({match.group(2)}) but "
+                      f"holds {value!r}; give such marks in na_values (--na-values) to read them as missing")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 from typing import NamedTuple
 
+from nbparallel.data.files.arff import arff_layout, read_arff_unit
 from nbparallel.data.files.arrow import (
     numeric_types,
     pandas_dtypes,
@@ -12,8 +13,16 @@ from nbparallel.data.files.arrow import (
     remove_na_categories,
     table_to_pandas,
 )
-from nbparallel.data.files.csv import csv_layout, read_csv_unit
-from nbparallel.data.files.options import Files, dropped_columns, file_signature, list_files
+from nbparallel.data.files.csv import csv_layout, read_csv_unit, warn_missing_tokens
+from nbparallel.data.files.filesystems import check_unchanged
+from nbparallel.data.files.options import (
+    Files,
+    ReadOptions,
+    dropped_columns,
+    file_signature,
+    list_files,
+    unit_store,
+)
 from nbparallel.data.files.parquet import parquet_layout, read_parquet_files, read_parquet_unit, tables_of_pieces
 from nbparallel.data.files.pieces import default_pieces, piece_table, pieces
 from nbparallel.engine import execution
@@ -21,13 +30,15 @@ from nbparallel.engine import execution
 
 def file_dataset(path, y=None, sample_weight=None, *, n_partitions=None, categorical_features="auto",
                  require_target=True, numeric_features=None, drop=()):
-    """A :class:`nbparallel.data.dataset.Dataset` over a CSV or Parquet file or directory.
+    """A :class:`nbparallel.data.dataset.Dataset` over a CSV, Parquet or ARFF file or directory.
 
     Parameters
     ----------
     path : str, PathLike or Files
         A file, or a directory of files of one kind (suffixes ``.csv``,
-        ``.parquet``, ``.pq``, any case); :class:`Files` adds read options.
+        ``.tsv``, ``.parquet``, ``.pq``, ``.arff``, any case), local or an
+        fsspec URL (``s3://``, ``gs://``, ``abfs://``, ``memory://``);
+        :class:`Files` adds read options (``storage_options`` among them).
     y, sample_weight : str or None
         Names of the target and weight columns.
     n_partitions : int or None
@@ -61,11 +72,14 @@ def file_dataset(path, y=None, sample_weight=None, *, n_partitions=None, categor
     files, kind = list_files(path)
     ranges = n_rows = opened = None
     if kind == "parquet":
-        if n_partitions is None and not na_values:
+        _check_text_options(path, kind)
+        remote_on_cluster = unit_store(files[0]) is not None and execution.active_client() is not None
+        if n_partitions is None and not na_values and not remote_on_cluster:  # a store's rows go to the workers
             opened = read_parquet_files(files)
         units, types, n_rows, ranges = parquet_layout(files, opened)
+        options = ReadOptions.of(path)
     else:
-        units, types = csv_layout(files, na_values)
+        options, units, types = _text_layout(path, files, kind)
     dropped = dropped_columns(path, list(types), (y, sample_weight))
     columns, target, weight = column_roles(list(types), y, sample_weight, require_target, (*drop, *dropped))
     if not columns:
@@ -74,16 +88,16 @@ def file_dataset(path, y=None, sample_weight=None, *, n_partitions=None, categor
     forced = list(numeric_features if numeric_features is not None else ()) + list(
         path.numeric_features or () if isinstance(path, Files) else ())
     kinds = kinds_for(columns, [dtypes[c] for c in columns], categorical_features, forced)
-    types = numeric_types(types, [c for c, k in zip(columns, kinds) if k == "numeric"])
+    types = numeric_types(types, [c for c, k in zip(columns, kinds) if k == "numeric"], as_floats=forced)
     needed = [c for c in types if c in columns or c in (target, weight)]
     parts = (pieces(units, n_partitions) if n_partitions is not None
              else default_pieces(units, execution.available_workers()))
-    token = tokenize("nbparallel-files", kind, repr(parts), needed, na_values, {c: str(t) for c, t in types.items()})
+    token = tokenize("nbparallel-files", kind, repr(parts), needed, repr(options), {c: str(t) for c, t in types.items()})
     if opened and opened[0][2] is not None:
         partitions = tables_of_pieces(parts, files, opened, needed, types)
     else:
         partitions = [  # named, their arguments in a partial that dask neither tokenizes nor searches for collections
-            delayed(functools.partial(read_piece, kind, p, needed, types, na_values),
+            delayed(functools.partial(read_piece, kind, p, needed, types, options),
                     name=f"nbparallel-read-{token}", pure=True)(dask_key_name=f"nbparallel-read-{token}-{i}")
             for i, p in enumerate(parts)
         ]
@@ -93,15 +107,42 @@ def file_dataset(path, y=None, sample_weight=None, *, n_partitions=None, categor
     return dataset
 
 
-def _layout(path):
-    """``(kind, units, types)`` of a file or directory path: its format, its read units and column types."""
-    na_values = path.na_values if isinstance(path, Files) else None
+def _check_text_options(path, kind):
+    """ValueError for a read option the files' format does not have (a delimiter of Parquet files)."""
+    if not isinstance(path, Files):
+        return
+    for name, formats in (("delimiter", ("csv",)), ("encoding", ("csv", "arff"))):
+        if getattr(path, name) is not None and kind not in formats:
+            raise ValueError(f"{name}={getattr(path, name)!r} is an option of {' and '.join(f.upper() for f in formats)}"
+                             f" files, but {path.path!r} holds {kind} files")
+
+
+def _text_layout(path, files, kind, warn=True):
+    """``(options, units, types)`` of CSV or ARFF files; a warning for each CSV column of numbers and one
+    other token (read as numbers, the token missing, where it surely means missing) unless not ``warn``."""
+    _check_text_options(path, kind)
+    options = ReadOptions.of(path)
+    if kind == "csv":
+        units, types, found = csv_layout(files, options)
+        if warn:
+            warn_missing_tokens(files[0], found)
+        tokens = tuple((name, token) for name, (token, safe) in found.items() if safe)
+        options = ReadOptions(options.na_values, options.delimiter, options.encoding, tokens)
+    else:
+        units, types, _ = arff_layout(files, options)
+    return options, units, types
+
+
+def _layout(path, warn=True):
+    """``(kind, units, types, options)`` of a file or directory path: its format, its read units, column
+    types and read options."""
     files, kind = list_files(path)
     if kind == "parquet":
+        _check_text_options(path, kind)
         units, types, _, _ = parquet_layout(files)
-    else:
-        units, types = csv_layout(files, na_values)
-    return kind, units, types
+        return kind, units, types, ReadOptions.of(path)
+    options, units, types = _text_layout(path, files, kind, warn)
+    return kind, units, types, options
 
 
 class FileLayout(NamedTuple):
@@ -117,18 +158,18 @@ class FileLayout(NamedTuple):
 def file_layout(path):
     """The :class:`FileLayout` of a CSV or Parquet file or directory (or :class:`Files`), from the files'
     headers or footers: no rows are read."""
-    _, units, types = _layout(path)
+    _, units, types, _ = _layout(path, warn=False)
     dropped = dropped_columns(path, list(types))
     return FileLayout([c for c in types if c not in dropped], len(units))
 
 
 def read_files(path, columns=None):
-    """A Dask DataFrame over a CSV or Parquet file or directory (or :class:`Files`), read lazily."""
+    """A Dask DataFrame over a CSV, Parquet or ARFF file or directory, local or a URL (or :class:`Files`),
+    read lazily."""
     import dask.dataframe as dd
     from dask import delayed
 
-    na_values = path.na_values if isinstance(path, Files) else None
-    kind, units, types = _layout(path)
+    kind, units, types, options = _layout(path)
     dropped = dropped_columns(path, list(types))
     types = {c: t for c, t in types.items() if c not in dropped}
     if isinstance(path, Files) and path.numeric_features:
@@ -143,28 +184,36 @@ def read_files(path, columns=None):
     import pandas as pd
 
     empty = pd.DataFrame({c: pd.Series(dtype=d) for c, d in meta.items()})
-    parts = [delayed(read_piece, pure=True)(kind, p, needed, types, na_values) for p in pieces(units)]
+    parts = [delayed(read_piece, pure=True)(kind, p, needed, types, options) for p in pieces(units)]
     return dd.from_delayed(parts, meta=empty, verify_meta=False)
 
 
-def read_piece(kind, piece, columns, types, na_values):
+def read_piece(kind, piece, columns, types, options):
     """Read one partition as a pandas DataFrame of ``columns`` (inside its task).
 
-    Raises ValueError naming the file when it cannot be read, changed since
-    the dataset was made, or has an unexpected number of rows.
+    ``options`` is a :class:`~nbparallel.data.files.options.ReadOptions` (or
+    a tuple of ``na_values``, or None). Raises ValueError naming the file
+    when it cannot be read, was deleted or changed since the dataset was
+    made, or has an unexpected number of rows.
     """
     import pyarrow as pa
 
+    options = ReadOptions.of(options)
+    na_values = options.na_values
     tables = []
     for unit in piece.units:
-        if file_signature(unit.path) != unit.signature:
+        if unit.store is not None:
+            check_unchanged(unit.path, unit.store, unit.signature)
+        elif file_signature(unit.path) != unit.signature:
             raise ValueError(f"file {unit.path!r} changed after the data was listed (size or time differ): "
                              "fit again on data that stays unchanged during the fit")
         try:
             if kind == "parquet":
                 table = parse_numeric_text(read_parquet_unit(unit, columns, types), types, na_values, unit.path)
+            elif kind == "arff":
+                table = read_arff_unit(unit, columns, types, options)
             else:
-                table = read_csv_unit(unit, columns, types, na_values)
+                table = read_csv_unit(unit, columns, types, options)
         except (pa.ArrowException, OSError) as exc:  # ArrowInvalid included
             raise ValueError(f"cannot read {kind} file {unit.path!r}: {exc}") from None
         if unit.n_rows is not None and table.num_rows != unit.n_rows:

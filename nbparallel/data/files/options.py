@@ -1,4 +1,4 @@
-"""CSV and Parquet files as partitions, read by pyarrow, typed, column by column.
+"""CSV, Parquet and ARFF files as partitions, read by pyarrow, typed, column by column.
 
 :func:`file_dataset` lists a file or a directory, checks on the client that
 every file has the same columns (and that Parquet footers are sound), fixes
@@ -28,10 +28,14 @@ for every file.
 from __future__ import annotations
 
 import os
+from dataclasses import dataclass
 from pathlib import Path
 
+from nbparallel.data.files.filesystems import RemoteFile, list_remote, remote_info, signature_of, store_of
+
 PARQUET_SUFFIXES = (".parquet", ".pq", ".parq")
-CSV_SUFFIXES = (".csv", ".csv.gz", ".csv.bz2", ".csv.zst")
+CSV_SUFFIXES = (".csv", ".csv.gz", ".csv.bz2", ".csv.zst", ".tsv", ".tsv.gz", ".tsv.bz2", ".tsv.zst")
+ARFF_SUFFIXES = (".arff", ".arff.gz", ".arff.bz2", ".arff.zst")
 
 
 #: A Parquet file's row groups are grouped into partitions of about this many rows.
@@ -74,12 +78,26 @@ class Files(os.PathLike):
         Columns that are no attributes (ids, leaks): no pass reads them. A
         name that is no column of the files raises ValueError naming it, and
         so does dropping the target or weight column.
+    storage_options : dict, optional
+        fsspec options of a URL's filesystem (``s3://``, ``gs://``,
+        ``abfs://``, ...): credentials, ``endpoint_url``, ``anon`` and so on,
+        as ``dask.dataframe.read_parquet`` takes them. The files are listed
+        and read by pyarrow through that filesystem, inside the tasks that
+        use them. A URL without options uses the environment's credentials.
+    delimiter : str, optional
+        The one character between the fields of a CSV file (``","`` by
+        default, a tab for ``.tsv`` files), such as ``";"``.
+    encoding : str, optional
+        The text encoding of CSV and ARFF files (``"utf-8"`` by default),
+        such as ``"latin-1"``.
 
     >>> from nbparallel import NaiveBayes
     >>> NaiveBayes().fit(Files("credit.csv", na_values="?", drop=["id"]), "class")  # doctest: +SKIP
+    >>> NaiveBayes().fit(Files("s3://bucket/credit/", storage_options={"anon": True}), "class")  # doctest: +SKIP
     """
 
-    def __init__(self, path, *, na_values=None, numeric_features=None, drop=None):
+    def __init__(self, path, *, na_values=None, numeric_features=None, drop=None, storage_options=None,
+                 delimiter=None, encoding=None):
         if isinstance(na_values, str):
             na_values = [na_values]
         if na_values is not None and not all(isinstance(v, str) for v in na_values):
@@ -89,17 +107,71 @@ class Files(os.PathLike):
             raise TypeError(f"numeric_features must be a list of column names, got {numeric_features!r}")
         if drop is not None and (isinstance(drop, str) or not all(isinstance(c, str) for c in drop)):
             raise TypeError(f"drop must be a list of column names, got {drop!r}")
-        self.path = os.fspath(path)
+        if isinstance(path, Files):  # its place (and store options, unless given anew) with these read options
+            storage_options = path.storage_options if storage_options is None else storage_options
+            path = path.path
+        if delimiter is not None and not (isinstance(delimiter, str) and len(delimiter) == 1
+                                          and delimiter not in "\r\n\"'"):
+            raise ValueError(f"delimiter must be one character (not a quote or a line end), got {delimiter!r}")
+        if encoding is not None:
+            import codecs
+
+            if not isinstance(encoding, str):
+                raise TypeError(f"encoding must be the name of a text encoding, got {encoding!r}")
+            try:
+                encoding = codecs.lookup(encoding).name
+            except LookupError:
+                raise ValueError(f"encoding {encoding!r} is not a known text encoding (such as 'utf-8', "
+                                 "'latin-1', 'cp1252')") from None
+        self.store, self.path = store_of(path, storage_options)
+        self.storage_options = None if self.store is None else self.store.options
         self.na_values = None if na_values is None else tuple(na_values)
         self.numeric_features = None if numeric_features is None else tuple(numeric_features)
         self.drop = () if drop is None else tuple(drop)
+        self.delimiter = delimiter
+        self.encoding = encoding
 
     def __fspath__(self):
         return self.path
 
     def __repr__(self):
+        extra = "".join(f", {k}={v!r}" for k, v in (("delimiter", self.delimiter), ("encoding", self.encoding))
+                        if v is not None)
+        if self.storage_options:  # their keys only: values may be credentials
+            extra += f", storage_options={{{', '.join(repr(k) + ': ...' for k in sorted(self.storage_options))}}}"
         return (f"Files({self.path!r}, na_values={self.na_values!r}, numeric_features={self.numeric_features!r}, "
-                f"drop={self.drop!r})")
+                f"drop={self.drop!r}{extra})")
+
+
+def files_of(path):
+    """``path`` as a :class:`Files` (a plain path or URL gets the default options)."""
+    return path if isinstance(path, Files) else Files(path)
+
+
+@dataclass(frozen=True)
+class ReadOptions:
+    """How the rows of text files are read: what a partition's read needs besides the columns and types."""
+
+    #: strings read as missing, besides pandas' defaults
+    na_values: tuple | None = None
+    #: the CSV field delimiter (None: ``","``, or a tab for ``.tsv`` files)
+    delimiter: str | None = None
+    #: the text encoding of CSV and ARFF files (None: UTF-8)
+    encoding: str | None = None
+    #: ``((column, token), ...)``: CSV columns of numbers whose one other token is read as missing
+    missing_tokens: tuple = ()
+
+    @classmethod
+    def of(cls, path):
+        """The read options of a path (:class:`Files` or plain); a :class:`ReadOptions` or a tuple of
+        ``na_values`` (the older form) is taken as it is."""
+        if isinstance(path, ReadOptions):
+            return path
+        if isinstance(path, Files):
+            return cls(path.na_values, path.delimiter, path.encoding)
+        if isinstance(path, (tuple, list)):
+            return cls(tuple(path))
+        return cls()
 
 
 def dropped_columns(path, names, roles=()):
@@ -114,56 +186,99 @@ def dropped_columns(path, names, roles=()):
     return drop
 
 
-def _kind_of(path):
-    name = path.name.lower()
+def kind_of(name):
+    """The format of a file by its name's suffix (any case): "parquet", "csv", "arff" or None.
+
+    >>> kind_of("a.PARQUET"), kind_of("b.tsv"), kind_of("iris.arff"), kind_of("notes.txt")
+    ('parquet', 'csv', 'arff', None)
+    """
+    name = name.lower()
     if name.endswith(PARQUET_SUFFIXES):
         return "parquet"
     if name.endswith(CSV_SUFFIXES):
         return "csv"
+    if name.endswith(ARFF_SUFFIXES):
+        return "arff"
     return None
 
 
+_KINDS_NAMED = "CSV (.csv, .tsv), ARFF (.arff) or Parquet (.parquet, .pq)"
+_NAMES = {"parquet": "Parquet", "csv": "CSV", "arff": "ARFF"}
+
+
 def list_files(path):
-    """The data files of a file or directory path, sorted, and their format.
+    """The data files of a file or directory path or URL, sorted, and their format.
 
     Files directly in a directory are read; hidden files and names starting
     with ``_`` (``_SUCCESS``, ``_metadata``) are skipped. Suffixes are
-    matched without regard to case.
+    matched without regard to case. A URL (or a :class:`Files` of one) is
+    listed through its filesystem, once.
 
     Returns
     -------
-    files : list of pathlib.Path
-    kind : "parquet" or "csv"
+    files : list of pathlib.Path, or of :class:`~nbparallel.data.files.filesystems.RemoteFile` for a URL
+    kind : "parquet", "csv" or "arff"
     """
-    p = Path(path)
+    store, text = (path.store, path.path) if isinstance(path, Files) else store_of(path)
+    if store is not None:
+        shape, entries = list_remote(text, store)
+        if shape == "file":
+            if kind_of(entries[0].name) is None:
+                raise ValueError(f"data path {text!r} is neither {_KINDS_NAMED}")
+            return entries, kind_of(entries[0].name)
+        files = sorted((e for e in entries if isinstance(e, RemoteFile) and not e.name.startswith((".", "_"))),
+                       key=lambda e: e.name)
+        nested = [e[:-1] for e in entries if isinstance(e, str) and not e.startswith((".", "_"))]
+        return _one_kind(text, files, nested)
+    p = Path(text)
     if not p.exists():
         raise ValueError(f"data path {str(p)!r} does not exist")
     if p.is_file():
-        kind = _kind_of(p)
+        kind = kind_of(p.name)
         if kind is None:
-            raise ValueError(f"data path {str(p)!r} is neither CSV (.csv) nor Parquet (.parquet, .pq)")
+            raise ValueError(f"data path {str(p)!r} is neither {_KINDS_NAMED}")
         return [p], kind
     entries = sorted(f for f in p.iterdir() if not f.name.startswith((".", "_")))
+    return _one_kind(str(p), [f for f in entries if f.is_file()], [f.name for f in entries if f.is_dir()])
+
+
+def _one_kind(directory, files, nested):
     by_kind = {}
-    for f in entries:
-        if f.is_file() and _kind_of(f) is not None:
-            by_kind.setdefault(_kind_of(f), []).append(f)
+    for f in files:
+        if kind_of(f.name) is not None:
+            by_kind.setdefault(kind_of(f.name), []).append(f)
     if len(by_kind) > 1:
+        a, b = [k for k in ("parquet", "csv", "arff") if k in by_kind][:2]
         raise ValueError(
-            f"directory {str(p)!r} holds both Parquet files ({by_kind['parquet'][0].name}, ...) and CSV files "
-            f"({by_kind['csv'][0].name}, ...): put each kind in its own directory")
+            f"directory {directory!r} holds both {_NAMES[a]} files ({by_kind[a][0].name}, ...) and {_NAMES[b]} "
+            f"files ({by_kind[b][0].name}, ...): put each kind in its own directory")
     if not by_kind:
-        nested = [f.name for f in entries if f.is_dir()]
         hint = f"; its subdirectories {nested[:3]} are not read" if nested else ""
-        raise ValueError(f"directory {str(p)!r} holds no CSV (.csv) or Parquet (.parquet, .pq) files{hint}")
-    (kind, files), = by_kind.items()
-    return files, kind
+        raise ValueError(f"directory {directory!r} holds no {_KINDS_NAMED} files{hint}")
+    (kind, found), = by_kind.items()
+    return found, kind
 
 
-def file_signature(path):
-    """What identifies a file's contents cheaply: its size and modification time."""
+def file_signature(path, store=None):
+    """What identifies a file's contents cheaply: its size and modification time (or, in a store, the
+    size and version its listing gave)."""
+    if isinstance(path, RemoteFile):
+        return path.signature
+    if store is not None:
+        info = remote_info(str(path), store)
+        return int(info.get("size") or 0), signature_of(info)[1]
     st = os.stat(path)
     return st.st_size, st.st_mtime_ns
+
+
+def file_size(path):
+    """The size in bytes of a local path or a listed :class:`RemoteFile`."""
+    return path.size if isinstance(path, RemoteFile) else os.stat(path).st_size
+
+
+def unit_store(path):
+    """The :class:`Store` of a listed file (None for a local one)."""
+    return path.store if isinstance(path, RemoteFile) else None
 
 
 def check_same_names(first, names, path, other_names):

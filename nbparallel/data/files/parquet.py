@@ -8,12 +8,15 @@ import os
 import re
 
 from nbparallel.data.files.arrow import is_text, parse_numeric_text
+from nbparallel.data.files.filesystems import open_input_file, read_bytes
 from nbparallel.data.files.options import (
     ROWS_PER_PARTITION,
     SMALL_PARQUET_BYTES,
     check_same_names,
     check_unique,
     file_signature,
+    file_size,
+    unit_store,
 )
 from nbparallel.data.files.pieces import Unit, piece_table, unit_table
 from nbparallel.engine import execution
@@ -21,18 +24,22 @@ from nbparallel.engine import execution
 _ARROW_WRITER = re.compile(r"parquet-cpp-arrow version (\d+)\.")
 
 
-def _parquet_file(path, source=None, **options):
-    """``pyarrow.parquet.ParquetFile`` of ``path`` (read from ``source`` when given, such as its bytes)."""
+def _parquet_file(path, source=None, store=None, **options):
+    """``pyarrow.parquet.ParquetFile`` of ``path`` (read from ``source`` when given, such as its bytes; through
+    the filesystem of ``store`` for a URL, its reads of a row group's columns gathered into few requests)."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
     try:
+        if source is None and store is not None:
+            source = open_input_file(path, store)
+            options.setdefault("pre_buffer", True)
         return pq.ParquetFile(path if source is None else source, **options)
     except (pa.ArrowException, OSError) as exc:
         raise ValueError(f"{path} is not a readable Parquet file: {exc}") from None
 
 
-def _row_group_units(path, metadata, signature):
+def _row_group_units(path, metadata, signature, store=None):
     """Units of about :data:`ROWS_PER_PARTITION` rows: runs of neighbouring row groups."""
     runs, run, rows = [], [], 0
     for g in range(metadata.num_row_groups):
@@ -44,8 +51,8 @@ def _row_group_units(path, metadata, signature):
     if run or not runs:
         runs.append((tuple(run), rows))
     if len(runs) == 1:
-        return [Unit(path, signature, None, metadata.num_rows)]
-    return [Unit(path, signature, groups, n) for groups, n in runs]
+        return [Unit(path, signature, None, metadata.num_rows, store)]
+    return [Unit(path, signature, groups, n, store) for groups, n in runs]
 
 
 def _exact_range(metadata, column, arrow_type):
@@ -99,7 +106,8 @@ def parquet_layout(files, opened=None):
 
     units, schema, first, n_rows, ranges = [], None, None, 0, {}
     for i, path in enumerate(files):
-        metadata, signature = opened[i][:2] if opened else (_parquet_file(str(path)).metadata, file_signature(path))
+        metadata, signature = opened[i][:2] if opened else (
+            _parquet_file(str(path), store=unit_store(path)).metadata, file_signature(path))
         file_schema = metadata.schema.to_arrow_schema()
         if schema is None:
             schema, first = file_schema, path
@@ -113,7 +121,7 @@ def parquet_layout(files, opened=None):
                     types[name] = file_schema.field(name).type
                 other = None if span is None else _exact_range(metadata, name, file_schema.field(name).type)
                 ranges[name] = None if other is None else (min(span[0], other[0]), max(span[1], other[1]))
-        units += _row_group_units(str(path), metadata, signature)
+        units += _row_group_units(str(path), metadata, signature, unit_store(path))
         n_rows += metadata.num_rows
     return units, types, n_rows, {k: v for k, v in ranges.items() if v is not None}
 
@@ -143,7 +151,7 @@ def _check_same_columns(first, schema, path, other):
 
 
 def read_parquet_unit(unit, columns, types):
-    f = _parquet_file(unit.path, read_dictionary=[c for c in columns if is_text(types[c])],
+    f = _parquet_file(unit.path, store=unit.store, read_dictionary=[c for c in columns if is_text(types[c])],
                       page_checksum_verification=True)
     if unit.row_groups is None:
         return f.read(columns=columns, use_threads=False)
@@ -167,10 +175,10 @@ def read_parquet_files(files):
     """
 
     budget = execution.local_below_bytes()
-    sizes = [os.stat(f).st_size for f in files]
+    sizes = [file_size(f) for f in files]
     if sum(sizes) >= min(SMALL_PARQUET_BYTES, budget):
         return None
-    first = _parquet_file(str(files[0])).metadata
+    first = _parquet_file(str(files[0]), store=unit_store(files[0])).metadata
     if _size_in_memory(first) * sum(sizes) / max(sizes[0], 1) >= budget:
         return None
     text = [f.name for f in first.schema.to_arrow_schema() if is_text(f.type)]
@@ -203,7 +211,7 @@ class _Budget:
 
 
 def _open_parquet_group(text, left, paths):
-    return [_open_parquet(str(path), text, left) for path in paths]
+    return [_open_parquet(path, text, left) for path in paths]
 
 
 def _open_parquet(path, text, left):
@@ -217,11 +225,10 @@ def _open_parquet(path, text, left):
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    signature = file_signature(path)
+    signature, store, path = file_signature(path), unit_store(path), str(path)
     if left.spent():
-        return _parquet_file(path).metadata, signature, None
-    with open(path, "rb") as file:
-        source = pa.BufferReader(file.read())
+        return _parquet_file(path, store=store).metadata, signature, None
+    source = pa.BufferReader(read_bytes(path, store))
     try:
         f = _parquet_file(path, source, read_dictionary=text, page_checksum_verification=True)
     except KeyError:  # a column of the first file missing here: the layout check names it

@@ -17,6 +17,8 @@ class Unit:
     signature: tuple
     row_groups: tuple | None = None
     n_rows: int | None = None
+    #: the :class:`~nbparallel.data.files.filesystems.Store` of a URL (None for a local file)
+    store: object = None
 
 
 @dataclass(frozen=True)
