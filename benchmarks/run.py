@@ -25,6 +25,8 @@ EXPERIMENTS = {
     "peers": ("peers", "run"),
     "boosting": ("boosting", "run"),
     "inputs": ("inputs", "run"),
+    "network": ("network", "run"),
+    "passes": ("pass_costs", "run"),
 }
 
 
@@ -46,7 +48,8 @@ def build_parser():
     """The command line of the harness."""
     parser = argparse.ArgumentParser(prog="nbparallel bench", description=__doc__.splitlines()[0])
     parser.add_argument("experiment", choices=EXPERIMENTS)
-    parser.add_argument("--quick", action="store_true", help="tiny sizes: a smoke run of seconds")
+    parser.add_argument("--quick", action="store_true",
+                        help="tiny sizes: a smoke run of seconds, written as EXPERIMENT-quick.*, no PASS/FAIL")
     parser.add_argument("--results-dir", type=Path, default=Path(__file__).resolve().parent / "results",
                         help="where to write the results (default benchmarks/results)")
     where = parser.add_mutually_exclusive_group()

@@ -17,6 +17,8 @@ COLUMNS = {
     "peers": {"trainer", "rows", "workers", "best_s", "ns_per_cell", "ratio_to_nbparallel"},
     "boosting": {"model", "pass", "kind", "seconds", "height"},
     "inputs": {"input", "tool", "rows", "workers", "best_s", "ns_per_cell"},
+    "network": {"rate", "size", "summary_bytes", "hosts", "strategy", "best_s", "model_s", "model_error"},
+    "passes": {"input", "rows", "classes", "pass", "best_s", "per_unit_s", "runs", "ratio_to_fit"},
 }
 
 
@@ -30,9 +32,16 @@ def harness():
 
 @pytest.mark.parametrize("experiment", list(COLUMNS))
 def test_quick_run_writes_results(harness, experiment, tmp_path, capsys):
+    if experiment == "network":  # emulated hosts: network namespaces, root
+        from harness.netns import available
+
+        ok, why = available()
+        if not ok:
+            pytest.skip(f"network namespaces refused on this machine: {why}")
     assert harness.main([experiment, "--quick", "--results-dir", str(tmp_path)]) == 0
     out = capsys.readouterr().out
     assert f"## {experiment} (quick)" in out
+    assert "PASS " not in out and "FAIL " not in out  # a quick run passes no verdict
     rows = pd.read_csv(tmp_path / f"{experiment}-quick.csv")
     assert COLUMNS[experiment] <= set(rows.columns)
     assert len(rows) > 0
@@ -46,6 +55,10 @@ def test_quick_run_writes_results(harness, experiment, tmp_path, capsys):
 
         assert {(name, tool) for name in INPUTS for tool in (NB, KERNEL)} <= set(zip(rows["input"], rows["tool"]))
         assert {t["label"][:3] for t in meta["targets"]} >= {"(a)", "(d)", "(e)"}
+    if experiment == "passes":
+        from harness.pass_costs import INPUTS, PASSES
+
+        assert {(name, p) for name in INPUTS for p in PASSES} <= set(zip(rows["input"], rows["pass"]))
     if experiment == "reduction":
         tree = rows[rows["strategy"] == "tree k=2"]
         assert (tree["height"] == tree["ceil_log2_P"]).all()

@@ -5,6 +5,7 @@ import warnings
 import numpy as np
 import pandas as pd
 import pytest
+from sklearn.metrics import log_loss, roc_auc_score
 
 from nbparallel import AutoClass, BoostedNaiveBayes, MultinomialNaiveBayes, NaiveBayes, SelectedNaiveBayes
 from nbparallel.models.base import PartitionedClassifier, PartitionedModel
@@ -54,12 +55,17 @@ def test_evaluate_is_one_report_for_every_classifier(model):
     model.fit(X, y)
     report = model.evaluate(X, y)
     assert set(report) == {"accuracy", "classification_error", "confusion_matrix", "precision", "recall", "f1",
-                           "average_log_likelihood", "n_rows"}
+                           "average_log_likelihood", "log_loss", "roc_auc", "roc_auc_error_bound", "n_rows"}
     predicted = model.predict(X)
     assert report["accuracy"] == pytest.approx(np.mean(predicted == y))
     assert report["n_rows"] == len(y)
     log_posterior = model.predict_log_proba(X)[np.arange(len(y)), np.searchsorted(model.classes_, y)]
     assert report["average_log_likelihood"] == pytest.approx(log_posterior.mean())
+    proba = model.predict_proba(X)
+    assert report["log_loss"] == pytest.approx(log_loss(y, proba, labels=model.classes_), rel=1e-9)
+    exact = roc_auc_score(y, proba[:, 1]) if len(model.classes_) == 2 else roc_auc_score(
+        y, proba, multi_class="ovr", labels=model.classes_)
+    assert abs(report["roc_auc"] - exact) <= report["roc_auc_error_bound"] + 1e-12
     with pytest.raises(ValueError, match="evaluate needs y"):
         model.evaluate(X)
 

@@ -108,7 +108,7 @@ def write(result, results_dir, machine, quick):
         "quick": quick,
         "machine": machine,
         "parameters": result.parameters,
-        "targets": [{**vars(t), "passed": t.passed} for t in result.targets],
+        "targets": [{**vars(t), "passed": None if quick else t.passed} for t in result.targets],
         "notes": result.notes,
         "summary": json.loads(result.summary.to_json(orient="records")),
         "rows": json.loads(result.rows.to_json(orient="records")),
@@ -125,9 +125,11 @@ def write(result, results_dir, machine, quick):
     print(markdown(result.summary))
     for note in result.notes:
         print(f"\nnote: {note}")
-    if result.targets:
+    if result.targets and quick:  # tiny sizes: no verdicts on them (the JSON keeps the values)
+        print(f"\n{len(result.targets)} targets measured; a quick run passes no verdict on them")
+    elif result.targets:
         print()
-    for t in result.targets:
-        print(t.line())
+        for t in result.targets:
+            print(t.line())
     print("\nwrote " + ", ".join(str(p) for p in paths.values()))
     return paths

@@ -22,8 +22,8 @@ from nbparallel.data.partitions import input_feature_names
 from nbparallel.data.schema import all_codes, schema_pass
 from nbparallel.engine import execution, memory
 from nbparallel.engine.scheduler import PassScheduler, passes_to_json
-from nbparallel.kernels.counting import add_expected_counts
-from nbparallel.kernels.scoring import joint_log_likelihood
+from nbparallel.kernels.binning import bin_values
+from nbparallel.kernels.scoring import JOINT, expected_counts, score_rows
 from nbparallel.models.base import PartitionedModel
 from nbparallel.models.params import Interval, Options
 from nbparallel.models.plan import CountingPlan
@@ -34,8 +34,23 @@ from nbparallel.summaries.protocol import merge_summaries
 
 
 def encode_rows(schema, X):
-    """All attribute codes of a partition under the schema's bins (0 = missing)."""
+    """All attribute codes of a partition under the schema's bins (0 = missing), as one uint16 array."""
     return all_codes(*schema.split(X), [at.edges() for at in schema.binned_attributes()])
+
+
+def scoring_codes(schema, X):
+    """``(categorical codes, binned codes)`` of a partition under the schema's bins, as the scoring kernels
+    read them (no joined copy; a uint8 input coded 1..M is used as it is)."""
+    codes, values = schema.split(X)
+    binned = schema.binned_attributes()
+    if not binned:
+        return codes, np.empty((len(codes), 0), dtype=np.uint8)
+    edges = np.full((len(binned), max(at.n_bins for at in binned) - 1), np.inf)
+    for j, at in enumerate(binned):
+        edges[j, : at.n_bins - 1] = at.edges()
+    if values.dtype not in (np.float64, np.float32):
+        values = np.asarray(values, dtype=np.float64)
+    return codes, bin_values(values, edges, np.array([at.n_bins for at in binned], dtype=np.int64))
 
 
 def log_parameters(table, totals, offsets, n_clusters, alpha):
@@ -69,18 +84,16 @@ def _normalise(jll, n_clusters):
 
 
 def e_step_partition(schema, log_table, log_prior, n_clusters, state, X, y, w):
-    """Expected counts of one partition; the state caches its codes and weights."""
+    """Expected counts of one partition, in one kernel pass over its codes
+    (:func:`nbparallel.kernels.scoring.expected_counts`); the state caches its codes and weights."""
     if state is None:
-        codes = encode_rows(schema, X)
-        weights = np.ones(len(codes)) if w is None else np.asarray(w, dtype=np.float64)
-        state = codes, weights
-    codes, weights = state
-    log_resp, log_norm = _normalise(
-        joint_log_likelihood(codes, log_table, schema.offsets, log_prior), n_clusters)
-    resp = np.exp(log_resp) * weights[:, None]
-    table = np.zeros(log_table.shape)
-    add_expected_counts(codes, resp, schema.offsets, table)
-    return state, ExpectedCounts(table, resp.sum(axis=0), weights @ log_norm)
+        first, second = scoring_codes(schema, X)
+        weights = np.ones(len(first)) if w is None else np.asarray(w, dtype=np.float64)
+        state = first, second, weights
+    first, second, weights = state
+    table, totals, log_likelihood = expected_counts(first, second, log_table, schema.offsets, log_prior,
+                                                    n_clusters, weights)
+    return state, ExpectedCounts(table, totals, log_likelihood)
 
 
 def random_counts(schema, n_clusters, n_rows, seed):
@@ -401,7 +414,7 @@ def _restore(state, n_table_rows, R, K):
 
 
 def _log_responsibilities_of(model, X, y, w):
-    codes = encode_rows(model.schema_, X)
-    jll = joint_log_likelihood(codes, model._log_table, model.schema_.offsets, model.cluster_log_prior_)
+    first, second = scoring_codes(model.schema_, X)
+    jll = score_rows(first, second, model._log_table, model.schema_.offsets, model.cluster_log_prior_, mode=JOINT)
     log_resp, log_norm = _normalise(jll, model.n_clusters)
     return log_resp, log_norm[:, 0]

@@ -10,7 +10,15 @@ are written once, over partitions, on top of two things a model supplies:
   ``map(fn, *args)``, where ``map`` makes a function of one partition that calls
   ``fn(*args, X, y, w)``), the same route ``fit`` takes;
 - ``joint_log_likelihood_part(X)``: log P(x, c) of the rows of one partition,
-  shape (n_rows, n_classes), columns in the order of ``classes_``.
+  shape (n_rows, n_classes), columns in the order of ``classes_``; or, better,
+  ``scoring_inputs(X)`` (:class:`ScoringInputs`): the partition's codes and the
+  model's log table, which the scoring kernels of
+  :mod:`nbparallel.kernels.scoring` turn into the result in one pass over the
+  codes (posteriors normalised in the kernel, best classes, evaluation sums)
+  with no (row x class) array in between (NaiveBayes does).
+
+Every result is written into one array: in place by the partitions' tasks when
+the rows are in this process's memory with known sizes, else joined once.
 
 Every scoring method takes its data through :meth:`PartitionedModel.scoring_data`,
 so whatever ``fit`` accepts they accept too, the target given by name or by
@@ -24,16 +32,18 @@ scoring.
 
 from __future__ import annotations
 
+import itertools
 import warnings
+from typing import NamedTuple
 
 import numpy as np
 import pandas as pd
-from scipy.special import logsumexp
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
 
 from nbparallel.data.partitions import feature_names_of, input_feature_names
 from nbparallel.engine import execution, memory
+from nbparallel.kernels import scoring
 from nbparallel.models.params import Interval, Options, check_params
 from nbparallel.persistence import model_files
 from nbparallel.summaries.evaluation import Evaluation
@@ -63,45 +73,125 @@ class NBParallelMixin:
         return tags
 
 
-def _normalise(jll):
-    return jll - logsumexp(jll, axis=1, keepdims=True)
+class ScoringInputs(NamedTuple):
+    """What the scoring kernels (:mod:`nbparallel.kernels.scoring`) need to score one partition's rows.
+
+    ``first`` and ``second`` are the rows' codes (attribute ``a`` of ``first`` reads table rows
+    ``offsets[a]..``, then ``second``'s attributes), ``table`` the (rows x classes) log table, ``log_prior``
+    the log class priors, ``extra`` a (rows x classes) block added last (or None) and ``order`` the classes
+    by preference on ties. A model without a table gives its joint log-likelihoods as ``extra`` over no codes
+    (:meth:`PartitionedClassifier.scoring_inputs`).
+    """
+
+    first: np.ndarray
+    second: np.ndarray
+    table: np.ndarray
+    offsets: np.ndarray
+    log_prior: np.ndarray
+    extra: np.ndarray | None
+    order: np.ndarray
+
+    @classmethod
+    def of_joint(cls, jll, order=None):
+        """The inputs that score rows by their joint log-likelihoods ``jll`` alone."""
+        n_rows, n_classes = jll.shape
+        none = np.empty((n_rows, 0), dtype=np.uint8)
+        return cls(none, none, np.empty((0, n_classes)), np.zeros(1, dtype=np.int64), np.zeros(n_classes),
+                   np.asarray(jll, dtype=np.float64), np.arange(n_classes) if order is None else order)
+
+    def scores(self, mode, out=None):
+        """:func:`~nbparallel.kernels.scoring.score_rows` of these inputs."""
+        return scoring.score_rows(self.first, self.second, self.table, self.offsets, self.log_prior,
+                                  extra=self.extra, mode=mode, out=out)
+
+    def best(self, out=None):
+        """:func:`~nbparallel.kernels.scoring.best_of_rows` of these inputs."""
+        return scoring.best_of_rows(self.first, self.second, self.table, self.offsets, self.log_prior, self.order,
+                                    extra=self.extra, out=out)
+
+    def evaluation(self, truth):
+        """The :class:`Evaluation` of the rows with a known class (``truth >= 0``)."""
+        confusion, log_likelihood, log_loss, histogram = scoring.evaluate_rows(
+            self.first, self.second, self.table, self.offsets, self.log_prior, self.order, truth, extra=self.extra)
+        return Evaluation(confusion, log_likelihood, log_loss, histogram)
 
 
-def _jll_task(model, X, y, w):
-    return model.joint_log_likelihood_part(X)
+class _Slot:
+    """Rows ``start:stop`` of a driver-side output array, which a task of this process writes into.
+
+    Tokenized by identity, never by content (the array is not yet written)."""
+
+    def __init__(self, out, start, stop):
+        self.out, self.start, self.stop = out, start, stop
+
+    def view(self):
+        return self.out[self.start:self.stop]
+
+    def __dask_tokenize__(self):
+        return ("nbparallel-slot", id(self.out), self.start, self.stop)
+
+
+def _slots(partitions, out_shape, dtype):
+    """``(out, slots)``: one preallocated output and each partition's rows of it, when every partition is in
+    this process's memory with a known size and no cluster runs the tasks; else ``(None, None)``."""
+    if execution.active_client() is not None or not all(isinstance(p, tuple) for p in partitions):
+        return None, None
+    sizes = [p[0].shape[0] for p in partitions]
+    out = np.empty((sum(sizes), *out_shape), dtype=dtype)
+    bounds = np.concatenate([[0], np.cumsum(sizes)]).astype(int)
+    return out, [_Slot(out, int(a), int(b)) for a, b in itertools.pairwise(bounds)]
+
+
+def _scores_task(model, mode, slot, X, y, w):
+    """One partition's scores (``mode`` of :func:`~nbparallel.kernels.scoring.score_rows`), written into its
+    ``slot`` of the output (then None) or returned."""
+    out = None if slot is None else slot.view()
+    result = model.scoring_inputs(X).scores(mode, out)
+    return None if slot is not None else result
+
+
+def _chunks(model, n_rows):
+    """Row blocks of a partition whose (row x class) scores stay under ``memory.PREDICT_CHUNK_CELLS``
+    (one block when the model scores from codes without a per-row block)."""
+    if getattr(model, "scores_from_codes", False):
+        return [(0, n_rows)]
+    step = max(1, memory.PREDICT_CHUNK_CELLS // len(model.classes_))
+    return [(start, min(start + step, n_rows)) for start in range(0, n_rows, step)]
 
 
 def _rows(X, start, stop):
+    if start == 0 and stop == X.shape[0]:
+        return X
     return X.iloc[start:stop] if isinstance(X, pd.DataFrame) else X[start:stop]
 
 
-def _predict_task(model, X, y, w):
-    """Class indices of a partition's rows, in row chunks of bounded (row x class) size."""
-    step = max(1, memory.PREDICT_CHUNK_CELLS // len(model.classes_))
+def _predict_task(model, slot, X, y, w):
+    """Class indices of a partition's rows, into its ``slot`` (then None) or returned."""
     n = X.shape[0]
-    return np.concatenate([np.zeros(0, dtype=np.int64)] + [
-        model.best_classes(model.joint_log_likelihood_part(_rows(X, start, start + step)))
-        for start in range(0, n, step)])
+    out = np.empty(n, dtype=np.int64) if slot is None else slot.view()
+    for start, stop in _chunks(model, n):
+        model.scoring_inputs(_rows(X, start, stop)).best(out[start:stop])
+    return out if slot is None else None
 
 
 def _accuracy_task(model, X, y, w):
     """``[weight of the rows predicted right, weight of the rows with a known target]`` of one partition."""
     truth = model.encode_targets(y)
     known = truth >= 0
-    right = _predict_task(model, X, None, None)[known] == truth[known]
+    right = _predict_task(model, None, X, None, None)[known] == truth[known]
     weights = np.ones(len(truth)) if w is None else np.asarray(w, dtype=np.float64)
     return np.array([weights[known][right].sum(), weights[known].sum()])
 
 
 def _evaluation_task(model, X, y, w):
-    """Confusion counts and summed log P(y|x) of one partition's labelled rows."""
-    truth = model.encode_targets(y)
-    known = truth >= 0
-    jll = model.joint_log_likelihood_part(X)[known]
-    truth = truth[known]
-    confusion = np.zeros((len(model.classes_),) * 2, dtype=np.int64)
-    np.add.at(confusion, (truth, model.best_classes(jll)), 1)
-    return Evaluation(confusion, float(_normalise(jll)[np.arange(len(truth)), truth].sum()))
+    """Confusion counts, log-likelihood and log-loss sums and ROC histograms of one partition's labelled rows."""
+    truth = np.asarray(model.encode_targets(y), dtype=np.int64)
+    n = X.shape[0]
+    total = None
+    for start, stop in _chunks(model, n):
+        part = model.scoring_inputs(_rows(X, start, stop)).evaluation(truth[start:stop])
+        total = part if total is None else total + part
+    return total if total is not None else Evaluation.empty(len(model.classes_))
 
 
 class PartitionedModel(NBParallelMixin, BaseEstimator):
@@ -226,41 +316,64 @@ class PartitionedClassifier(ClassifierMixin, PartitionedModel):
         """Index of the most probable class of each row (first in ``classes_`` on ties)."""
         return np.argmax(jll, axis=1)
 
+    def scoring_inputs(self, X):
+        """What the scoring kernels need for one partition's rows (:class:`ScoringInputs`).
+
+        By default the joint log-likelihoods of :meth:`joint_log_likelihood_part` over no codes; a model
+        that scores from codes and a log table (NaiveBayes) gives those instead, so that no (row x class)
+        array is made before the result.
+        """
+        return ScoringInputs.of_joint(self.joint_log_likelihood_part(X))
+
     # ------------------------------------------------------------- scoring, once
 
-    def predict_joint_log_proba(self, X):
-        """log P(x, c) for every row and class, shape (n_rows, n_classes)."""
+    def _scores(self, X, mode, name):
+        """Scores of every row (``mode`` of :func:`~nbparallel.kernels.scoring.score_rows`), in one array:
+        written in place by the partitions' tasks when the rows are in memory, else joined once."""
         check_is_fitted(self, self._fitted_attribute)
         data = self.scoring_data(X)
         n_rows = getattr(X, "shape", (None,))[0]
+        n_classes = len(self.classes_)
         if isinstance(n_rows, (int, np.integer)):
-            memory.check_memory(memory.CELL_BYTES * int(n_rows) * len(self.classes_) * 2,
-                                f"the probabilities of {n_rows} rows x {len(self.classes_)} classes",
+            memory.check_memory(memory.CELL_BYTES * int(n_rows) * n_classes * 2,
+                                f"the probabilities of {n_rows} rows x {n_classes} classes",
                                 "predict the classes only, or predict fewer rows at a time", data.partitions)
-        parts = execution.map_partitions(data.partitions, data.map(_jll_task, self), name="nbparallel-jll",
-                                      token=data.token, verbose=bool(self.verbose))
-        return np.vstack(parts) if parts else np.empty((0, len(self.classes_)))
+        out, slots = _slots(data.partitions, (n_classes,), np.float64)
+        tasks = [data.map(_scores_task, self, mode, slot) for slot in (slots or [None] * len(data.partitions))]
+        parts = execution.map_partitions(data.partitions, tasks, name=name, token=data.token,
+                                         verbose=bool(self.verbose))
+        if out is not None:
+            return out
+        return np.concatenate(parts) if parts else np.empty((0, n_classes))
+
+    def predict_joint_log_proba(self, X):
+        """log P(x, c) for every row and class, shape (n_rows, n_classes)."""
+        return self._scores(X, scoring.JOINT, "nbparallel-jll")
 
     def predict_log_proba(self, X):
         """Normalised log-posteriors log P(c | x), computed in log space."""
-        return _normalise(self.predict_joint_log_proba(X))
+        return self._scores(X, scoring.LOG_POSTERIOR, "nbparallel-log-proba")
 
     def predict_proba(self, X):
         """Posterior probabilities P(c | x); rows sum to one."""
-        return np.exp(self.predict_log_proba(X))
+        return self._scores(X, scoring.POSTERIOR, "nbparallel-proba")
 
     def predict(self, X):
-        """The class with the largest posterior, computed in row chunks of bounded size."""
+        """The class with the largest posterior (ties as :meth:`best_classes` breaks them)."""
         check_is_fitted(self, self._fitted_attribute)
         data = self.scoring_data(X)
-        parts = execution.map_partitions(data.partitions, data.map(_predict_task, self), name="nbparallel-predict",
-                                      token=data.token, verbose=bool(self.verbose))
-        return self.classes_[np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64)]
+        out, slots = _slots(data.partitions, (), np.int64)
+        tasks = [data.map(_predict_task, self, slot) for slot in (slots or [None] * len(data.partitions))]
+        parts = execution.map_partitions(data.partitions, tasks, name="nbparallel-predict", token=data.token,
+                                         verbose=bool(self.verbose))
+        if out is None:
+            out = np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64)
+        return self.classes_[out]
 
     def predict_part(self, X, proba=False):
         """Labels, and posteriors when ``proba``, of one in-memory partition (for the CLI)."""
-        labels = self.classes_[_predict_task(self, X, None, None)]
-        return labels, (np.exp(_normalise(self.joint_log_likelihood_part(X))) if proba else None)
+        inputs = self.scoring_inputs(X)
+        return self.classes_[inputs.best()], (inputs.scores(scoring.POSTERIOR) if proba else None)
 
     def score(self, X, y, sample_weight=None):
         """Mean accuracy of ``predict(X)`` against ``y`` (weighted if asked), in one pass.
@@ -278,8 +391,21 @@ class PartitionedClassifier(ClassifierMixin, PartitionedModel):
                              "missing")
         return float(right / total)
 
+    def evaluation(self, X, y=None):
+        """The merged :class:`~nbparallel.summaries.evaluation.Evaluation` of labelled data, in one pass
+        (the summary :meth:`evaluate` reports; cross-validation sums the same per fold)."""
+        check_is_fitted(self, self._fitted_attribute)
+        if y is None:
+            raise ValueError("evaluate needs y: the target values, or the target column's name for a DataFrame "
+                             "or a file")
+        data = self.scoring_data(X, y)
+        summary, _ = execution.run_pass(data.partitions, data.map(_evaluation_task, self), merge_summaries,
+                                        split_every=self.split_every, name="nbparallel-evaluate",
+                                        token=data.token, verbose=bool(self.verbose))
+        return summary
+
     def evaluate(self, X, y=None):
-        """Accuracy, confusion matrix and average log-likelihood in one pass.
+        """Accuracy, confusion matrix, average log-likelihood, log loss and ROC AUC in one pass.
 
         Rows with a missing target are left out. The average log-likelihood is
         the mean of log P(y_i | x_i).
@@ -289,17 +415,17 @@ class PartitionedClassifier(ClassifierMixin, PartitionedModel):
         dict with ``accuracy``, ``classification_error`` (the SPSS
         misclassification ratio, 1 - accuracy), ``confusion_matrix`` (rows:
         true class, columns: predicted), per-class ``precision``, ``recall``
-        and ``f1`` (0 where undefined), ``average_log_likelihood`` and ``n_rows``.
+        and ``f1`` (0 where undefined), ``average_log_likelihood``,
+        ``log_loss`` (``sklearn.metrics.log_loss``'s: the mean of
+        -log P(y_i | x_i), each probability clipped to [eps, 1 - eps]),
+        ``roc_auc`` (two classes: the ROC AUC of P(classes_[1] | x); more:
+        the one-vs-rest macro average, as ``roc_auc_score(...,
+        multi_class="ovr")``; NaN when a class has no row or every row has it),
+        ``roc_auc_error_bound`` (``roc_auc`` comes from mergeable score
+        histograms and is within this of the exact value; see
+        :meth:`~nbparallel.summaries.evaluation.Evaluation.roc_auc`) and ``n_rows``.
         """
-        check_is_fitted(self, self._fitted_attribute)
-        if y is None:
-            raise ValueError("evaluate needs y: the target values, or the target column's name for a DataFrame "
-                             "or a file")
-        data = self.scoring_data(X, y)
-        summary, _ = execution.run_pass(data.partitions, data.map(_evaluation_task, self), merge_summaries,
-                                     split_every=self.split_every, name="nbparallel-evaluate",
-                                     token=data.token, verbose=bool(self.verbose))
-        return summary.report()
+        return self.evaluation(X, y).report()
 
     def average_log_likelihood(self, X, y=None):
         """The average conditional log-likelihood of the data, mean of log P(y_i | x_i)."""

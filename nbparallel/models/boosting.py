@@ -20,7 +20,7 @@ import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
 from nbparallel.data.partitions import input_feature_names
-from nbparallel.data.schema import schema_pass
+from nbparallel.data.schema import class_array, schema_pass
 from nbparallel.engine import execution
 from nbparallel.engine.scheduler import PassScheduler, passes_to_json
 from nbparallel.kernels.counting import count_partition
@@ -35,7 +35,8 @@ from nbparallel.summaries.protocol import merge_summaries
 
 
 def _final_codes(learner, codes, values, cache):
-    """The partition's codes under ``learner``'s final bins, and the cache to keep.
+    """The partition's scoring codes under ``learner``'s final bins (:meth:`NaiveBayes.scoring_codes_of_split`),
+    and the cache to keep.
 
     Boosting multiplies weights by positive factors, so every learner has the
     same non-empty bins and the same final edges: the codes are computed once
@@ -44,14 +45,14 @@ def _final_codes(learner, codes, values, cache):
     key = tuple(edges.tobytes() for edges in learner.bin_edges_.values())
     if cache is not None and cache[0] == key:
         return cache[1], cache
-    final = learner.encode_split(codes, values)
+    final = learner.scoring_codes_of_split(codes, values)
     return final, (key, final)
 
 
 def _wrong(learner, codes, values, classes, cache=None):
     """Rows ``learner`` classifies wrongly (never those with a missing target), and the codes cache."""
     final, cache = _final_codes(learner, codes, values, cache)
-    predicted = learner.best_classes(learner.joint_log_likelihood_of_codes(final))
+    predicted = learner.inputs_of_codes(*final).best()
     return (predicted != classes) & (classes >= 0), cache
 
 
@@ -243,7 +244,7 @@ class BoostedNaiveBayes(PartitionedClassifier):
                                  feature_names=input_feature_names(X, dataset.columns))
         if dataset.target_column is not None:
             self.target_column_ = dataset.target_column
-        self.classes_ = np.asarray(self.schema_.classes)
+        self.classes_ = class_array(self.schema_.classes)
 
         checkpoint = Checkpoint.for_fit(self, self.schema_, scan.n_rows, ignore=("n_rounds",))
         rounds, pending, stopped = checkpoint.load(self._restore) or ([], None, False)
@@ -365,7 +366,7 @@ class BoostedNaiveBayes(PartitionedClassifier):
                                     "passes"))
         self.schema_ = validate.schema(d["schema"])
         check_classes(self.schema_.classes)
-        self.classes_ = np.asarray(self.schema_.classes)
+        self.classes_ = class_array(self.schema_.classes)
         n_features, names, target = validate.feature_names(d, self.schema_)
         self._set_input_features(n_features=n_features, feature_names=names)
         if target is not None:
@@ -387,8 +388,9 @@ class BoostedNaiveBayes(PartitionedClassifier):
 def _predictions_of(learners, X, y, w):
     """Class index of every row under every learner (one column each)."""
     codes, values = learners[0].schema_.split(X)
-    columns, cache = [], None
-    for learner in learners:
+    cache = None
+    out = np.empty((len(codes), len(learners)), dtype=np.int64, order="F")
+    for t, learner in enumerate(learners):
         final, cache = _final_codes(learner, codes, values, cache)
-        columns.append(learner.best_classes(learner.joint_log_likelihood_of_codes(final)))
-    return np.column_stack(columns)
+        learner.inputs_of_codes(*final).best(out[:, t])
+    return out

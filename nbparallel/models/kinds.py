@@ -25,6 +25,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from nbparallel.kernels.binning import bin_values
 from nbparallel.kernels.scoring import joint_log_likelihood
 from nbparallel.models.gaussian import gaussian_log_likelihood, gaussian_parameters
 
@@ -94,6 +95,30 @@ def smoothed_log_prob(cells, seen, f):
     return logp, False
 
 
+@dataclass(frozen=True, eq=False)
+class FinalBins:
+    """The final bins (after empty-bin elimination) of a model's binned attributes, as the scoring kernels
+    read them: :meth:`codes` gives 1 + the bin of each value, 0 for a missing value, and 0 for every value
+    of an attribute with no bin left (no observed training value: its table has no row but the missing
+    one, so any other code would read outside it)."""
+
+    edges: np.ndarray  # (n_binned, max bins - 1), padded with +inf
+    n_bins: np.ndarray  # int64, bins of each attribute (at least 1)
+    empty: np.ndarray  # positions of the attributes with no bin left
+
+    def codes(self, values):
+        """Codes of numeric ``values`` (n_rows x n_binned, float or integer), uint8 or uint16."""
+        n_rows = values.shape[0]
+        if not len(self.n_bins):
+            return np.empty((n_rows, 0), dtype=np.uint8)
+        if values.dtype not in (np.float64, np.float32):
+            values = np.asarray(values, dtype=np.float64)
+        out = bin_values(values, self.edges, self.n_bins)
+        if len(self.empty):
+            out[:, self.empty] = 0
+        return out
+
+
 class Counted:
     """The kinds a count table summarises; they score together, by one table lookup per attribute."""
 
@@ -132,6 +157,16 @@ class BinnedNumeric(Counted):
     """A numeric attribute cut into ``n_bins`` equal-width bins; summarised by counts per (bin, class)."""
 
     name = "numeric"
+
+    @staticmethod
+    def final_bins(fits):
+        """The :class:`FinalBins` of binned attributes' fits (in table order)."""
+        n_bins = np.array([max(len(fit.log_prob), 1) for fit in fits], dtype=np.int64)
+        edges = np.full((len(fits), max([len(fit.edges) for fit in fits] + [0])), np.inf)
+        for j, fit in enumerate(fits):
+            edges[j, : len(fit.edges)] = fit.edges
+        empty = np.array([j for j, fit in enumerate(fits) if len(fit.log_prob) == 0], dtype=np.int64)
+        return FinalBins(edges, n_bins, empty)
 
     @staticmethod
     def derive(attribute, cells, f):

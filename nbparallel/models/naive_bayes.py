@@ -14,11 +14,11 @@ from sklearn.utils.validation import check_is_fitted
 from nbparallel.data.columns import BINNED, CATEGORICAL, GAUSSIAN, NUMERIC
 from nbparallel.data.inputs import as_dataset
 from nbparallel.data.partitions import input_feature_names
-from nbparallel.data.schema import Schema, all_codes, scan_schema, sort_values
+from nbparallel.data.schema import Schema, class_array, scan_schema, sort_values
 from nbparallel.engine import memory
-from nbparallel.kernels.scoring import best_classes
+from nbparallel.kernels.scoring import JOINT, best_classes
 from nbparallel.models import kinds
-from nbparallel.models.base import PartitionedClassifier
+from nbparallel.models.base import PartitionedClassifier, ScoringInputs
 from nbparallel.models.params import Interval, Options
 from nbparallel.models.plan import BY_VALUE, WITH_MOMENTS, WITH_SCHEMA, CountingPlan, check_ranges, warn_out_of_range
 from nbparallel.persistence import validate
@@ -93,6 +93,11 @@ class NaiveBayes(PartitionedClassifier):
         (columns it leaves out are binned). Categorical columns stay
         categorical. With ``class_alpha`` tiny (say 1e-12) the prior is the
         empirical one and the model is GaussianNB's on all-numeric data.
+    class_prior : array-like of shape (n_classes,) or dict, optional
+        Fixed class priors, in the order of ``classes_`` or as ``{class:
+        prior}`` (classes matched as given or by their text), instead of the
+        smoothed training frequencies (positive, summing to 1); the counts
+        are unchanged.
     var_smoothing : float >= 0, default 1e-9
         As in ``GaussianNB``: ``var_smoothing`` times the largest variance of
         a Gaussian attribute (all classes together) is added to every
@@ -167,11 +172,12 @@ class NaiveBayes(PartitionedClassifier):
         "numeric_features": [None, "array-like"],
         "numeric": [Options((BINNED, GAUSSIAN)), dict],
         "var_smoothing": [Interval(float, 0, np.inf, "left")],
+        "class_prior": [None, "array-like", dict],
     }
 
     def __init__(self, *, alpha=AUTO_SMOOTHING, class_alpha=AUTO_SMOOTHING, n_bins=10,
                  categorical_features="auto", n_partitions=None, split_every=2, verbose=0, numeric_ranges=None,
-                 numeric=BINNED, var_smoothing=1e-9, numeric_features=None):
+                 numeric=BINNED, var_smoothing=1e-9, numeric_features=None, class_prior=None):
         self.alpha = alpha
         self.class_alpha = class_alpha
         self.n_bins = n_bins
@@ -183,6 +189,7 @@ class NaiveBayes(PartitionedClassifier):
         self.numeric = numeric
         self.var_smoothing = var_smoothing
         self.numeric_features = numeric_features
+        self.class_prior = class_prior
 
     # ------------------------------------------------------------ fitting
 
@@ -386,7 +393,7 @@ class NaiveBayes(PartitionedClassifier):
     def _derive(self):
         """Smoothed log-probabilities from the summaries (never merged), each attribute by its kind."""
         counts, schema = self.counts_, self.schema_
-        self.classes_ = np.asarray(schema.classes)
+        self.classes_ = class_array(schema.classes)
         self.feature_kinds_ = schema.feature_kinds
         self.n_missing_target_ = counts.n_missing_target
         N_k = self.class_weights()
@@ -398,6 +405,8 @@ class NaiveBayes(PartitionedClassifier):
             self.class_log_prior_ = np.where(
                 present, np.log(N_k + lam) - np.log(N + present.sum() * lam), -np.inf
             )
+        if getattr(self, "class_prior", None) is not None:  # fixed priors (subclasses may not have them)
+            self.class_log_prior_ = fixed_log_prior(self.class_prior, self.classes_)
         fits = [kinds.kind_of(at.kind).derive(at, counts.attribute(a), f) for a, at in enumerate(schema.counted().attributes)]
         gaussian = schema.by_kind(GAUSSIAN)
         self.gaussian_features_ = _names(gaussian)
@@ -426,6 +435,8 @@ class NaiveBayes(PartitionedClassifier):
         self._labelled_log_probabilities = labelled
         self.__dict__.pop("log_probabilities_", None)  # built again from these fits on the next access
         self._log_table, self._log_offsets = kinds.Counted.log_table(self.counted_fits_, n_classes)
+        binned = [fit for at, fit in zip(schema.counted().attributes, self.counted_fits_) if at.kind == NUMERIC]
+        self._final_bins = kinds.BinnedNumeric.final_bins(binned)
 
     @cached_property
     def log_probabilities_(self):
@@ -464,9 +475,44 @@ class NaiveBayes(PartitionedClassifier):
 
     def encode_split(self, codes, values):
         """Codes of a partition already split by :meth:`nbparallel.data.schema.Schema.split` (of
-        ``schema_.counted()``), under the final bins."""
-        binned = self.schema_.binned_attributes()
-        return all_codes(codes, values, [self.bin_edges_[at.name] for at in binned])
+        ``schema_.counted()``), under the final bins, as one uint16 array."""
+        return np.hstack([codes.astype(np.uint16), self.final_bin_codes(values).astype(np.uint16)])
+
+    def final_bin_codes(self, values):
+        """The binned attributes' codes of a partition's numeric ``values`` (in the order of
+        ``schema_.binned_attributes()``) under the final bins: 1 + bin, 0 for a missing value and for every
+        value of an attribute left with no bin (no observed training value)."""
+        return self._final_bins.codes(values)
+
+    def scoring_codes(self, X):
+        """``(categorical codes, binned codes)`` of a partition, as the scoring kernels read them: the
+        categorical codes as counting gets them (a uint8 input array itself, a ``Categorical``'s codes
+        through a lookup table of its categories, strings hashed once per partition and their dictionary
+        mapped to the vocabulary), and the numeric values binned under the final bins."""
+        codes, values = self.schema_.counted().split(X)
+        return codes, self.final_bin_codes(values)
+
+    def scoring_codes_of_split(self, codes, values):
+        """:meth:`scoring_codes` of a partition already split by ``schema_.counted().split``."""
+        return codes, self.final_bin_codes(values)
+
+    @property
+    def scores_from_codes(self):
+        """True when rows are scored from codes alone (no Gaussian attribute), with no (row x class) block."""
+        return self._gaussian_fit is None
+
+    def scoring_inputs(self, X):
+        codes, binned = self.scoring_codes(X)
+        extra = None if self._gaussian_fit is None else self.joint_log_likelihood_of_gaussian(X)
+        return ScoringInputs(codes, binned, self._log_table, self._log_offsets, self.class_log_prior_, extra,
+                             self._tie_order)
+
+    def inputs_of_codes(self, codes, binned=None):
+        """The :class:`~nbparallel.models.base.ScoringInputs` of rows given as codes: :meth:`scoring_codes`'
+        pair, or one array of every counted attribute (:meth:`encode`) with ``binned`` None."""
+        binned = np.empty((len(codes), 0), dtype=np.uint8) if binned is None else binned
+        return ScoringInputs(codes, binned, self._log_table, self._log_offsets, self.class_log_prior_, None,
+                             self._tie_order)
 
     def joint_log_likelihood_of_codes(self, codes):
         """log P(c) + the counted attributes' log P(x | c), of rows given as codes (see :meth:`encode`)."""
@@ -483,7 +529,7 @@ class NaiveBayes(PartitionedClassifier):
         return kinds.GaussianNumeric.score(gaussian_values(X, self._gaussian_positions), self._gaussian_fit)
 
     def joint_log_likelihood_part(self, X):
-        return self.joint_log_likelihood_of_codes(self.encode(X)) + self.joint_log_likelihood_of_gaussian(X)
+        return self.scoring_inputs(X).scores(JOINT)
 
     def encode_targets(self, y):
         return self.schema_.encode_classes(y)
@@ -549,3 +595,29 @@ def _reject_sparse(X):
         raise TypeError("sparse input is not supported: pass a dense array or a DataFrame")
     if isinstance(X, pd.DataFrame) and any(isinstance(d, pd.SparseDtype) for d in X.dtypes):
         raise TypeError("sparse DataFrame columns are not supported: densify them first")
+
+
+def fixed_log_prior(class_prior, classes):
+    """``log(class_prior)``, checked: one positive prior per class, summing to 1.
+
+    >>> fixed_log_prior([0.25, 0.75], ["a", "b"]).round(4).tolist()
+    [-1.3863, -0.2877]
+    >>> fixed_log_prior({"1": 0.25, "0": 0.75}, [0, 1]).round(4).tolist()
+    [-0.2877, -1.3863]
+    """
+    if isinstance(class_prior, dict):
+        given = {str(k): v for k, v in class_prior.items()}
+        names = [str(c) for c in classes]
+        unknown = sorted(set(given) - set(names))
+        missing = [c for c in names if c not in given]
+        if unknown or missing:
+            raise ValueError(f"class_prior must give one prior to each class {names}: "
+                             + (f"unknown classes {unknown}" if unknown else f"missing {missing}"))
+        class_prior = [given[c] for c in names]
+    prior = np.asarray(class_prior, dtype=np.float64)
+    if prior.shape != (len(classes),):
+        raise ValueError(f"class_prior must hold one prior per class ({len(classes)}: {list(classes)}), "
+                         f"got {prior.size} values")
+    if not np.all(np.isfinite(prior)) or np.any(prior <= 0) or abs(prior.sum() - 1) > 1e-6:
+        raise ValueError(f"class_prior must be positive and sum to 1, got {prior.tolist()}")
+    return np.log(prior)

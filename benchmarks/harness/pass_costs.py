@@ -1,0 +1,274 @@
+"""Every pass at counting speed? Each pass of every algorithm, timed beside the same input's own ``fit``.
+
+One table, 20 attributes of 10 values, 2 or 20 classes, given as each input users have: uint8 codes
+(``categorical_features="all"``), pandas ``category`` columns, ``str`` columns, a Parquet directory, a CSV
+directory and a Dask DataFrame from ``read_parquet`` of the Parquet directory. For each input and class
+count, in one process (repeats interleaved, best kept): ``fit``, ``predict``, ``predict_proba``,
+``evaluate``, boosting (5 rounds, per round), 10-fold ``cross_validate``, ``SelectedNaiveBayes`` (sampled
+B(J), 5 attributes) and AutoClass EM (3 clusters, one restart, per iteration); each as a ratio to the
+input's ``fit``. Beside them, on the in-memory inputs, scikit-learn ``CategoricalNB.predict_proba``
+(``OrdinalEncoder`` for strings and categories, not timed) and ``AdaBoostClassifier(CategoricalNB(),
+algorithm="SAMME")`` with 10 rounds against ``BoostedNaiveBayes(n_rounds=10)``.
+
+10^7 rows are measured on the inputs named in ``NBPARALLEL_BENCH_BIG`` (default: uint8 codes, pandas
+category, the Parquet directory); ``NBPARALLEL_BENCH_SIZES`` (default ``1e6,1e7``) sets the sizes. A pass
+whose first (warm-up) run takes longer than the budget over the repeats is timed once more only (the
+``runs`` column).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+
+from .report import Result, Target
+
+N_ATTRIBUTES, N_VALUES, N_FILES, WORKERS = 20, 10, 20, 2
+NAMES = [f"a{j}" for j in range(N_ATTRIBUTES)]
+LEVELS = np.array([f"v{v}" for v in range(N_VALUES)], dtype=object)
+
+INPUTS = ["uint8 codes", "pandas category", "pandas str", "Parquet directory", "CSV directory",
+          "Dask DataFrame (read_parquet)"]
+IN_MEMORY = {"uint8 codes", "pandas category", "pandas str"}
+PASSES = ["fit", "predict", "predict_proba", "evaluate", "boosting round", "10-fold CV", "select 5",
+          "EM iteration"]
+# targets: pass -> (2 classes, 20 classes), as multiples of the input's fit
+TARGETS = {"predict": (1.5, 4.0), "predict_proba": (2.0, 4.0), "evaluate": (2.0, 4.0), "boosting round": (2.5, 2.5),
+           "10-fold CV": (3.0, 3.0), "select 5": (3.0, 3.0), "EM iteration": (3.0, 3.0)}
+BOOST_ROUNDS, EM_ITERATIONS = 5, 10
+
+
+def make_data(n_rows, n_classes, seed=0):
+    """Codes 0..9 (uint8, rows x attributes) and classes 0..n_classes-1 that depend on them."""
+    rng = np.random.default_rng(seed)
+    codes = rng.integers(0, N_VALUES, size=(n_rows, N_ATTRIBUTES), dtype=np.uint8)
+    signal = codes[:, 0].astype(np.int64) + 3 * codes[:, 1] + rng.integers(0, 10, n_rows)
+    y = (signal > 22).astype(np.int64) if n_classes == 2 else signal % n_classes
+    return codes, y
+
+
+def write_files(kind, codes, y, directory):
+    """``N_FILES`` files of string columns and a string class column ``y``."""
+    import pyarrow as pa
+    import pyarrow.csv as pcsv
+    import pyarrow.parquet as pq
+
+    directory.mkdir(parents=True, exist_ok=True)
+    levels = pa.array(LEVELS.tolist())
+    classes = pa.array([f"c{k:02d}" for k in range(int(y.max()) + 1)])
+    for i, rows in enumerate(np.array_split(np.arange(len(codes)), N_FILES)):
+        a, b = rows[0], rows[-1] + 1
+        table = pa.table({**{c: levels.take(pa.array(codes[a:b, j])) for j, c in enumerate(NAMES)},
+                          "y": classes.take(pa.array(y[a:b]))})
+        if kind == "parquet":
+            pq.write_table(table, directory / f"part-{i:03d}.parquet")
+        else:
+            pcsv.write_csv(table, directory / f"part-{i:03d}.csv")
+    return directory
+
+
+def build(name, codes, y, directory):
+    """``(X, target, kind)``: the input, its target (values or a column name), categorical_features."""
+    if name == "uint8 codes":
+        return codes + np.uint8(1), y, "all"
+    if name == "pandas category":
+        return pd.DataFrame({c: pd.Categorical.from_codes(codes[:, j], LEVELS) for j, c in enumerate(NAMES)}), y, "auto"
+    if name == "pandas str":
+        return pd.DataFrame({c: pd.Series(LEVELS[codes[:, j]], dtype="str") for j, c in enumerate(NAMES)}), y, "auto"
+    if name == "Parquet directory":
+        return directory / "parquet", "y", "auto"
+    if name == "CSV directory":
+        return directory / "csv", "y", "auto"
+    import dask.dataframe as dd
+
+    return dd.read_parquet(str(directory / "parquet")), "y", "auto"
+
+
+def _timed(fn):
+    start = time.perf_counter()
+    fn()
+    return time.perf_counter() - start
+
+
+def pass_thunks(X, target, kind, n_classes):
+    """Every pass over one input, as thunks, each with the number of units it does (rounds, iterations)."""
+    from nbparallel import AutoClass, BoostedNaiveBayes, NaiveBayes, SelectedNaiveBayes
+    from nbparallel.model_selection.cross_validation import cross_validate
+
+    model = NaiveBayes(categorical_features=kind).fit(X, target)
+    attributes = X if not isinstance(target, str) else _attributes(X, target)
+    return {
+        "fit": (lambda: NaiveBayes(categorical_features=kind).fit(X, target), 1),
+        "predict": (lambda: model.predict(attributes), 1),
+        "predict_proba": (lambda: model.predict_proba(attributes), 1),
+        "evaluate": (lambda: model.evaluate(X, target), 1),
+        "boosting round": (lambda: BoostedNaiveBayes(n_rounds=BOOST_ROUNDS, categorical_features=kind)
+                           .fit(X, target), BOOST_ROUNDS),
+        "10-fold CV": (lambda: cross_validate(NaiveBayes(categorical_features=kind), X, target, cv=10), 1),
+        "select 5": (lambda: SelectedNaiveBayes(n_features=5, categorical_features=kind).fit(X, target), 1),
+        "EM iteration": (lambda: AutoClass(n_clusters=3, n_restarts=1, max_iter=EM_ITERATIONS, tol=0.0,
+                                           random_state=0, categorical_features=kind).fit(attributes),
+                         EM_ITERATIONS),
+    }
+
+
+def _attributes(X, target):
+    """The attribute columns of a path or a Dask DataFrame (the target left out)."""
+    if isinstance(X, Path):
+        from nbparallel import Files
+
+        return Files(X, drop=[target])
+    return X.drop(columns=target)
+
+
+def peer_thunks(name, X, y, n_classes):
+    """scikit-learn on the in-memory inputs: CategoricalNB.predict_proba and 10 SAMME rounds."""
+    from sklearn.ensemble import AdaBoostClassifier
+    from sklearn.naive_bayes import CategoricalNB
+    from sklearn.preprocessing import OrdinalEncoder
+
+    from nbparallel import BoostedNaiveBayes
+
+    codes = X - 1 if name == "uint8 codes" else OrdinalEncoder(dtype=np.int64).fit_transform(X)  # not timed
+    nb = CategoricalNB().fit(codes, y)
+    kind = "all" if name == "uint8 codes" else "auto"
+    return {
+        "sklearn CategoricalNB.predict_proba": lambda: nb.predict_proba(codes),
+        "sklearn AdaBoost SAMME 10 rounds": lambda: _adaboost(AdaBoostClassifier, CategoricalNB).fit(codes, y),
+        "nbparallel 10 boosting rounds": lambda: BoostedNaiveBayes(n_rounds=10, categorical_features=kind).fit(X, y),
+    }
+
+
+def _adaboost(AdaBoostClassifier, CategoricalNB):
+    """``AdaBoostClassifier(CategoricalNB(), algorithm="SAMME")``, 10 rounds; scikit-learn >= 1.8 has SAMME only
+    and no ``algorithm`` argument."""
+    try:
+        return AdaBoostClassifier(CategoricalNB(), n_estimators=10, algorithm="SAMME")
+    except TypeError:
+        return AdaBoostClassifier(CategoricalNB(), n_estimators=10)
+
+
+def measure(thunks, repeat, budget, notes, label):
+    """Best wall time of each thunk, repeats interleaved; a thunk over the budget runs once."""
+    times = {}
+    for tool, fn in thunks.items():
+        try:
+            times[tool] = [_timed(fn)]  # warm-up (compilation, caches) and the size probe
+        except Exception as exc:  # noqa: BLE001 - a pass or a peer failing must not stop the benchmark
+            notes.append(f"{label}: {tool} failed: {type(exc).__name__}: {str(exc).splitlines()[0][:200]}")
+    for _ in range(repeat):
+        for tool, runs in times.items():
+            if runs[0] * repeat <= budget or len(runs) == 1:
+                runs.append(_timed(thunks[tool]))
+    return {tool: (min(t[1:] or t), len(t) - 1) for tool, t in times.items()}
+
+
+def run(ctx):
+    """Every pass, every input, 2 and 20 classes, 10^6 (and 10^7) rows."""
+    import dask
+
+    quick = ctx.quick
+    sizes = [int(float(n)) for n in os.environ.get("NBPARALLEL_BENCH_SIZES", "1e6,1e7").split(",")]
+    sizes = [5_000] if quick else sizes
+    repeat = 1 if quick else int(os.environ.get("NBPARALLEL_BENCH_REPEAT", "2"))
+    budget = 2.0 if quick else 10.0
+    notes, records = [], []
+    big_inputs = set(os.environ.get("NBPARALLEL_BENCH_BIG", "uint8 codes,pandas category,Parquet directory")
+                     .split(","))
+    with dask.config.set(scheduler="threads", num_workers=WORKERS):
+        for n_rows in sizes:
+            for n_classes in (2, 20):
+                codes, y = make_data(n_rows, n_classes)
+                with tempfile.TemporaryDirectory(prefix="nbparallel-passes-") as tmp:
+                    files = Path(tmp)
+                    write_files("parquet", codes, y, files / "parquet")
+                    write_files("csv", codes, y, files / "csv")
+                    for name in INPUTS:
+                        if n_rows > 1_000_000 and name not in big_inputs:
+                            continue
+                        start = time.perf_counter()
+                        X, target, kind = build(name, codes, y, files)
+                        label = f"{name}, {n_rows} rows, {n_classes} classes"
+                        thunks = pass_thunks(X, target, kind, n_classes)
+                        units = {p: u for p, (_, u) in thunks.items()}
+                        timed = measure({p: f for p, (f, _) in thunks.items()}, repeat, budget, notes, label)
+                        if name in IN_MEMORY:
+                            timed.update(measure(peer_thunks(name, X, y, n_classes), repeat, budget, notes, label))
+                        fit = timed.get("fit", (np.nan, 0))[0]
+                        for tool, (best, runs) in timed.items():
+                            per = best / units.get(tool, 1)
+                            records.append({"input": name, "rows": n_rows, "classes": n_classes, "pass": tool,
+                                            "best_s": best, "per_unit_s": per, "runs": runs,
+                                            "ratio_to_fit": per / fit})
+                        print(f"  {label}: {time.perf_counter() - start:.0f} s", file=sys.stderr, flush=True)
+                        del X
+    rows = pd.DataFrame(records)
+    summary = rows[rows["pass"].isin(PASSES)].pivot_table(
+        index=["input", "rows", "classes"], columns="pass", values="ratio_to_fit", sort=False).reset_index()
+    # the fit column holds seconds, the others multiples of it
+    fits = rows[rows["pass"] == "fit"].set_index(["input", "rows", "classes"])["best_s"]
+    summary["fit"] = [fits[tuple(k)] for k in summary[["input", "rows", "classes"]].itertuples(index=False)]
+    summary = summary[["input", "rows", "classes"] + [p for p in PASSES if p in summary]]
+    notes += [
+        ("fit: best seconds; every other column: the pass (per boosting round, per EM iteration) as a multiple "
+        "of the same input's fit, same run, same process"),
+        f"{WORKERS} threads (Dask's threaded scheduler); peers on one thread (scikit-learn is single-threaded)",
+        ("boosting round = BoostedNaiveBayes(n_rounds=5).fit / 5 (its schema and first counting pass included); "
+         "EM iteration = AutoClass(3 clusters, 1 restart, max_iter=10, tol=0).fit / 10 (its schema pass included)"),
+    ] + (["quick run: tiny sizes, the ratios are not meaningful"] if quick else [])
+    parameters = {"sizes": sizes, "attributes": N_ATTRIBUTES, "values": N_VALUES, "files": N_FILES,
+                  "workers": WORKERS, "repeat": repeat, "budget_s": budget, "load_average": os.getloadavg()}
+    return Result("passes", rows, summary, _plot, parameters, _targets(rows), notes)
+
+
+def _targets(rows):
+    targets = []
+    ratio = rows.set_index(["input", "rows", "classes", "pass"])["ratio_to_fit"]
+    best = rows.set_index(["input", "rows", "classes", "pass"])["best_s"]
+    for (name, n, k, p), value in ratio.items():
+        if p in TARGETS:
+            targets.append(Target(f"{name}, {n} rows, {k} classes: {p} / fit", value,
+                                  TARGETS[p][0 if k == 2 else 1], at_most=True))
+    for n in sorted(rows["rows"].unique()):
+        for k in (2, 20):
+            dask_name, path = "Dask DataFrame (read_parquet)", "Parquet directory"
+            for p in PASSES:
+                if (dask_name, n, k, p) in best and (path, n, k, p) in best:
+                    targets.append(Target(f"{n} rows, {k} classes: {p}, Dask DataFrame / the files as a path",
+                                          best[dask_name, n, k, p] / best[path, n, k, p], 1.3, at_most=True))
+            for name in IN_MEMORY:
+                key = (name, n, k)
+                if (*key, "sklearn CategoricalNB.predict_proba") in best and (*key, "predict_proba") in best:
+                    targets.append(Target(f"{name}, {n} rows, {k} classes: CategoricalNB / nbparallel predict_proba",
+                                          best[(*key, "sklearn CategoricalNB.predict_proba")]
+                                          / best[(*key, "predict_proba")], 10, at_most=False))
+                if (*key, "sklearn AdaBoost SAMME 10 rounds") in best and (*key, "nbparallel 10 boosting rounds") in best:
+                    targets.append(Target(f"{name}, {n} rows, {k} classes: AdaBoost(CategoricalNB) / nbparallel, "
+                                          "10 rounds", best[(*key, "sklearn AdaBoost SAMME 10 rounds")]
+                                          / best[(*key, "nbparallel 10 boosting rounds")], 20, at_most=False))
+    return targets
+
+
+def _plot(rows):
+    data = rows[rows["pass"].isin(PASSES[1:])]
+    groups = list(data.groupby(["rows", "classes"]))
+    figure, axes = plt.subplots(len(groups), 1, figsize=(11, 3.2 * len(groups) + 0.5), squeeze=False)
+    for ax, ((n, k), part) in zip(axes[:, 0], groups):
+        pivot = part.pivot_table(index="pass", columns="input", values="ratio_to_fit", sort=False)
+        pivot = pivot.reindex([p for p in PASSES[1:] if p in pivot.index])
+        pivot.plot.bar(ax=ax, logy=True, width=0.8, rot=0)
+        ax.axhline(1.0, color="black", linewidth=0.8)
+        ax.set(ylabel="x the input's fit", xlabel="", title=f"{n:,} rows x {N_ATTRIBUTES} attributes, {k} classes")
+        ax.tick_params(axis="x", labelsize=8)
+        ax.yaxis.set_major_formatter(plt.FuncFormatter(lambda v, _: f"{v:g}"))
+        ax.legend(fontsize=7, ncol=3)
+    figure.suptitle("Every pass as a multiple of the same input's fit (same process, best of the repeats)")
+    figure.tight_layout()
+    return figure

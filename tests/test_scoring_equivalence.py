@@ -1,0 +1,194 @@
+"""The scoring kernels against plain numpy references written from the models' fitted tables.
+
+Every prediction pass (predict, predict_proba, predict_log_proba, evaluate, boosting's votes, AutoClass's
+E-step) now runs one family of kernels (:mod:`nbparallel.kernels.scoring`). These tests recompute what the
+model should say with nothing of nbparallel but its fitted attributes (``class_log_prior_``,
+``feature_log_prob_``, categories, ``bin_edges_``, ``theta_``/``var_``), in plain numpy and pandas: the
+probabilities must agree to 1e-12 and the labels exactly, for every input form, partitioning and
+save/load.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy.special import logsumexp
+
+from nbparallel import AutoClass, BoostedNaiveBayes, NaiveBayes, load
+from nbparallel.kernels.scoring import JOINT, best_of_rows, evaluate_rows, expected_counts, score_rows
+
+RNG = np.random.default_rng(7)
+
+
+# ------------------------------------------------------------------ references, plain numpy
+
+
+def reference_joint(model, X):
+    """log P(c) + sum_j log P(x_j | c) from the fitted tables, value by value in Python."""
+    X = X if isinstance(X, pd.DataFrame) else pd.DataFrame(X, columns=list(model.schema_.columns))
+    jll = np.tile(model.class_log_prior_, (len(X), 1))
+    for j, name in enumerate(model.schema_.columns):
+        kind = model.feature_kinds_[name]
+        column = X.iloc[:, j]
+        if kind == "categorical":
+            position = {v: i for i, v in enumerate(model.schema_.attribute(name).categories)}
+            logp = model.feature_log_prob_[j]
+            for i, v in enumerate(column.tolist()):
+                p = None if pd.isna(v) else position.get(v.item() if isinstance(v, np.generic) else v)
+                if p is not None:
+                    jll[i] += logp[p]
+        elif kind == "numeric":
+            logp = model.feature_log_prob_[j]
+            values = column.to_numpy(dtype=np.float64, na_value=np.nan)
+            if len(logp) == 0:
+                continue  # no bin: every value scores as missing
+            bins = np.searchsorted(model.bin_edges_[name], values, side="left")  # right-closed bins
+            known = ~np.isnan(values)
+            jll[known] += logp[bins[known]]
+        else:  # gaussian
+            g = model.gaussian_features_.index(name)
+            values = column.to_numpy(dtype=np.float64, na_value=np.nan)
+            for k in range(len(model.classes_)):
+                theta, var = model.theta_[k, g], model.var_[k, g]
+                if np.isnan(var):
+                    continue
+                term = -0.5 * np.log(2 * np.pi * var) - 0.5 * (values - theta) ** 2 / var
+                jll[:, k] += np.where(np.isnan(values), 0.0, term)
+    return jll
+
+
+def reference_labels(model, jll):
+    order = np.argsort(-model.class_log_prior_, kind="stable")  # ties: the larger prior first
+    best = order[np.argmax(jll[:, order], axis=1)]
+    return model.classes_[best]
+
+
+def check_model(model, X):
+    jll = reference_joint(model, X)
+    log_post = jll - logsumexp(jll, axis=1, keepdims=True)
+    np.testing.assert_allclose(model.predict_joint_log_proba(X), jll, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(model.predict_log_proba(X), log_post, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(model.predict_proba(X), np.exp(log_post), rtol=0, atol=1e-12)
+    np.testing.assert_array_equal(model.predict(X), reference_labels(model, jll))
+
+
+# ------------------------------------------------------------------ data
+
+
+def frame(n=600, seed=0):
+    rng = np.random.default_rng(seed)
+    y = rng.integers(0, 3, n)
+    X = pd.DataFrame({
+        "cat": pd.Categorical(rng.choice(["a", "b", "c", "d"], n)),
+        "txt": pd.Series(rng.choice(["u", "v", "w"], n), dtype=object),
+        "num": rng.normal(y, 1.0),
+        "int": rng.integers(0, 7, n) + y,
+        "gauss": rng.normal(2 * y, 1.0),
+    })
+    X.loc[rng.random(n) < 0.05, "txt"] = None
+    X.loc[rng.random(n) < 0.05, "num"] = np.nan
+    return X, np.array(["no", "yes", "maybe"])[y]
+
+
+@pytest.mark.parametrize("n_partitions", [1, 3])
+@pytest.mark.parametrize("numeric", ["binned", {"gauss": "gaussian"}])
+def test_naive_bayes_scores_equal_the_reference_on_frames(n_partitions, numeric, tmp_path):
+    X, y = frame()
+    model = NaiveBayes(n_partitions=n_partitions, numeric=numeric).fit(X, y)
+    test, _ = frame(300, seed=1)
+    test.loc[0, "cat"] = np.nan
+    test.loc[1, "num"] = 1e9  # beyond the range: the last bin
+    check_model(model, test)
+    model.save(tmp_path / "m.json")
+    again = load(tmp_path / "m.json")
+    check_model(again, test)
+    np.testing.assert_array_equal(again.predict_proba(test), model.predict_proba(test))
+
+
+@pytest.mark.parametrize("n_classes", [2, 20])
+def test_codes_strings_categories_and_files_score_alike(n_classes, tmp_path):
+    n = 3000
+    codes = RNG.integers(0, 6, (n, 5)).astype(np.uint8)
+    y = (codes[:, 0].astype(int) * 7 + codes[:, 1] + RNG.integers(0, 3, n)) % n_classes
+    levels = np.array([f"v{v}" for v in range(6)], dtype=object)
+    names = [f"a{j}" for j in range(5)]
+    as_str = pd.DataFrame({c: levels[codes[:, j]] for j, c in enumerate(names)})
+    as_cat = as_str.astype("category")
+    model = NaiveBayes(n_partitions=2).fit(as_str, y)
+    expected = reference_joint(model, as_str)
+    for X in (as_str, as_cat, as_str.astype("string")):
+        check_model(model, X)
+    directory = tmp_path / "parquet"
+    directory.mkdir()
+    for i, rows in enumerate(np.array_split(np.arange(n), 3)):
+        as_str.iloc[rows].to_parquet(directory / f"part-{i}.parquet")
+    np.testing.assert_allclose(model.predict_joint_log_proba(directory), expected, rtol=0, atol=1e-12)
+    import dask.dataframe as dd
+
+    ddf = dd.read_parquet(directory)
+    np.testing.assert_allclose(model.predict_proba(ddf), model.predict_proba(as_str), rtol=0, atol=1e-12)
+    coded = NaiveBayes(categorical_features="all", n_partitions=3).fit(codes + np.uint8(1), y)
+    check_model(coded, codes + np.uint8(1))
+
+
+def test_boosted_votes_equal_the_learners_references():
+    X, y = frame(400)
+    model = BoostedNaiveBayes(n_rounds=4, n_partitions=2).fit(X.drop(columns="gauss"), y)
+    test = frame(200, seed=3)[0].drop(columns="gauss")
+    votes = np.zeros((len(test), len(model.classes_)))
+    for learner, alpha in zip(model.estimators_, model.estimator_weights_):
+        predicted = np.searchsorted(model.classes_, reference_labels(learner, reference_joint(learner, test)))
+        votes[np.arange(len(test)), predicted] += alpha
+    shares = votes / model.estimator_weights_.sum()
+    np.testing.assert_allclose(model.predict_proba(test), shares, rtol=0, atol=1e-12)
+    np.testing.assert_array_equal(model.predict(test), model.classes_[np.argmax(shares, axis=1)])
+
+
+def test_autoclass_e_step_kernel_equals_the_numpy_e_step():
+    n, K, R = 500, 3, 2
+    codes = RNG.integers(0, 5, (n, 4)).astype(np.uint8)  # 0: missing
+    offsets = np.arange(5, dtype=np.int64) * 5
+    table = np.log(RNG.dirichlet(np.ones(5), size=(4, R * K)).transpose(0, 2, 1).reshape(20, R * K))
+    table[offsets[:-1]] = 0.0
+    prior = np.log(RNG.dirichlet(np.ones(K), size=R).ravel())
+    weights = RNG.random(n)
+    counts, totals, loglik = expected_counts(codes[:, :3], codes[:, 3:], table, offsets, prior, K, weights)
+    jll = prior + sum(table[offsets[a] + codes[:, a]] for a in range(4))
+    by = jll.reshape(n, R, K)
+    norm = logsumexp(by, axis=2, keepdims=True)
+    resp = (np.exp(by - norm).reshape(n, R * K)) * weights[:, None]
+    want = np.zeros_like(table)
+    for a in range(4):
+        np.add.at(want, offsets[a] + codes[:, a], resp)
+    np.testing.assert_allclose(counts, want, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(totals, resp.sum(axis=0), rtol=1e-12)
+    np.testing.assert_allclose(loglik, weights @ norm[:, :, 0], rtol=1e-12)
+
+
+def test_autoclass_predictions_equal_the_reference():
+    X = pd.DataFrame({f"a{j}": RNG.choice(list("xyz"), 400) for j in range(4)})
+    model = AutoClass(n_clusters=3, n_restarts=2, max_iter=5, random_state=0, n_partitions=2).fit(X)
+    jll = np.tile(model.cluster_log_prior_, (len(X), 1))
+    for j, at in enumerate(model.schema_.attributes):
+        position = {v: i for i, v in enumerate(at.categories)}
+        jll += model.feature_log_prob_[j][[position[v] for v in X[at.name]]]
+    log_resp = jll - logsumexp(jll, axis=1, keepdims=True)
+    np.testing.assert_allclose(model.predict_proba(X), np.exp(log_resp), rtol=0, atol=1e-12)
+    np.testing.assert_array_equal(model.predict(X), np.argmax(jll, axis=1))
+
+
+# ------------------------------------------------------------------ the kernels' boundary
+
+
+def test_kernels_refuse_codes_outside_the_table_without_reading_them():
+    table = np.zeros((7, 2))
+    offsets = np.array([0, 3, 7])
+    codes = np.array([[1, 2], [3, 0]], dtype=np.uint8)  # 3 >= the first attribute's 3 rows
+    none = np.empty((2, 0), dtype=np.uint8)
+    for call in (lambda: score_rows(codes, none, table, offsets, np.zeros(2), mode=JOINT),
+                 lambda: best_of_rows(codes[:, :1], codes[:, 1:], table, offsets, np.zeros(2), [0, 1]),
+                 lambda: evaluate_rows(codes, none, table, offsets, np.zeros(2), [0, 1], np.array([0, 1])),
+                 lambda: expected_counts(codes, none, table, offsets, np.zeros(2), 2, np.ones(2))):
+        with pytest.raises(ValueError, match="outside"):
+            call()
