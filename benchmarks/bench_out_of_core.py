@@ -13,6 +13,15 @@ Usage::
 
     python benchmarks/bench_out_of_core.py            # 10^6 and 10^7 rows
     python benchmarks/bench_out_of_core.py --quick    # seconds, tiny sizes
+
+With ``--rows N`` (the 10^9-row run; see :func:`main_rows`) it writes a Parquet
+directory of N rows x 20 string attributes in chunks, fits it in this machine's
+threads (each fit in a fresh process, so its peak RSS is its own), once in one
+go and once in batches of files with a checkpoint after each batch, stopped
+half way and resumed from the checkpoint, and counts the same files with
+DuckDB where it is installed (``pip install duckdb``; optional)::
+
+    python benchmarks/bench_out_of_core.py --rows 10000000 100000000 --data-dir /work/ooc
 """
 
 from __future__ import annotations
@@ -107,12 +116,26 @@ def fit_once(path, n_workers):
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rows", type=int, nargs="+", default=None,
+                        help="the out-of-core run at these sizes (e.g. 1000000000): string Parquet "
+                             "directories, checkpoint and resume, peak RSS, DuckDB")
+    parser.add_argument("--data-dir", type=Path, default=None,
+                        help="with --rows: where the directories are written (kept; default a temporary one)")
+    parser.add_argument("--batches", type=int, default=10, help="with --rows: checkpointed batches")
+    parser.add_argument("--no-checkpoint", action="store_true",
+                        help="with --rows: leave out the checkpointed fit and its resume")
+    parser.add_argument("--no-duckdb", action="store_true", help="with --rows: leave out DuckDB")
+    parser.add_argument("--child", nargs="+", help=argparse.SUPPRESS)
     parser.add_argument("--sizes", type=int, nargs="+", default=[10**6, 10**7])
     parser.add_argument("--rows-per-file", type=int, default=250_000)
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--quick", action="store_true",
                         help="sizes 10^4 and 10^5 with 5,000-row files")
     args = parser.parse_args(argv)
+    if args.child:
+        return _child(*args.child)
+    if args.rows:
+        return main_rows(args)
     if args.quick:
         args.sizes, args.rows_per_file = [10**4, 10**5], 5_000
 
@@ -142,5 +165,204 @@ def main(argv=None):
               f"({'within' if max(abs(r - 1) for r in ratios) <= 0.10 else 'NOT within'} 10%)")
 
 
+
+# --rows: 10^9 rows of strings out of core ---------------------------------------------------------
+
+N_STRING_ATTRIBUTES = 20
+ROWS_PER_FILE = 2_500_000
+ROWS_PER_GROUP = 500_000
+
+
+def _string_chunk(n_rows, seed):
+    """An Arrow table of ``n_rows``: 20 dictionary-encoded string attributes and a string label."""
+    import pyarrow as pa
+
+    rng = np.random.default_rng(seed)
+    label = rng.integers(0, N_CLASSES, n_rows, dtype=np.int8)
+    columns = {}
+    for j in range(N_STRING_ATTRIBUTES):
+        m = 2 + j % 11  # 2..12 values
+        codes = ((rng.integers(0, m, n_rows, dtype=np.int8) + label * (j % 3)) % m).astype(np.int8)
+        columns[f"a{j:02d}"] = pa.DictionaryArray.from_arrays(
+            codes, pa.array([f"v{j}_{k}" for k in range(m)]))
+    columns["label"] = pa.DictionaryArray.from_arrays(label, pa.array([f"class{k}" for k in range(N_CLASSES)]))
+    return pa.table(columns)
+
+
+def write_strings(directory, n_rows):
+    """Write ``n_rows`` as Parquet files of ROWS_PER_FILE rows, one chunk at a time; resumable.
+
+    A file is written under a temporary name and renamed, so a stopped write
+    leaves whole files only; files already there are kept.
+    """
+    import pyarrow.parquet as pq
+
+    directory.mkdir(parents=True, exist_ok=True)
+    n_files = -(-n_rows // ROWS_PER_FILE)
+    start = time.perf_counter()
+    for i in range(n_files):
+        path = directory / f"part-{i:05d}.parquet"
+        if path.exists():
+            continue
+        rows = min(ROWS_PER_FILE, n_rows - i * ROWS_PER_FILE)
+        tmp = path.with_suffix(".tmp")
+        pq.write_table(_string_chunk(rows, seed=i), tmp, row_group_size=ROWS_PER_GROUP)
+        os.replace(tmp, path)
+        if (i + 1) % 20 == 0 or i + 1 == n_files:
+            done = (i + 1) / n_files
+            elapsed = time.perf_counter() - start
+            print(f"  wrote {i + 1}/{n_files} files ({elapsed:.0f} s, eta {elapsed / done - elapsed:.0f} s)",
+                  flush=True)
+    return directory
+
+
+def _peak_rss():
+    import resource
+
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+
+
+def _batch_directory(checkpoint, b, files):
+    """A directory of hard links to one batch's files (a path is what partial_fit takes)."""
+    directory = checkpoint.with_name(f"{checkpoint.stem}-batch-{b:03d}")
+    directory.mkdir(exist_ok=True)
+    for f in files:
+        link = directory / Path(f).name
+        if not link.exists():
+            os.link(f, link)
+    return directory
+
+
+def _child(task, directory, *rest):
+    """Run one measurement in this fresh process and print it as JSON on the last line."""
+    import json
+
+    from nbparallel import NaiveBayes, load
+
+    directory = Path(directory)
+    files = sorted(str(p) for p in directory.glob("*.parquet"))
+    out = {}
+    if task == "fit":
+        NaiveBayes().fit(files[0], "label")  # compile the kernels before the clock starts
+        base = _peak_rss()
+        start = time.perf_counter()
+        model = NaiveBayes().fit(str(directory), "label")
+        out = {"seconds": time.perf_counter() - start, "rss_before": base,
+               "rows": int(model.counts_.class_totals.sum()),
+               "partitions": model.n_partitions_, "height": model.reduction_.height}
+        model.save(rest[0])
+    elif task == "batches":  # checkpoint after every batch; stop after `stop` batches (0: never)
+        checkpoint, n_batches, stop = Path(rest[0]), int(rest[1]), int(rest[2])
+        batches = [list(b) for b in np.array_split(files, n_batches) if len(b)]
+        state = json.loads(checkpoint.with_suffix(".done").read_text()) if checkpoint.exists() else {"done": 0}
+        model = load(checkpoint) if checkpoint.exists() else NaiveBayes()
+        resumed_at = state["done"]
+        start = time.perf_counter()
+        for b in range(state["done"], len(batches)):
+            if stop and b >= stop:
+                break
+            model.partial_fit(str(_batch_directory(checkpoint, b, batches[b])), "label")
+            model.save(checkpoint)  # atomic; then the record of what it holds
+            checkpoint.with_suffix(".done").write_text(json.dumps({"done": b + 1}))
+            rows = int(model.counts_.class_totals.sum())
+            elapsed = time.perf_counter() - start
+            print(f"  batch {b + 1}/{len(batches)}: {rows:,} rows counted, {elapsed:.1f} s, "
+                  f"peak RSS {_peak_rss() / 2**20:.0f} MiB", flush=True)
+        out = {"seconds": time.perf_counter() - start, "resumed_at": resumed_at,
+               "done": json.loads(checkpoint.with_suffix(".done").read_text())["done"], "batches": len(batches)}
+    elif task == "duckdb":
+        import duckdb
+
+        con = duckdb.connect()
+        con.execute("SET threads TO 2")
+        sets = ", ".join(f"(label, a{j:02d})" for j in range(N_STRING_ATTRIBUTES))
+        query = (f"SELECT label, {', '.join(f'a{j:02d}' for j in range(N_STRING_ATTRIBUTES))}, count(*) "
+                 f"FROM read_parquet('{directory}/*.parquet') GROUP BY GROUPING SETS ({sets})")
+        start = time.perf_counter()
+        n = len(con.execute(query).fetchall())
+        out = {"seconds": time.perf_counter() - start, "groups": n}
+    out["peak_rss"] = _peak_rss()
+    print(json.dumps(out))
+    return 0
+
+
+def _run_child(*args):
+    import json
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, __file__, "--child", *map(str, args)], capture_output=True, text=True, check=False,
+                          env={**os.environ, "PYTHONPATH": os.pathsep.join(
+                              [str(Path(__file__).resolve().parents[1]), os.environ.get("PYTHONPATH", "")])})
+    for line in done.stdout.splitlines()[:-1]:
+        print(line, flush=True)
+    if done.returncode != 0:
+        raise RuntimeError(f"{' '.join(map(str, args))} failed:\n{done.stderr[-3000:]}")
+    return json.loads(done.stdout.splitlines()[-1])
+
+
+def main_rows(args):
+    """Write, fit (plain, and checkpointed with a resume) and count with DuckDB at each size."""
+    import importlib.util
+    import json
+
+    from nbparallel import load
+
+    has_duckdb = importlib.util.find_spec("duckdb") is not None and not args.no_duckdb
+    base = args.data_dir or Path(tempfile.mkdtemp(prefix="nbparallel-ooc-"))
+    mib = 2**20
+    results = []
+    for n_rows in args.rows:
+        directory = base / f"strings-{n_rows}"
+        start = time.perf_counter()
+        print(f"{n_rows:,} rows: writing {directory}", flush=True)
+        write_strings(directory, n_rows)
+        write_s = time.perf_counter() - start
+        size = sum(p.stat().st_size for p in directory.glob("*.parquet"))
+        fit = _run_child("fit", directory, base / f"model-{n_rows}.json")
+        print(f"  fit: {fit['seconds']:.1f} s, {n_rows / fit['seconds'] / 1e6:.2f} M rows/s, "
+              f"{fit['partitions']} partitions, tree height {fit['height']}, "
+              f"peak RSS {fit['peak_rss'] / mib:.0f} MiB", flush=True)
+        row = {"rows": n_rows, "files": len(list(directory.glob("*.parquet"))), "bytes": size,
+               "write_s": write_s, "fit_s": fit["seconds"], "fit_rows_per_s": n_rows / fit["seconds"],
+               "fit_peak_rss": fit["peak_rss"], "fit_rss_before": fit["rss_before"],
+               "partitions": fit["partitions"], "height": fit["height"]}
+        if not args.no_checkpoint:
+            checkpoint = base / f"checkpoint-{n_rows}.json"
+            for p in (checkpoint, checkpoint.with_suffix(".done")):
+                p.unlink(missing_ok=True)
+            half = max(min(args.batches, row["files"]) // 2, 1)  # a batch holds one file at least
+            first = _run_child("batches", directory, checkpoint, args.batches, half)  # "interrupted" half way
+            second = _run_child("batches", directory, checkpoint, args.batches, 0)  # resumed from the checkpoint
+            same = bool((load(checkpoint).counts_.table == load(base / f"model-{n_rows}.json").counts_.table).all())
+            print(f"  checkpointed: stopped after {first['done']}/{first['batches']} batches, resumed at "
+                  f"{second['resumed_at']}: {first['seconds'] + second['seconds']:.1f} s in all, counts equal "
+                  f"the plain fit: {same}", flush=True)
+            row |= {"checkpointed_s": first["seconds"] + second["seconds"],
+                    "checkpoint_peak_rss": max(first["peak_rss"], second["peak_rss"]), "resumed_equal": same}
+        if has_duckdb:
+            duck = _run_child("duckdb", directory)
+            row |= {"duckdb_s": duck["seconds"], "duckdb_rows_per_s": n_rows / duck["seconds"],
+                    "duckdb_peak_rss": duck["peak_rss"]}
+            print(f"  DuckDB GROUPING SETS count: {duck['seconds']:.1f} s, "
+                  f"{n_rows / duck['seconds'] / 1e6:.2f} M rows/s, peak RSS {duck['peak_rss'] / mib:.0f} MiB "
+                  f"(nbparallel / DuckDB throughput {duck['seconds'] / fit['seconds']:.2f}x)", flush=True)
+        results.append(row)
+    frame = pd.DataFrame(results)
+    out = Path(__file__).resolve().parent / "results"
+    out.mkdir(exist_ok=True)
+    stem = "out_of_core_rows-" + "-".join(f"{n:.0e}".replace("+0", "").replace("+", "") for n in args.rows)
+    frame.to_csv(out / f"{stem}.csv", index=False)
+    (out / f"{stem}.json").write_text(json.dumps(
+        {"duckdb": has_duckdb, "cores": os.cpu_count(), "rows_per_file": ROWS_PER_FILE,
+         "rows_per_group": ROWS_PER_GROUP, "attributes": N_STRING_ATTRIBUTES, "results": results},
+        indent=1, default=str))
+    print(frame.assign(fit_peak_rss_mib=frame["fit_peak_rss"] / mib).drop(columns=["fit_peak_rss"]).to_string())
+    if len(frame) > 1:
+        print(f"peak RSS of the fit at {frame['rows'].iloc[-1]:,} rows / at {frame['rows'].iloc[0]:,}: "
+              f"{frame['fit_peak_rss'].iloc[-1] / frame['fit_peak_rss'].iloc[0]:.3f} (target <= 1.2)")
+    return 0
+
+
 if __name__ == "__main__":
-    main()
+    raise SystemExit(main())
