@@ -19,6 +19,7 @@ _EXPORTS = {
     "AutoClass": ".models.autoclass",
     "BernoulliNaiveBayes": ".models.text",
     "BoostedNaiveBayes": ".models.boosting",
+    "ComplementNaiveBayes": ".models.complement",
     "MultinomialNaiveBayes": ".models.text",
     "NaiveBayes": ".models.naive_bayes",
     "SelectedNaiveBayes": ".model_selection.selection",

@@ -17,11 +17,12 @@ def estimators():
     from nbparallel.model_selection.selection import SelectedNaiveBayes
     from nbparallel.models.autoclass import AutoClass
     from nbparallel.models.boosting import BoostedNaiveBayes
+    from nbparallel.models.complement import ComplementNaiveBayes
     from nbparallel.models.naive_bayes import NaiveBayes
     from nbparallel.models.text import BernoulliNaiveBayes, MultinomialNaiveBayes
 
-    return {cls.__name__: cls for cls in (AutoClass, BernoulliNaiveBayes, BoostedNaiveBayes, MultinomialNaiveBayes,
-                                          NaiveBayes, SelectedNaiveBayes)}
+    return {cls.__name__: cls for cls in (AutoClass, BernoulliNaiveBayes, BoostedNaiveBayes, ComplementNaiveBayes,
+                                          MultinomialNaiveBayes, NaiveBayes, SelectedNaiveBayes)}
 
 
 def load(path):

@@ -278,3 +278,69 @@ def test_cli_report_of_text_cluster_and_boosted_models(tmp_path, capsys):
     assert main(["report", str(tmp_path / "c.json"), "-o", str(tmp_path / "x.png"), "--documents",
                  str(tmp_path / "docs.txt")]) == 2
     assert "--documents names the hashed features of text models" in capsys.readouterr().err
+
+
+def many_classes(n_classes, n_attributes, n_gaussian, n=2000, seed=0):
+    rng = np.random.default_rng(seed)
+    y = rng.integers(0, n_classes, n)
+    frame = pd.DataFrame({f"a{j:03d}": np.where(rng.random(n) < 0.5, (y * (j + 1)) % 4, rng.integers(0, 4, n)).astype(str)
+                          for j in range(n_attributes)})
+    for j in range(n_gaussian):
+        frame[f"g{j}"] = rng.normal(y * (j + 1.0), 1.0, n)
+    names = np.array([f"a class called {k} with a long name" for k in range(n_classes)])
+    return frame, names[y]
+
+
+def _overlaps(boxes):
+    return any(a.overlaps(b) for i, a in enumerate(boxes) for b in boxes[i + 1:])
+
+
+@pytest.mark.parametrize("n_classes, n_attributes", [(2, 1), (19, 30), (50, 200)])
+def test_report_layout_is_readable_for_many_classes_and_attributes(n_classes, n_attributes):
+    frame, y = many_classes(n_classes, n_attributes, n_gaussian=2)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        model = NaiveBayes(numeric="gaussian").fit(frame, y)
+    fig = plot_evidence(model, max_attributes=4)
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    renderer = FigureCanvasAgg(fig).get_renderer()
+    fig.draw(renderer)
+    text = "\n".join(t.get_text() for ax in fig.axes for t in ax.texts)
+    assert "log P(c | v) - log P(c)" in text and "It is not a\nlog-odds" in text
+    total = n_attributes + 2
+    panels = [ax for ax in fig.axes if ax.get_title(loc="left").startswith("#")]
+    assert len(panels) == min(4, total)
+    assert any("Gaussian" in ax.get_title(loc="left") for ax in panels) and any(ax.get_images() for ax in panels)
+    for ax in panels:
+        for ticks in (ax.get_xticklabels(), ax.get_yticklabels()):
+            boxes = [t.get_window_extent(renderer) for t in ticks if t.get_text()]
+            assert not _overlaps(boxes), ax.get_title(loc="left")
+        title = ax._left_title.get_window_extent(renderer)
+        assert not any(title.overlaps(t.get_window_extent(renderer)) for t in ax.get_xticklabels() if t.get_text())
+    ranking = fig.axes[0]
+    assert len(ranking.get_yticklabels()) == min(40, total)
+    if total > 40:
+        assert f"(top 40 of {total})" in ranking.get_title(loc="left") and f"top 4 of {total} attributes" in text
+    if n_classes > 12:
+        assert "classes as rows" in text and "cut to 16 characters" in text
+    # the Gaussian attributes are ranked with the counted ones
+    summary = model_summary(model)
+    assert {a["name"] for a in summary["ranking"]} == set(frame.columns)
+
+
+def test_gaussian_mutual_information_against_direct_integration():
+    from scipy import integrate, stats
+
+    from nbparallel.report import gaussian_mutual_information
+
+    mean, std, prior = np.array([0.0, 1.5, 4.0]), np.array([1.0, 0.5, 2.0]), np.array([0.2, 0.5, 0.3])
+
+    def density(x):
+        return sum(p * stats.norm.pdf(x, m, s) for m, s, p in zip(mean, std, prior))
+
+    h_x = integrate.quad(lambda x: -density(x) * np.log(density(x)) if density(x) > 0 else 0.0, -20, 20,
+                         limit=400)[0]
+    h_given = sum(p * stats.norm.entropy(m, s) for m, s, p in zip(mean, std, prior))
+    assert gaussian_mutual_information(mean, std, prior) == pytest.approx((h_x - h_given) / np.log(2), abs=1e-5)
+    assert gaussian_mutual_information(np.zeros(3), np.ones(3), prior) == pytest.approx(0.0, abs=1e-9)

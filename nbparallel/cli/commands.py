@@ -8,14 +8,36 @@ The parser is :mod:`nbparallel.cli.parser`; data paths become library inputs in
 
 from __future__ import annotations
 
+import importlib
+import os
 import sys
 import time
 
-import pandas as pd
-
 from nbparallel.cli import output, parser
-from nbparallel.cli.options import check_output, cluster, data_settings, document_labels, load_model, training_files
+from nbparallel.cli.options import (
+    check_output,
+    class_priors,
+    cluster,
+    data_settings,
+    document_labels,
+    gaussian_setting,
+    load_model,
+    training_files,
+)
 from nbparallel.cli.output import report_error, warnings_as_messages, write_table
+
+
+class LazyModule:
+    """A module imported on first attribute access: pandas costs 0.3 s, which ``--help`` need not pay."""
+
+    def __init__(self, name):
+        self._name = name
+
+    def __getattr__(self, attr):
+        return getattr(importlib.import_module(self._name), attr)
+
+
+pd = LazyModule("pandas")
 
 
 def cmd_fit(args):
@@ -26,7 +48,11 @@ def cmd_fit(args):
         return cmd_fit_boosted(args)
     if args.checkpoint is not None:
         raise ValueError("--checkpoint needs --boost T: only boosting resumes from a checkpoint")
-    model = NaiveBayes(alpha=args.alpha, class_alpha=args.class_alpha, **data_settings(args))
+    prior = None if not args.class_prior else dict(args.class_prior)
+    if prior is not None and len(prior) != len(args.class_prior):
+        raise ValueError("--class-prior gives a class twice")
+    model = NaiveBayes(alpha=args.alpha, class_alpha=args.class_alpha, class_prior=prior, **gaussian_setting(args),
+                       **data_settings(args))
     start = time.perf_counter()
     with cluster(args), warnings_as_messages("fit"):
         model.fit(training_files(args), args.target, sample_weight=args.weight)
@@ -39,6 +65,10 @@ def cmd_fit(args):
 def cmd_fit_boosted(args):
     from nbparallel.models.boosting import BoostedNaiveBayes
 
+    if args.gaussian is not None:
+        raise ValueError("--gaussian is not taken with --boost: boosted learners count binned numeric columns")
+    if args.class_prior:
+        raise ValueError("--class-prior is not taken with --boost: boosting reweights the rows every round")
     model = BoostedNaiveBayes(n_rounds=args.boost, alpha=args.alpha, class_alpha=args.class_alpha,
                               checkpoint=args.checkpoint, **data_settings(args))
     start = time.perf_counter()
@@ -68,10 +98,10 @@ def cmd_cluster_fit(args):
 def cmd_select(args):
     from nbparallel.model_selection.selection import SelectedNaiveBayes
 
+    b_estimate = "exact" if args.exact else "sample" if args.sampled else "auto"
     model = SelectedNaiveBayes(
         n_features=args.features, max_features=args.max_features or "auto", must_include=args.must or (),
-        b_estimate="exact" if args.exact else "sample", sample_size=args.sample_size, random_state=args.seed,
-        **data_settings(args))
+        b_estimate=b_estimate, sample_size=args.sample_size, random_state=args.seed, **data_settings(args))
     start = time.perf_counter()
     with cluster(args), warnings_as_messages("select"):
         test = None if args.test is None else training_files(args, args.test)
@@ -85,11 +115,17 @@ def cmd_cv(args):
     from nbparallel.model_selection.cross_validation import cross_validate
     from nbparallel.models.naive_bayes import NaiveBayes
 
-    estimator = NaiveBayes(alpha=args.alpha, class_alpha=args.class_alpha, **data_settings(args))
+    estimator = NaiveBayes(alpha=args.alpha, class_alpha=args.class_alpha, **gaussian_setting(args),
+                           **data_settings(args))
+    if args.repeats > 1 and not args.shuffle:
+        raise ValueError(f"--repeats {args.repeats} needs --shuffle: unshuffled repeats are the same folds")
+    if args.seed is not None and not args.shuffle:
+        raise ValueError("--seed seeds shuffled folds: give --shuffle too")
     start = time.perf_counter()
-    with cluster(args):
-        result = cross_validate(estimator, training_files(args), args.target, cv=args.folds)
-    output.print_cross_validation(result, time.perf_counter() - start)
+    with cluster(args), warnings_as_messages("cv"):
+        result = cross_validate(estimator, training_files(args), args.target, cv=args.folds, shuffle=args.shuffle,
+                                stratify=args.stratify, n_repeats=args.repeats, random_state=args.seed)
+    output.print_cross_validation(result, time.perf_counter() - start, as_json=args.json)
 
 
 def cmd_predict(args):
@@ -113,6 +149,10 @@ def cmd_evaluate(args):
     from nbparallel.cli.scoring import scoring_files
 
     model = load_model(args)
+    if hasattr(model, "feature_count_"):
+        return evaluate_text(model, args)
+    if args.labels is not None:
+        raise ValueError("--labels is for text models' documents; with tables, --target names the class column")
     if not hasattr(model, "evaluate"):
         raise ValueError(f"{args.model} holds a {type(model).__name__} model, which has no classes to evaluate; "
                          f"evaluate needs a NaiveBayes or BoostedNaiveBayes model")
@@ -125,18 +165,52 @@ def cmd_evaluate(args):
     output.print_evaluation(model.classes_, result, as_json=args.json)
 
 
+def evaluate_text(model, args):
+    """``evaluate`` of a text model: documents hashed as text-fit hashed them, labels from --labels or the
+    class directories."""
+    from nbparallel.data.documents import read_documents
+
+    if args.target is not None:
+        raise ValueError("--target names a table's class column; a text model's documents take --labels "
+                         "(or a directory of class directories)")
+    X, y = read_documents(args.data, n_features=model.n_features_in_)
+    if args.labels is not None:
+        y = document_labels(args, X.shape[0])
+    if y is None:
+        raise ValueError("--labels is required unless DATA is a directory of class directories")
+    with cluster(args):
+        result = model.evaluate(X, y)
+    output.print_evaluation(model.classes_, result, as_json=args.json)
+
+
+def text_model(args, classes=None):
+    """The text model ``--model`` names, with the command's settings."""
+    import numpy as np
+
+    from nbparallel.models.complement import ComplementNaiveBayes
+    from nbparallel.models.text import BernoulliNaiveBayes, MultinomialNaiveBayes
+
+    params = {"alpha": args.alpha, "n_partitions": args.partitions, "split_every": args.split_every}
+    if args.model == "complement":
+        if args.class_prior:
+            raise ValueError("--class-prior is not taken by the complement model, which (as scikit-learn's "
+                             "ComplementNB) predicts from the complement counts alone")
+        return ComplementNaiveBayes(**params)
+    prior = class_priors(args, np.unique(classes)) if classes is not None else None
+    if args.model == "multinomial":
+        return MultinomialNaiveBayes(class_prior=prior, **params)
+    return BernoulliNaiveBayes(binarize=args.binarize, class_prior=prior, **params)
+
+
 def cmd_text_fit(args):
     from nbparallel.data.documents import read_documents
-    from nbparallel.models.text import BernoulliNaiveBayes, MultinomialNaiveBayes
 
     X, y = read_documents(args.data, n_features=2**args.hashing_bits)
     if args.labels is not None:
         y = document_labels(args, X.shape[0])
     if y is None:
         raise ValueError("--labels is required unless DATA is a directory of class directories")
-    params = dict(alpha=args.alpha, n_partitions=args.partitions, split_every=args.split_every)
-    model = (MultinomialNaiveBayes(**params) if args.model == "multinomial"
-             else BernoulliNaiveBayes(binarize=args.binarize, **params))
+    model = text_model(args, y)
     start = time.perf_counter()
     with cluster(args):
         model.fit(X, y)
@@ -215,11 +289,29 @@ def build_parser():
     return parser.build_parser(COMMANDS)
 
 
+def quiet_closed_pipe():
+    """After stdout's reader went away (``| head -1``): point stdout at /dev/null, so that Python's
+    flush at exit cannot fail again, as coreutils end quietly with status 0."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError):
+        pass
+
+
 def main(argv=None):
     """Entry point; returns the exit status."""
     args = build_parser().parse_args(argv)
     try:
-        args.func(args)
+        from nbparallel.cli.progress import command_display
+
+        with command_display(args):
+            args.func(args)
+        sys.stdout.flush()
+    except BrokenPipeError:
+        quiet_closed_pipe()
+        return 0
     except KeyboardInterrupt:
         print(f"nbparallel {args.command}: interrupted", file=sys.stderr)
         return 130

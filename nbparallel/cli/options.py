@@ -1,17 +1,16 @@
 """Parsed options as the library's inputs: files with their read options, estimator settings, the cluster.
 
 Every data path goes to the library as a :class:`~nbparallel.data.files.options.Files`
-(``--na-values``, ``--numeric``, ``--drop``), which reads it partition by
-partition; the command line never reads a table itself.
+(``--na-values``, ``--numeric``, ``--drop``, ``--delimiter``, ``--encoding``,
+``--storage-option``), which reads it partition by partition; the command line
+never reads a table itself. The library is imported inside the functions, so
+that ``--help`` and argument errors do not wait for pandas, Dask or numba.
 """
 
 from __future__ import annotations
 
 import contextlib
 from pathlib import Path
-
-from nbparallel.data.files.dataset import file_layout
-from nbparallel.data.files.options import Files
 
 
 def check_columns(names, columns, option):
@@ -21,13 +20,29 @@ def check_columns(names, columns, option):
         raise ValueError(f"{option} names columns {missing} that the data does not have; columns are {list(columns)}")
 
 
+def read_settings(args):
+    """``Files`` keywords of the read options a verb has: ``--na-values``, ``--delimiter``, ``--encoding``,
+    ``--storage-option``."""
+    settings = {"na_values": getattr(args, "na_values", None)}
+    for name in ("delimiter", "encoding"):
+        if getattr(args, name, None) is not None:
+            settings[name] = getattr(args, name)
+    if getattr(args, "storage_options", None):
+        settings["storage_options"] = dict(args.storage_options)
+    return settings
+
+
 def training_files(args, path=None):
     """The training data (or ``path``, the test data) with the options' read settings and ``--drop``."""
+    from nbparallel.data.files.dataset import file_layout
+    from nbparallel.data.files.options import Files
+
     path = args.data if path is None else path
     drop = getattr(args, "drop", None)
+    settings = read_settings(args)
     if drop:
-        check_columns(drop, file_layout(path).columns, "--drop")
-    return Files(path, na_values=args.na_values, numeric_features=getattr(args, "numeric", None), drop=drop)
+        check_columns(drop, file_layout(Files(path, **settings)).columns, "--drop")
+    return Files(path, numeric_features=getattr(args, "numeric", None), drop=drop, **settings)
 
 
 def document_labels(args, n_documents):
@@ -44,6 +59,47 @@ def data_settings(args):
     """The estimator parameters every training verb shares: partitions, bins, column kinds, progress."""
     return dict(n_bins=args.bins, categorical_features=args.categorical or "auto", numeric_features=args.numeric,
                 n_partitions=args.partitions, split_every=args.split_every, verbose=0 if args.quiet else 1)
+
+
+def gaussian_setting(args):
+    """``NaiveBayes(numeric=...)`` from ``--gaussian``: absent "binned"; with no column "gaussian" (every
+    numeric column); else ``{column: "gaussian"}``."""
+    columns = getattr(args, "gaussian", None)
+    if columns is None:
+        return {}
+    if not columns:
+        return {"numeric": "gaussian"}
+    if getattr(args, "categorical", None) and set(columns) & set(args.categorical):
+        raise ValueError(f"--gaussian and --categorical both name {sorted(set(columns) & set(args.categorical))}")
+    return {"numeric": {c: "gaussian" for c in columns}}
+
+
+def class_priors(args, classes):
+    """``--class-prior CLASS=P ...`` as an array in the order of ``classes``; None without the option.
+
+    Raises ValueError unless every class has exactly one prior and they sum to 1.
+    """
+    import numpy as np
+
+    pairs = getattr(args, "class_prior", None)
+    if not pairs:
+        return None
+    names = {str(c): c for c in classes}
+    given = {}
+    for key, p in pairs:
+        if key not in names:
+            raise ValueError(f"--class-prior names class {key!r}, which the data does not have; "
+                             f"classes are {list(names)}")
+        if key in given:
+            raise ValueError(f"--class-prior gives class {key!r} twice")
+        given[key] = p
+    missing = [k for k in names if k not in given]
+    if missing:
+        raise ValueError(f"--class-prior must give every class a prior; missing {missing}")
+    prior = np.array([given[str(c)] for c in classes])
+    if abs(prior.sum() - 1) > 1e-6:
+        raise ValueError(f"--class-prior's priors must sum to 1, got {prior.sum():g}")
+    return prior
 
 
 def load_model(args):

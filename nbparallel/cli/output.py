@@ -6,12 +6,40 @@ Results go to stdout; warnings, errors and progress bars go to stderr.
 from __future__ import annotations
 
 import contextlib
+import importlib
 import json
+import math
 import sys
 from pathlib import Path
 
-import numpy as np
-import pandas as pd
+
+class _Lazy:
+    """A module imported on first use (``--help`` need not import pandas)."""
+
+    def __init__(self, name):
+        self._name = name
+
+    def __getattr__(self, attr):
+        return getattr(importlib.import_module(self._name), attr)
+
+
+np = _Lazy("numpy")
+pd = _Lazy("pandas")
+
+
+def plain(value):
+    """``value`` with numpy arrays and scalars (at any depth of dicts and lists) as plain JSON values."""
+    if isinstance(value, dict):
+        return {str(k): plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [plain(v) for v in value]
+    if isinstance(value, np.ndarray):
+        return plain(value.tolist())
+    if isinstance(value, np.generic):
+        return plain(value.item())
+    if isinstance(value, float) and math.isnan(value):
+        return None
+    return value
 
 
 def write_table(frame, path):
@@ -103,14 +131,30 @@ def print_selection(model, elapsed, output):
     print(f"in {elapsed:.2f} s; model written to {output}")
 
 
-def print_cross_validation(result, elapsed):
-    """Each fold's rows, accuracy and log-likelihood, their means and the passes."""
-    table = pd.DataFrame({"rows": result["n_test_rows"], "accuracy": result["test_accuracy"],
-                          "log_likelihood": result["test_log_likelihood"]})
-    table.index.name = "fold"
+def print_cross_validation(result, elapsed, as_json=False):
+    """Each fold's rows and scores, their means, the folds and the passes (or ``cross_validate``'s result as
+    JSON, with ``seconds``)."""
+    if as_json:
+        print(json.dumps(plain({**result, "seconds": elapsed}), indent=2))
+        return
+    scores = [k for k in result if k.startswith("test_") and not k.endswith("_error_bound")]
+    columns = {"rows": result["n_test_rows"], **{k[len("test_"):]: result[k] for k in scores}}
+    table = pd.DataFrame(columns)
+    folds = result.get("folds", {})
+    if folds.get("n_repeats", 1) > 1:
+        table.index = pd.MultiIndex.from_arrays([result["repeat"], result["fold"]], names=["repeat", "fold"])
+    else:
+        table.index.name = "fold"
     print(table.to_string(float_format=lambda v: f"{v:.4f}"))
-    print(f"mean accuracy {table['accuracy'].mean():.4f} (sd {table['accuracy'].std(ddof=0):.4f}), "
-          f"mean log-likelihood {table['log_likelihood'].mean():.4f}")
+    means = [f"mean {name.replace('_', '-')} {table[name].mean():.4f}" + (f" (sd {table[name].std(ddof=0):.4f})"
+                                                        if name == "accuracy" else "")
+             for name in table.columns if name != "rows"]
+    print(", ".join(means))
+    if folds:
+        how = ("stratified " if folds["stratify"] else "") + ("shuffled " if folds["shuffle"] else "contiguous ")
+        seed = f", seed {folds['random_state']}" if folds["shuffle"] else ""
+        print(f"folds: {folds['n_splits']} {how}folds" + (f" x {folds['n_repeats']} repeats"
+                                                         if folds["n_repeats"] > 1 else "") + seed)
     print("passes: " + ", ".join(f"{p['kind']} ({p['seconds']:.2f} s)" for p in result["passes"])
           + f"; {elapsed:.2f} s in all")
 
@@ -119,12 +163,14 @@ def print_evaluation(classes, result, as_json=False):
     """``model.evaluate``'s result as a table (or JSON with the classes)."""
     if as_json:
         labels = [c.item() if isinstance(c, np.generic) else c for c in classes]
-        print(json.dumps({"classes": labels, **{k: v.tolist() if isinstance(v, np.ndarray) else v
-                                                for k, v in result.items()}}, indent=2))
+        print(json.dumps(plain({"classes": labels, **result}), indent=2))
         return
     print(f"rows                    {result['n_rows']}")
     print(f"accuracy                {result['accuracy']:.4f}")
     print(f"average log-likelihood  {result['average_log_likelihood']:.4f}")
+    for key, label in (("log_loss", "log loss"), ("roc_auc", "ROC AUC")):
+        if isinstance(result.get(key), (int, float)):
+            print(f"{label:<24}{result[key]:.4f}")
     if "classification_error" in result:
         print(f"classification error    {result['classification_error']:.4f}")
     print("confusion matrix (rows: true class, columns: predicted):")

@@ -62,6 +62,47 @@ def positive_int(text):
     return value
 
 
+def key_value(text):
+    """``--storage-option KEY=VALUE``: a pair, the value read as JSON when it parses (numbers, true/false).
+
+    >>> key_value("anon=true"), key_value("region=eu-west-1")
+    (('anon', True), ('region', 'eu-west-1'))
+    """
+    import json
+
+    key, sep, value = text.partition("=")
+    if not sep or not key:
+        raise argparse.ArgumentTypeError(f"must be KEY=VALUE, got {text!r}")
+    try:
+        return key, json.loads(value)
+    except ValueError:
+        return key, value
+
+
+def class_prior(text):
+    """``--class-prior``: ``CLASS=P`` with P a probability in (0, 1].
+
+    >>> class_prior("spam=0.2")
+    ('spam', 0.2)
+    """
+    key, sep, value = text.rpartition("=")
+    try:
+        p = float(value)
+    except ValueError:
+        p = float("nan")
+    if not sep or not key or not 0 < p <= 1:
+        raise argparse.ArgumentTypeError(f"must be CLASS=P with 0 < P <= 1, got {text!r}")
+    return key, p
+
+
+def add_read_options(p):
+    """How files are read: the CSV delimiter, the text encoding, the filesystem's options."""
+    p.add_argument("--delimiter", metavar="CHAR", help="CSV field delimiter (default: guessed, usually ',')")
+    p.add_argument("--encoding", metavar="NAME", help="CSV text encoding, e.g. latin-1 (default utf-8)")
+    p.add_argument("--storage-option", dest="storage_options", action="append", type=key_value,
+                   metavar="KEY=VALUE", help="an option of the files' filesystem (fsspec), repeatable")
+
+
 def add_data_options(p):
     """How to partition, bin and read the columns of training data."""
     p.add_argument("--partitions", type=int, help="number of partitions (default: the files' own)")
@@ -75,6 +116,7 @@ def add_data_options(p):
     p.add_argument("--drop", nargs="+", metavar="COLUMN",
                    help="columns to leave out (ids, leaks); never read, in the test data too")
     add_na_values(p)
+    add_read_options(p)
 
 
 def add_na_values(p):
@@ -91,6 +133,15 @@ def add_cluster_options(p):
 def _add_smoothing(p):
     p.add_argument("--alpha", type=smoothing, default="1/N", help="cell smoothing f (default 1/N; 1 = Laplace)")
     p.add_argument("--class-alpha", type=smoothing, default="1/N", help="class-prior smoothing lambda (default 1/N)")
+    p.add_argument("--gaussian", nargs="*", metavar="COLUMN",
+                   help="numeric columns modelled by per-class Gaussians instead of bins; with no COLUMN, "
+                        "every numeric column")
+
+
+def _add_class_prior(p):
+    p.add_argument("--class-prior", nargs="+", type=class_prior, metavar="CLASS=P",
+                   help="fixed class priors instead of the training frequencies, one CLASS=P per class "
+                        "(they must sum to 1)")
 
 
 TEXT_DATA = ("a text file (one document per line), a directory of CLASS/DOCUMENT text files, "
@@ -122,6 +173,7 @@ def build_parser(commands=None):
     p.add_argument("-o", "--output", required=True, help="model file to write (JSON)")
     p.add_argument("--weight", help="name of a sample-weight column")
     _add_smoothing(p)
+    _add_class_prior(p)
     p.add_argument("--boost", type=positive_int, metavar="T",
                    help="boost T >= 1 naive Bayes rounds (AdaBoost.M1 / SAMME)")
     p.add_argument("--checkpoint", metavar="FILE", help="with --boost: resume from / save state to this JSON file")
@@ -155,8 +207,10 @@ def build_parser(commands=None):
 
     p = verb("evaluate", help="accuracy, confusion matrix and average log-likelihood")
     p.add_argument("model")
-    p.add_argument("data", help="CSV or Parquet file or directory")
+    p.add_argument("data", help="CSV or Parquet file or directory; for a text model, " + TEXT_DATA)
     p.add_argument("--target", help="target column (default: the one the model was fitted on)")
+    p.add_argument("--labels", help="text models: file of class labels, one line per document "
+                                    "(default: the directory names of DATA)")
     p.add_argument("--quiet", action="store_true", help="no progress bars")
     add_na_values(p)
     p.add_argument("--json", action="store_true", help="print the results as JSON")
@@ -167,10 +221,13 @@ def build_parser(commands=None):
                          "alternate_sign=False, norm=None); text-predict hashes the same way.")
     p.add_argument("data", help=TEXT_DATA)
     p.add_argument("--labels", help="file of class labels, one line per document (default: directory names)")
-    p.add_argument("--model", choices=["multinomial", "bernoulli"], default="multinomial")
     p.add_argument("--hashing-bits", type=int, default=18, help="hash words into 2**BITS features (default 18)")
     p.add_argument("--alpha", type=float, default=1.0, help="additive smoothing (default 1)")
+    p.add_argument("--model", choices=["multinomial", "bernoulli", "complement"], default="multinomial",
+                   help="multinomial (default), bernoulli (word presence) or complement (ComplementNB, for "
+                        "unbalanced classes)")
     p.add_argument("--binarize", type=float, default=0.0, help="bernoulli: counts above this are present")
+    _add_class_prior(p)
     p.add_argument("--partitions", type=int, help="number of partitions (default: one per worker)")
     p.add_argument("--split-every", type=split_every, default=2, help="reduction fan-in, or 'flat' (default 2)")
     p.add_argument("-o", "--output", required=True, help="model file to write (JSON)")
@@ -193,8 +250,13 @@ def build_parser(commands=None):
     p.add_argument("--must", nargs="+", metavar="COL", help="predictors always included")
     p.add_argument("--test", metavar="DATA", help="test data, read with the same --drop, --numeric and "
                                                   "--na-values: the best subset maximises its log-likelihood")
-    p.add_argument("--exact", action="store_true", help="exact B(J): one data pass per step (default: sampled)")
-    p.add_argument("--sample-size", type=int, default=1000, help="simulated cases for B(J) (default 1000)")
+    how = p.add_mutually_exclusive_group()
+    how.add_argument("--exact", action="store_true",
+                     help="exact B(J): one data pass per step (default: exact when rows x steps is at most "
+                          "5 million, else sampled)")
+    how.add_argument("--sampled", action="store_true", help="sampled B(J) whatever the data's size")
+    p.add_argument("--sample-size", type=positive_int, default=20000,
+                   help="simulated cases for sampled B(J) (default 20000)")
     p.add_argument("--seed", type=int, default=0, help="seed of the simulated cases (default 0)")
     add_data_options(p)
     add_cluster_options(p)
@@ -202,7 +264,17 @@ def build_parser(commands=None):
     p = verb("cv", help="exact k-fold cross-validation in one counting pass")
     p.add_argument("data", help="CSV or Parquet file or directory")
     p.add_argument("--target", required=True, help="name of the target column")
-    p.add_argument("--folds", type=int, default=10, help="number of folds, contiguous in row order (default 10)")
+    p.add_argument("--folds", type=int, default=10,
+                   help="number of folds (default 10): contiguous blocks of the row order unless --shuffle "
+                        "or --stratify")
+    p.add_argument("--shuffle", action="store_true", help="folds over a seeded random permutation of the rows")
+    p.add_argument("--stratify", action="store_true",
+                   help="stratified folds: every class spread evenly over the folds (scikit-learn's "
+                        "StratifiedKFold)")
+    p.add_argument("--repeats", type=positive_int, default=1, metavar="R",
+                   help="repeat the cross-validation R times with differently shuffled folds (needs --shuffle)")
+    p.add_argument("--seed", type=int, help="seed of the shuffled folds (default: drawn, and printed)")
+    p.add_argument("--json", action="store_true", help="print what cross_validate returns, as JSON")
     _add_smoothing(p)
     add_data_options(p)
     add_cluster_options(p)
@@ -232,7 +304,8 @@ def build_parser(commands=None):
     p.add_argument("figures", nargs="+", choices=["1a", "1b", "2a", "2b", "all"], metavar="FIGURE",
                    help="1a, 1b, 2a, 2b or all")
     p.add_argument("--runs", type=int, default=1000, help="training sets per curve (default 1000)")
-    p.add_argument("--out", default="benchmarks/results/langley", help="output directory for CSV and PNG")
+    p.add_argument("--out", default=".", help="output directory for langley_fig*.csv and .png "
+                                               "(default: the current directory)")
     p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     add_cluster_options(p)

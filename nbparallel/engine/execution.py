@@ -221,6 +221,16 @@ def compute(obj, verbose=False, *, scheduler="threads", partitions=None):
     client = active_client()
     if partitions is not None and runs_locally(partitions, client):
         return dask.compute(obj, scheduler=_scheduler_function("sync"))[0]
+    line = _progress.get()
+    if line is not None:  # one labelled line for the whole command
+        line.start(pass_kind(obj))
+        if client is None:
+            with line.callback():
+                return dask.compute(obj, scheduler=_scheduler_function(scheduler))[0]
+        try:
+            return client.gather(client.compute(obj))
+        finally:
+            line.clear()
     if client is None:
         if not verbose:
             return dask.compute(obj, scheduler=_scheduler_function(scheduler))[0]
@@ -235,6 +245,112 @@ def compute(obj, verbose=False, *, scheduler="threads", partitions=None):
         with contextlib.redirect_stdout(sys.stderr):  # distributed's text bar writes to stdout
             progress(future)
     return client.gather(future)
+
+
+#: pass kinds (the ``nbparallel-KIND`` of task names) -> the label a progress line shows
+PASS_LABELS = {"schema": "schema", "cv-schema": "schema", "count": "count", "cv-count": "count",
+               "text-count": "count", "cv-text-count": "count", "score": "score", "evaluate": "score",
+               "cv-score": "score", "cv-text-score": "score", "predict": "score", "select": "select step",
+               "select-test": "test data", "em": "EM iteration", "boost": "boosting round",
+               "autoclass-predict": "score", "boost-predict": "score"}
+
+_KIND = None
+
+
+def pass_kind(obj):
+    """The pass kind of a computation from its task keys (``nbparallel-KIND-...-<token>``), or None."""
+    import re
+
+    global _KIND
+    if _KIND is None:
+        _KIND = re.compile(r"nbparallel-([a-z-]+?)(?:-(?:map|summary|state))?-[0-9a-f]{32}")
+    first = obj[0] if isinstance(obj, (list, tuple)) and obj else obj
+    match = _KIND.match(str(getattr(first, "key", "")))
+    return match.group(1) if match else None
+
+
+class Progress:
+    """One progress line for a whole command, on stderr: each pass's label and its share of tasks done.
+
+    Open it with :func:`progress` around a command; while it is open,
+    :func:`compute` draws every pass on this one line (``count``, ``EM
+    iteration 12/100``, ``boosting round 3/10``) instead of a bar per pass.
+    ``totals`` gives the number of passes of an iterative kind (``{"em": 100}``).
+    """
+
+    def __init__(self, totals=None, out=None, width=30):
+        self.totals, self.out, self.width = dict(totals or {}), out or sys.stderr, width
+        self.seen = {}
+        self.label = ""
+        self.drawn = 0.0
+        self.used = False
+
+    def start(self, kind):
+        kind = kind or "pass"
+        self.seen[kind] = self.seen.get(kind, 0) + 1
+        label = PASS_LABELS.get(kind, kind)
+        if kind in self.totals:
+            label = f"{label} {self.seen[kind]}/{self.totals[kind]}"
+        elif kind in ("em", "boost", "select"):
+            label = f"{label} {self.seen[kind]}"
+        self.label = label
+        self.draw(0.0, force=True)
+
+    def draw(self, fraction, force=False):
+        import time
+
+        now = time.monotonic()
+        if not force and now - self.drawn < 0.1 and fraction < 1:
+            return
+        self.drawn, self.used = now, True
+        done = int(round(self.width * fraction))
+        self.out.write(f"\r{self.label:<24} [{'#' * done}{' ' * (self.width - done)}] {fraction:4.0%}")
+        self.out.flush()
+
+    def clear(self):
+        """Erase the line (a pass is done: the next pass, or the command's output, takes its place)."""
+        if self.used:
+            self.out.write("\r" + " " * (self.width + 32) + "\r")
+            self.out.flush()
+            self.used = False
+
+    close = clear
+
+    def callback(self):
+        """A Dask local-scheduler callback that advances this line."""
+        from dask.callbacks import Callback
+
+        line = self
+
+        class _Tasks(Callback):
+            def _start_state(self, dsk, state):
+                self.total = max(1, sum(len(state[k]) for k in ("ready", "waiting", "running")) + len(
+                    state.get("finished", ())))
+                self.done = 0
+
+            def _posttask(self, key, result, dsk, state, worker_id):
+                self.done += 1
+                line.draw(min(1.0, self.done / self.total))
+
+            def _finish(self, dsk, state, errored):
+                line.clear()
+
+        return _Tasks()
+
+
+_progress = contextvars.ContextVar("nbparallel_progress", default=None)
+
+
+@contextlib.contextmanager
+def progress(totals=None, out=None):
+    """Within the block, every pass run on Dask is drawn on one labelled progress line (see :class:`Progress`)."""
+    line = Progress(totals, out)
+    reset = _progress.set(line)
+    try:
+        yield line
+    finally:
+        _progress.reset(reset)
+        line.close()
 
 
 def persist(partitions):
@@ -262,6 +378,31 @@ def persist(partitions):
     kept = iter(client.persist(lazy)) if lazy else iter(())
     scattered = iter(client.scatter(concrete, hash=False)) if concrete else iter(())
     return [next(kept) if _is_lazy(p) else next(scattered) for p in parts]
+
+
+class LostDataError(RuntimeError):
+    """In-memory partitions sent to the cluster were lost with a worker (killed, or its link cut).
+
+    Partitions read from files or computed by Dask are recomputed elsewhere
+    when a worker leaves; data scattered from this process cannot be.
+    """
+
+
+@contextlib.contextmanager
+def lost_data_as_error(name, scattered):
+    """Turn Dask's cancellation of a pass whose scattered partitions were lost into a :class:`LostDataError`."""
+    try:
+        yield
+    except Exception as exc:
+        from concurrent.futures import CancelledError
+
+        if not scattered or not isinstance(exc, CancelledError):
+            raise
+        raise LostDataError(
+            f"pass {name!r} lost its data: a worker holding in-memory partitions sent to the cluster left it "
+            f"(killed, or its network link cut), and such partitions cannot be recomputed; run it again, or give "
+            f"the data as files or a Dask collection, whose partitions are recomputed on the other workers "
+            f"(Dask: {exc})") from exc
 
 
 def _token(*parts):
@@ -307,7 +448,8 @@ def run_pass(partitions, summarize, merge, *, split_every=2, name="pass", token=
     token = _token(summarize, merge, token or [id(p) for p in partitions])
     leaves, scattered = _leaves(partitions, summarize, name, token, client)
     root, record = tree_reduce(leaves, merge, split_every, name=f"{name}-{token}")
-    result = compute(root, verbose, scheduler=_local_scheduler(partitions))
+    with lost_data_as_error(name, scattered):
+        result = compute(root, verbose, scheduler=_local_scheduler(partitions))
     del scattered  # the data may leave the workers now
     return result, record
 
@@ -319,6 +461,7 @@ def map_partitions(partitions, fn, *, name="map", token=None, verbose=False):
         return map_locally(_per_partition(fn, partitions), partitions)
     token = _token(fn, token or [id(p) for p in partitions])
     leaves, scattered = _leaves(partitions, fn, name, token, client)
-    results = list(compute(leaves, verbose, scheduler=_local_scheduler(partitions)))
+    with lost_data_as_error(name, scattered):
+        results = list(compute(leaves, verbose, scheduler=_local_scheduler(partitions)))
     del scattered
     return results

@@ -7,8 +7,12 @@ summary. After the reduce, fold i's training summary is the total minus fold
 i's (``total - fold_i``: every summary subtracts), its model is derived from it as a fit would derive it,
 and one more pass scores every row with the model that did not see it. Folds
 come from the global row index (contiguous blocks, as scikit-learn's
-unshuffled ``KFold``) or from a scikit-learn splitter, never from the
-partitioning, so the scores are the same for any ``n_partitions``.
+unshuffled ``KFold``; shuffled by a seeded permutation of the index;
+stratified as ``StratifiedKFold``, see :mod:`nbparallel.model_selection.folds`)
+or from a scikit-learn splitter, never from the partitioning, so the scores are
+the same for any ``n_partitions``. Repeated cross-validation counts every
+repeat's folds in the same counting pass and scores them in the same scoring
+pass.
 
 The models and their summaries:
 
@@ -36,16 +40,19 @@ measured difference).
 from __future__ import annotations
 
 import time
+import warnings
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
-from nbparallel.data.schema import scan_schema
-from nbparallel.data.sparse import as_partitions, is_dask_array, row_slice
+from nbparallel.data.partitions import PartitionInfo
+from nbparallel.data.schema import ColumnScan, merge_scans, scan_partition, schema_of_scan
+from nbparallel.data.sparse import as_partitions, check_weights, is_dask_array, row_slice
 from nbparallel.engine import execution, memory
 from nbparallel.kernels.counting import count_partition
-from nbparallel.kernels.scoring import tally
-from nbparallel.models.gaussian import gaussian_log_likelihood
+from nbparallel.model_selection.folds import Folds, class_count_matrix, tally_classes
+from nbparallel.models.complement import ComplementNaiveBayes
 from nbparallel.models.naive_bayes import NaiveBayes, check_classes
 from nbparallel.models.plan import CountingPlan
 from nbparallel.models.text import BernoulliNaiveBayes, MultinomialNaiveBayes
@@ -55,71 +62,74 @@ from nbparallel.summaries.features import count_part
 from nbparallel.summaries.moments import CountsAndMoments, GaussianMoments, gaussian_values, partition_moments
 from nbparallel.summaries.protocol import merge_summaries
 
-SCORINGS = ("accuracy", "log_likelihood")
-TEXT_MODELS = (MultinomialNaiveBayes, BernoulliNaiveBayes)
+SCORINGS = ("accuracy", "log_likelihood", "log_loss", "roc_auc")
+TEXT_MODELS = (MultinomialNaiveBayes, BernoulliNaiveBayes, ComplementNaiveBayes)
 
 
-class Folds:
-    """The fold of every global row index: contiguous blocks, or an explicit array."""
+@dataclass(frozen=True)
+class PerRepeat:
+    """One summary per repeat of the folds, merged repeat by repeat."""
 
-    def __init__(self, bounds=None, labels=None):
-        self.bounds, self.labels = bounds, labels
+    parts: tuple
 
-    @classmethod
-    def blocks(cls, n_rows, k):
-        """k contiguous folds, the first ``n_rows % k`` one row longer (scikit-learn's ``KFold``).
-
-        >>> Folds.blocks(10, 3).of(0, 10).tolist()
-        [0, 0, 0, 0, 1, 1, 1, 2, 2, 2]
-        """
-        sizes = np.full(k, n_rows // k)
-        sizes[: n_rows % k] += 1
-        return cls(bounds=np.concatenate([[0], np.cumsum(sizes)]))
-
-    def segments(self, offset, n):
-        """``(fold, rows)`` covering the rows ``offset .. offset + n - 1``; rows is a slice for blocks."""
-        if self.labels is None:
-            starts = np.clip(self.bounds - offset, 0, n)
-            return [(i, slice(int(a), int(b))) for i, (a, b) in enumerate(zip(starts[:-1], starts[1:])) if a < b]
-        labels = self.labels[offset : offset + n]
-        return [(int(i), np.flatnonzero(labels == i)) for i in np.unique(labels)]
-
-    def of(self, offset, n):
-        """Folds of the rows ``offset .. offset + n - 1``."""
-        fold = np.empty(n, dtype=np.int32)
-        for i, rows in self.segments(offset, n):
-            fold[rows] = i
-        return fold
-
-    def labels_of(self, classes, n_classes, offset):
-        """Class-fold codes ``class + n_classes * fold`` of a partition's rows (-1 stays -1)."""
-        labels = self.of(offset, len(classes))
-        labels *= n_classes
-        labels += classes
-        labels[classes < 0] = -1
-        return labels
+    def __add__(self, other):
+        return PerRepeat(tuple(a + b for a, b in zip(self.parts, other.parts)))
 
 
-def _score(k, n_classes, segments):
-    """Per fold, confusion counts and summed log P(y|x) of ``(fold, jll, truth, predicted)`` segments,
-    as one :class:`~nbparallel.summaries.evaluation.Evaluation` with a leading fold axis."""
-    confusion = np.zeros((k, n_classes, n_classes), dtype=np.int64)
-    loglik = np.zeros(k)
-    for i, jll, truth, predicted in segments:
-        loglik[i] = tally(np.ascontiguousarray(jll, dtype=np.float64), truth, predicted, confusion[i])
-    return Evaluation(confusion, loglik)
+@dataclass(frozen=True)
+class ScanAndClasses:
+    """The schema pass's summary and each partition's rows per class (for stratified folds), in partition order."""
+
+    scan: ColumnScan
+    tallies: tuple
+
+    def __add__(self, other):
+        return ScanAndClasses(merge_scans(self.scan, other.scan), self.tallies + other.tallies)
 
 
-def _count_folds(spec, folds, k, gaussian, X, y, w, info):
+def _scan_and_tally(columns, kinds, known, X, y, w):
+    return ScanAndClasses(scan_partition(columns, kinds, known, X, y, w), (tally_classes(y, w),))
+
+
+def _take(X, rows):
+    """Rows of one partition's features (a slice or an index array)."""
+    if isinstance(X, pd.DataFrame):
+        return X.iloc[rows]
+    if isinstance(rows, slice):
+        return row_slice(X, rows.start, rows.stop)
+    return X[rows]
+
+
+def _score(models, repeats, X, truth, classes, w, info):
+    """Per fold of every repeat, the :class:`~nbparallel.summaries.evaluation.Evaluation` (confusion counts,
+    log-likelihood, log loss, ROC score histograms) of its rows under the model that did not see them, as one
+    :class:`PerRepeat` of ``len(models)`` evaluations (the scoring kernel of ``model.evaluate``)."""
+    k = len(models) // len(repeats)
+    n_classes = len(models[0].classes_)
+    out = [Evaluation.empty(n_classes) for _ in models]
+    for r, folds in enumerate(repeats):
+        for i, rows in folds.segments(info, len(truth), classes, w):
+            model = models[r * k + i]
+            out[r * k + i] = model.scoring_inputs(_take(X, rows)).evaluation(truth[rows])
+    return PerRepeat(tuple(out))
+
+
+def _count_folds(spec, repeats, k, gaussian, X, y, w, info):
+    """One partition's summaries, one per repeat of the folds (:class:`PerRepeat`)."""
+    n_classes = len(spec.schema.classes)
+    classes = spec.schema.encode_classes(y, w)
+    codes, values = spec.schema.split(X)
+    weights = None if w is None else np.asarray(w, dtype=np.float64)
+    numbers = gaussian_values(X, list(gaussian)) if gaussian else None
+    return PerRepeat(tuple(_count_repeat(spec, folds, k, gaussian, n_classes, classes, codes, values, weights,
+                                         numbers, info) for folds in repeats))
+
+
+def _count_repeat(spec, folds, k, gaussian, n_classes, classes, codes, values, weights, numbers, info):
     """One partition's summary in a ``K * k``-class layout (class code ``y + K * fold``): the count
     table of the counted attributes, and with Gaussian columns (their positions) their moments too.
     ``info`` (:class:`~nbparallel.data.partitions.PartitionInfo`) places its rows in the global order."""
-    offset = info.row_offset
-    n_classes = len(spec.schema.classes)
-    classes = spec.schema.encode_classes(y, w)
-    labels = folds.labels_of(classes, n_classes, offset)
-    codes, values = spec.schema.split(X)
-    weights = None if w is None else np.asarray(w, dtype=np.float64)
+    labels = folds.labels_of(classes, n_classes, info, weights)
     edges = spec.edges if values.shape[1] else np.empty((0, 0))
     table, totals, all_missing, n_missing = count_partition(
         codes, values, labels, weights, spec.offsets, edges, n_classes * k)
@@ -127,9 +137,8 @@ def _count_folds(spec, folds, k, gaussian, X, y, w, info):
     if not gaussian:
         return counts
     others_missing = (codes == 0).all(axis=1) & np.isnan(values).all(axis=1)
-    numbers = gaussian_values(X, list(gaussian))
     moments = GaussianMoments.empty(n_classes * k, len(gaussian))
-    for i, rows in folds.segments(offset, len(labels)):  # per fold: K-class moments, K-wide one-hot
+    for i, rows in folds.segments(info, len(labels), classes, weights):  # per fold: K-class moments
         fold = partition_moments(numbers[rows], classes[rows], None if weights is None else weights[rows],
                                  n_classes, others_missing[rows])
         cols = slice(i * n_classes, (i + 1) * n_classes)
@@ -138,23 +147,12 @@ def _count_folds(spec, folds, k, gaussian, X, y, w, info):
     return CountsAndMoments(counts, moments)
 
 
-def _score_folds(models, folds, gaussian, X, y, w, info):
-    """Per fold: confusion counts and summed log P(y|x) of its rows under the model that did not see them."""
-    offset = info.row_offset
+def _score_folds(models, repeats, X, y, w, info):
+    """Per fold of every repeat: the evaluation of its rows under the model that did not see them."""
     schema = models[0].schema_
     truth = schema.encode_classes(y)
-    codes, values = schema.counted().split(X)
-    numbers = gaussian_values(X, list(gaussian)) if gaussian else None
-
-    def segments():
-        for i, rows in folds.segments(offset, len(truth)):
-            model = models[i]
-            jll = model.joint_log_likelihood_of_codes(model.encode_split(codes[rows], values[rows]))
-            if gaussian:
-                jll += gaussian_log_likelihood(numbers[rows], model.theta_, model.var_)
-            yield i, jll, truth[rows], model.best_classes(jll)
-
-    return _score(len(models), len(schema.classes), segments())
+    classes = schema.encode_classes(y, w) if w is not None else truth
+    return _score(models, repeats, X, truth, classes, w, info)
 
 
 class _NaiveBayesRun:
@@ -165,10 +163,17 @@ class _NaiveBayesRun:
         self.dataset = dataset = estimator.dataset(X, y, sample_weight)
         self.verbose = bool(estimator.verbose)
         start = time.perf_counter()
-        # the schema pass also counts each partition's rows: the offsets that place them in the global order
-        schema, _, _ = scan_schema(dataset, n_bins=estimator.n_bins, split_every=estimator.split_every,
-                                   verbose=self.verbose)
+        # the schema pass also counts each partition's rows (the offsets that place them in the global
+        # order) and each partition's rows per class (the class ranks of stratified folds)
+        known = set(dataset.ranges or ())
+        merged, _ = execution.run_pass(
+            dataset.partitions, dataset.map(_scan_and_tally, dataset.columns, dataset.kinds, known),
+            merge_summaries, split_every=estimator.split_every, name="nbparallel-cv-schema",
+            token=dataset.token, verbose=self.verbose)
+        schema = schema_of_scan(dataset, merged.scan, estimator.n_bins, None)
         check_classes(schema.classes)
+        self.class_counts, self.class_order = class_count_matrix(merged.tallies, schema.encode_classes,
+                                                                 len(schema.classes))
         record("schema", start)
         self.infos = dataset.partition_infos()
         self.n_rows = int(sum(dataset.partition_rows))
@@ -194,17 +199,22 @@ class _NaiveBayesRun:
         self.record(kind, start)
         return out
 
-    def count(self, folds, k):
-        """Every fold's summary in one counting pass; returns the k fold summaries."""
+    def stratified(self, k, seed, stream):
+        return Folds.stratified(self.class_counts, k, seed, stream, order=self.class_order)
+
+    def count(self, repeats, k):
+        """Every fold's summary of every repeat in one counting pass; returns a list of k fold summaries
+        per repeat."""
         table = self.schema.counted()
         n_classes = len(self.classes)
-        memory.check_memory(memory.table_bytes(table.offsets[-1] + 2 * len(self.gaussian), n_classes * k,
-                                               len(self.dataset.partitions)),
-                            f"the fold tables of {n_classes} classes x {k} folds", "use fewer folds or bins",
-                            self.dataset.partitions)
-        summary = self._run("count", _count_folds, (CountSpec.of(table), folds, k, self.gaussian),
+        memory.check_memory(memory.table_bytes(table.offsets[-1] + 2 * len(self.gaussian),
+                                               n_classes * k * len(repeats), len(self.dataset.partitions)),
+                            f"the fold tables of {n_classes} classes x {k} folds x {len(repeats)} repeats",
+                            "use fewer folds, repeats or bins", self.dataset.partitions)
+        summary = self._run("count", _count_folds, (CountSpec.of(table), repeats, k, self.gaussian),
                             merge_summaries)
-        return [summary.class_columns(slice(i * n_classes, (i + 1) * n_classes)) for i in range(k)]
+        return [[part.class_columns(slice(i * n_classes, (i + 1) * n_classes)) for i in range(k)]
+                for part in summary.parts]
 
     def model(self, train):
         counts, moments = train, None
@@ -213,27 +223,21 @@ class _NaiveBayesRun:
         return NaiveBayes.from_counts(counts, self.schema, n_features_in=len(self.dataset.columns),
                                       moments=moments, **self.estimator.get_params())
 
-    def score(self, models, folds):
-        return self._run("score", _score_folds, (models, folds, self.gaussian), merge_summaries)
+    def score(self, models, repeats):
+        return self._run("score", _score_folds, (models, repeats), merge_summaries)
 
 
-def _count_text_folds(classes, folds, k, n_features, binarize, allow_negative, name, X, y, w, info):
-    """One partition's :class:`FeatureCounts` over class-fold codes ``y + K * fold``."""
+def _count_text_folds(classes, repeats, k, n_features, binarize, allow_negative, name, X, y, w, info):
+    """One partition's :class:`FeatureCounts` over class-fold codes ``y + K * fold``, one per repeat."""
     codes = np.searchsorted(classes, y).astype(np.int64)
-    labels = folds.labels_of(codes, len(classes), info.row_offset)
-    return count_part(np.arange(len(classes) * k), n_features, binarize, allow_negative, name, X, labels, w)
+    return PerRepeat(tuple(
+        count_part(np.arange(len(classes) * k), n_features, binarize, allow_negative, name, X,
+                   folds.labels_of(codes, len(classes), info), w) for folds in repeats))
 
 
-def _score_text_folds(models, folds, X, y, w, info):
+def _score_text_folds(models, repeats, X, y, w, info):
     truth = np.searchsorted(models[0].classes_, y).astype(np.int64)
-
-    def segments():
-        for i, rows in folds.segments(info.row_offset, len(truth)):
-            part = row_slice(X, rows.start, rows.stop) if isinstance(rows, slice) else X[rows]
-            jll = models[i].joint_log_likelihood_part(part)
-            yield i, jll, truth[rows], models[i].best_classes(jll)
-
-    return _score(len(models), len(models[0].classes_), segments())
+    return _score(models, repeats, X, truth, truth, None, info)
 
 
 class _TextRun:
@@ -244,6 +248,18 @@ class _TextRun:
         self.data = as_partitions(X, y, sample_weight, n_partitions=estimator.n_partitions)
         self.n_rows = self.data.n_rows
         self.classes = np.unique(self.data.y)
+        self.sample_weight = sample_weight
+
+    def stratified(self, k, seed, stream):
+        """Stratified folds from the labels, which are in memory: one fold label per row."""
+        y = self.data.y
+        codes = np.searchsorted(self.classes, y).astype(np.int64)
+        if self.sample_weight is not None:
+            codes[check_weights(self.sample_weight, self.n_rows) == 0] = -1
+        values, counts = tally_classes(codes[codes >= 0])
+        tally, order = class_count_matrix([(values, counts)], lambda v: v, len(self.classes))
+        labels = Folds.stratified(tally, k, seed, stream, order=order).of(PartitionInfo(0, 0), len(codes), codes)
+        return Folds(k, labels=labels)
 
     def in_memory(self):
         if is_dask_array(self.X):
@@ -260,26 +276,27 @@ class _TextRun:
         self.record(kind, start)
         return out
 
-    def count(self, folds, k):
+    def count(self, repeats, k):
         estimator, data = self.estimator, self.data
         check_classes(self.classes)
         n_classes = len(self.classes)
-        memory.check_memory(memory.table_bytes(data.n_features, n_classes * k, len(data.partitions)),
-                            f"the fold tables of {n_classes} classes x {k} folds x {data.n_features} features",
-                            "use fewer folds or fewer features", data.partitions)
+        memory.check_memory(memory.table_bytes(data.n_features, n_classes * k * len(repeats), len(data.partitions)),
+                            f"the fold tables of {n_classes} classes x {k} folds x {len(repeats)} repeats x "
+                            f"{data.n_features} features", "use fewer folds, repeats or features", data.partitions)
         plan = estimator.counting_plan()
         summary = self._run("count", _count_text_folds,
-                            (self.classes, folds, k, data.n_features, plan.binarize, plan.allow_negative,
+                            (self.classes, repeats, k, data.n_features, plan.binarize, plan.allow_negative,
                              type(estimator).__name__), merge_summaries)
-        return [summary.class_columns(slice(i * n_classes, (i + 1) * n_classes)) for i in range(k)]
+        return [[part.class_columns(slice(i * n_classes, (i + 1) * n_classes)) for i in range(k)]
+                for part in summary.parts]
 
     def model(self, train):
         return type(self.estimator).from_counts(train, self.classes, n_features_in=self.data.n_features,
                                                 feature_names_in=self.data.feature_names,
                                                 **self.estimator.get_params())
 
-    def score(self, models, folds):
-        return self._run("score", _score_text_folds, (models, folds), merge_summaries)
+    def score(self, models, repeats):
+        return self._run("score", _score_text_folds, (models, repeats), merge_summaries)
 
 
 def _folds_from_splitter(cv, X, y, n_rows):
@@ -292,7 +309,7 @@ def _folds_from_splitter(cv, X, y, n_rows):
         labels[test] = i
     if np.any(labels < 0):
         raise ValueError("cv left some rows out of every test fold: each row must be in exactly one")
-    return Folds(labels=labels), i + 1
+    return Folds(i + 1, labels=labels), i + 1
 
 
 def _runner(estimator):
@@ -301,16 +318,56 @@ def _runner(estimator):
     if type(estimator) in TEXT_MODELS:
         return _TextRun
     raise TypeError("cross_validate takes a NaiveBayes (categorical, binned or Gaussian attributes: "
-                    "numeric='gaussian'), MultinomialNaiveBayes or BernoulliNaiveBayes estimator, "
+                    "numeric='gaussian'), MultinomialNaiveBayes, BernoulliNaiveBayes or ComplementNaiveBayes "
+                    "estimator, "
                     f"got {type(estimator).__name__}")
 
 
-def cross_validate(estimator, X, y=None, *, cv=10, scoring=SCORINGS, sample_weight=None):
+def _check_fold_options(cv, shuffle, stratify, n_repeats, random_state):
+    if not isinstance(shuffle, (bool, np.bool_)):
+        raise TypeError(f"shuffle must be True or False, got {shuffle!r}")
+    if not isinstance(stratify, (bool, np.bool_)):
+        raise TypeError(f"stratify must be True or False, got {stratify!r}")
+    if isinstance(n_repeats, bool) or not isinstance(n_repeats, (int, np.integer)) or n_repeats < 1:
+        raise ValueError(f"n_repeats must be an int >= 1, got {n_repeats!r}")
+    if n_repeats > 1 and not shuffle:
+        raise ValueError(f"n_repeats={n_repeats} needs shuffle=True: unshuffled repeats are the same folds")
+    if random_state is not None and (isinstance(random_state, bool)
+                                     or not isinstance(random_state, (int, np.integer)) or random_state < 0):
+        raise ValueError(f"random_state must be None or an int >= 0, got {random_state!r}")
+    if hasattr(cv, "split") and (shuffle or stratify or n_repeats != 1 or random_state is not None):
+        raise ValueError("shuffle, stratify, n_repeats and random_state describe folds cross_validate makes; "
+                         "with a scikit-learn splitter as cv, set them on the splitter")
+
+
+def fold_seed(random_state):
+    """The seed of shuffled folds: ``random_state``, or a fresh one from the operating system."""
+    if random_state is not None:
+        return int(random_state)
+    return int(np.random.SeedSequence().generate_state(1, dtype=np.uint32)[0])
+
+
+def warn_unseen_classes(tests, total, classes, k):
+    """Warn, per fold, about the classes its test rows hold and its training rows lack."""
+    for j, test in enumerate(tests):
+        held = np.asarray(test.class_weights) > 0
+        lacking = held & (np.asarray((total - test).class_weights) <= 0)
+        if lacking.any():
+            r, i = divmod(j, k)
+            where = f"fold {i}" + (f" of repeat {r}" if len(tests) > k else "")
+            names = [c.item() if isinstance(c, np.generic) else c for c in np.asarray(classes)[lacking]]
+            warnings.warn(f"{where}: its test rows hold classes {names} that its training rows lack, so they "
+                          f"are never predicted right; shuffle or stratify the folds (shuffle=True, "
+                          f"stratify=True; on the command line --shuffle --stratify)", UserWarning, stacklevel=3)
+
+
+def cross_validate(estimator, X, y=None, *, cv=10, scoring=SCORINGS, sample_weight=None, shuffle=False,
+                   stratify=False, n_repeats=1, random_state=None):
     """Exact k-fold cross-validation in one counting and one scoring pass.
 
     Parameters
     ----------
-    estimator : NaiveBayes, MultinomialNaiveBayes or BernoulliNaiveBayes
+    estimator : NaiveBayes, MultinomialNaiveBayes, BernoulliNaiveBayes or ComplementNaiveBayes
         Its parameters (smoothing, bins, categorical and Gaussian features,
         partitions) are used; it is not fitted.
     X, y, sample_weight
@@ -319,27 +376,62 @@ def cross_validate(estimator, X, y=None, *, cv=10, scoring=SCORINGS, sample_weig
         column name; for the text models dense, ``scipy.sparse`` or Dask
         arrays and the labels.
     cv : int >= 2 or scikit-learn splitter, default 10
-        k contiguous folds of the global row order (scikit-learn's unshuffled
-        ``KFold``), or, for in-memory data, a splitter such as
-        ``StratifiedKFold(shuffle=True)`` whose test folds partition the rows.
-    scoring : sequence of "accuracy", "log_likelihood"
-        Per-fold scores: accuracy, and the SPSS average log-likelihood
-        ``mean log P(y_i | x_i)`` (scikit-learn's ``neg_log_loss``).
+        k folds, made from each row's global index as the counting pass reads
+        it (any input, files included): by default contiguous blocks of the
+        row order (scikit-learn's unshuffled ``KFold``), shuffled and/or
+        stratified as the next parameters say. Or, for in-memory data, a
+        splitter such as ``StratifiedKFold(shuffle=True)`` whose test folds
+        partition the rows.
+    shuffle : bool, default False
+        Folds over a seeded pseudo-random permutation of the rows (``KFold(k,
+        shuffle=True)``'s sizes).
+    stratify : bool, default False
+        ``StratifiedKFold``'s folds: each class's rows spread over the folds,
+        each fold's count of a class within one row of every other fold's
+        (exactly ``StratifiedKFold(k)`` when not shuffled). Rows of weight
+        zero are in no fold.
+    n_repeats : int, default 1
+        Repeated cross-validation (``RepeatedKFold``), each repeat shuffled
+        with its own permutation; every repeat's folds are counted in the
+        same counting pass and scored in the same scoring pass. Needs
+        ``shuffle=True``.
+    random_state : int or None
+        Seed of the shuffled folds; None draws one, returned as
+        ``folds["random_state"]``.
+    scoring : sequence of "accuracy", "log_likelihood", "log_loss", "roc_auc"
+        Per-fold scores, all in the same scoring pass, as ``evaluate`` computes
+        them: accuracy, the SPSS average log-likelihood ``mean log P(y_i |
+        x_i)`` (scikit-learn's ``neg_log_loss`` before clipping), the log loss
+        (``sklearn.metrics.log_loss``: probabilities clipped to [eps, 1 - eps])
+        and the ROC AUC (binary, or one-vs-rest macro average), from mergeable
+        score histograms: ``test_roc_auc_error_bound`` bounds each fold's
+        difference from the exact AUC.
 
     Returns
     -------
     dict
-        ``test_<score>`` (array of k), ``n_test_rows`` (rows with a known
-        target per fold), ``confusion_matrices`` (k, K, K), ``classes``, and
-        ``passes`` (kind and seconds of each pass: "schema" for NaiveBayes
-        (it also counts each partition's rows, which place them in the global
-        row order), "count", "score").
+        ``test_<score>`` (array of k * n_repeats, repeat by repeat),
+        ``n_test_rows`` (rows with a known target per fold),
+        ``confusion_matrices`` (k * n_repeats, K, K), ``classes``, ``fold``
+        and ``repeat`` (each entry's fold and repeat), ``folds`` (the fold
+        settings: ``n_splits``, ``n_repeats``, ``shuffle``, ``stratify``,
+        ``random_state``), and ``passes`` (kind and seconds of each pass:
+        "schema" for NaiveBayes (it also counts each partition's rows and
+        classes, which place them in the global row order and class ranks),
+        "count", "score").
+
+    Warns
+    -----
+    UserWarning
+        When a fold's test rows hold a class its training rows lack, naming
+        the fold and the classes.
     """
     run_type = _runner(estimator)
     scoring = (scoring,) if isinstance(scoring, str) else tuple(scoring)
     unknown = [s for s in scoring if s not in SCORINGS]
     if unknown or not scoring:
         raise ValueError(f"scoring must name some of {SCORINGS}, got {scoring!r}")
+    _check_fold_options(cv, shuffle, stratify, n_repeats, random_state)
     estimator._check_params()
     passes = []
 
@@ -347,26 +439,42 @@ def cross_validate(estimator, X, y=None, *, cv=10, scoring=SCORINGS, sample_weig
         passes.append({"kind": kind, "seconds": time.perf_counter() - start})
 
     run = run_type(estimator, X, y, sample_weight, record)
+    seed = fold_seed(random_state) if shuffle else None
     if hasattr(cv, "split"):
         folds, k = _folds_from_splitter(cv, *run.in_memory(), run.n_rows)
+        repeats = [folds]
     else:
         if isinstance(cv, bool) or not isinstance(cv, (int, np.integer)) or not 2 <= cv <= run.n_rows:
             raise ValueError(f"cv must be an int between 2 and the number of rows ({run.n_rows}) "
                              f"or a scikit-learn splitter, got {cv!r}")
-        folds, k = Folds.blocks(run.n_rows, int(cv)), int(cv)
-    tests = run.count(folds, k)
-    total = merge_summaries(*tests)
+        k = int(cv)
+        if stratify:
+            repeats = [run.stratified(k, seed, r) for r in range(n_repeats)]
+        elif shuffle:
+            repeats = [Folds.shuffled(run.n_rows, k, seed, r) for r in range(n_repeats)]
+        else:
+            repeats = [Folds.blocks(run.n_rows, k)]
+    per_repeat = run.count(repeats, k)
+    total = merge_summaries(*per_repeat[0])
+    tests = [test for fold_tests in per_repeat for test in fold_tests]
+    warn_unseen_classes(tests, total, run.classes, k)
     models = []
-    for i, test in enumerate(tests):
+    for j, test in enumerate(tests):
         train = total - test
         if train.class_weights.sum() <= 0:
-            raise ValueError(f"fold {i}'s training rows hold no usable case")
+            raise ValueError(f"fold {j % k}'s training rows hold no usable case")
         models.append(run.model(train))
-    scores = run.score(models, folds)
-    confusion, loglik = scores.confusion, scores.log_likelihood
+    reports = [e.report() for e in run.score(models, repeats).parts]
+    confusion = np.stack([e["confusion_matrix"] for e in reports])
     n = confusion.sum(axis=(1, 2))
-    with np.errstate(invalid="ignore", divide="ignore"):
-        scores = {"accuracy": np.trace(confusion, axis1=1, axis2=2) / n, "log_likelihood": loglik / n}
-    return {**{f"test_{s}": scores[s] for s in scoring}, "n_test_rows": n, "confusion_matrices": confusion,
-            "classes": run.classes, "passes": passes}
-
+    names = {"accuracy": "accuracy", "log_likelihood": "average_log_likelihood", "log_loss": "log_loss",
+             "roc_auc": "roc_auc"}
+    scores = {s: np.array([e[names[s]] for e in reports]) for s in scoring}
+    if "roc_auc" in scoring:
+        scores["roc_auc_error_bound"] = np.array([e["roc_auc_error_bound"] for e in reports])
+    index = np.arange(len(tests))
+    return {**{f"test_{s}": v for s, v in scores.items()}, "n_test_rows": n, "confusion_matrices": confusion,
+            "classes": run.classes, "fold": index % k, "repeat": index // k,
+            "folds": {"n_splits": k, "n_repeats": len(repeats), "shuffle": bool(shuffle),
+                      "stratify": bool(stratify), "random_state": seed},
+            "passes": passes}

@@ -26,8 +26,8 @@ from nbparallel.summaries.features import FeatureCounts, check_sparse_threshold
 ALPHA_LOWER_BOUND = 1e-10
 
 
-class _TextNaiveBayes(PartitionedClassifier):
-    """What the multinomial and Bernoulli models share: counting, priors, files."""
+class TextNaiveBayes(PartitionedClassifier):
+    """What the models of count matrices share (multinomial, Bernoulli, complement): counting, priors, files."""
 
     _parameter_constraints = {
         **PartitionedClassifier._parameter_constraints,
@@ -190,7 +190,10 @@ class _TextNaiveBayes(PartitionedClassifier):
         return tags
 
 
-class MultinomialNaiveBayes(_TextNaiveBayes):
+_TextNaiveBayes = TextNaiveBayes  # the name before the complement model built on it
+
+
+class MultinomialNaiveBayes(TextNaiveBayes):
     """Multinomial naive Bayes over counts (e.g. word counts), in parallel.
 
     Same model as scikit-learn's ``MultinomialNB``:
