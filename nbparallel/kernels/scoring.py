@@ -184,7 +184,7 @@ def _row_scores4(first, second, i, table, offsets, log_prior, extra, acc):
 
 def _kernel(table, name):
     """The kernel ``name`` for a padded table (two columns, or a multiple of four)."""
-    return _KERNELS[2 if table.shape[1] == 2 else 4][name]
+    return _KERNELS[name]
 
 
 def _padded(table, log_prior):
@@ -256,144 +256,147 @@ def log_odds_bin(log_odds, mantissa_bits):
     return half + int(np.floor(x))
 
 
-def _kernels(row_scores):
-    """The scoring kernels over one row function (two classes, or groups of four), each compiled with the
-    row function inlined."""
+@njit(nogil=True, cache=True, inline="always")
+def _row_scores(first, second, i, table, offsets, log_prior, extra, acc):
+    """One row's joint log-likelihoods into ``acc``: :func:`_row_scores2` for a two-class table, else
+    :func:`_row_scores4` (the branch is the same for every row, so it costs nothing measurable)."""
+    if table.shape[1] == 2:
+        return _row_scores2(first, second, i, table, offsets, log_prior, extra, acc)
+    return _row_scores4(first, second, i, table, offsets, log_prior, extra, acc)
 
-    @njit(nogil=True, cache=True, error_model="numpy")
-    def _score_rows_kernel(first, second, table, offsets, log_prior, extra, mode, out):
-        n_classes = out.shape[1]
-        acc = np.empty(log_prior.shape[0])
-        bad = 0
-        for i in range(out.shape[0]):
-            bad += row_scores(first, second, i, table, offsets, log_prior, extra, acc)
-            if mode == 0:
-                for k in range(n_classes):
-                    out[i, k] = acc[k]
-                continue
-            if mode == 1:
-                norm = _log_normaliser(acc, n_classes)
-                for k in range(n_classes):
-                    out[i, k] = acc[k] - norm
-                continue
-            top = acc[0]
-            for k in range(1, n_classes):
+
+@njit(nogil=True, cache=True, error_model="numpy")
+def _score_rows_kernel(first, second, table, offsets, log_prior, extra, mode, out):
+    n_classes = out.shape[1]
+    acc = np.empty(log_prior.shape[0])
+    bad = 0
+    for i in range(out.shape[0]):
+        bad += _row_scores(first, second, i, table, offsets, log_prior, extra, acc)
+        if mode == 0:
+            for k in range(n_classes):
+                out[i, k] = acc[k]
+            continue
+        if mode == 1:
+            norm = _log_normaliser(acc, n_classes)
+            for k in range(n_classes):
+                out[i, k] = acc[k] - norm
+            continue
+        top = acc[0]
+        for k in range(1, n_classes):
+            top = max(top, acc[k])
+        total = 0.0
+        for k in range(n_classes):
+            e = 1.0 if acc[k] == top else np.exp(acc[k] - top)
+            out[i, k] = e
+            total += e
+        scale = 1.0 / total
+        for k in range(n_classes):
+            out[i, k] *= scale
+    return bad
+
+@njit(nogil=True, cache=True, error_model="numpy")
+def _best_of_rows_kernel(first, second, table, offsets, log_prior, extra, order, out):
+    acc = np.empty(log_prior.shape[0])
+    bad = 0
+    for i in range(out.shape[0]):
+        bad += _row_scores(first, second, i, table, offsets, log_prior, extra, acc)
+        out[i] = _best(acc, order)
+    return bad
+
+@njit(nogil=True, cache=True, error_model="numpy")
+def _evaluate_rows_kernel(first, second, table, offsets, log_prior, extra, order, truth, eps, mantissa_bits,
+                          confusion, histogram, sums):
+    """Confusion counts, sum log P(y|x), sum -log clip(P(y|x), eps, 1 - eps) and the ROC histograms."""
+    n_classes = confusion.shape[0]
+    acc = np.empty(log_prior.shape[0])
+    odds = np.empty(n_classes)
+    bad = 0
+    log_likelihood = 0.0
+    loss = 0.0
+    binary = histogram.shape[0] == 1
+    log_eps, log_1m_eps = np.log(eps), np.log1p(-eps)
+    for i in range(truth.shape[0]):
+        t = truth[i]
+        if t < 0:
+            continue
+        bad += _row_scores(first, second, i, table, offsets, log_prior, extra, acc)
+        best = _best(acc, order)
+        confusion[t, best] += 1
+        top = acc[0]
+        for k in range(1, n_classes):
+            top = max(top, acc[k])
+        total = 0.0
+        for k in range(n_classes):
+            odds[k] = 1.0 if acc[k] == top else np.exp(acc[k] - top)
+            total += odds[k]
+        log_p = acc[t] - (top + np.log(total))
+        log_likelihood += log_p
+        # -log of P(y|x) clipped to [eps, 1 - eps], compared in log space: no exp
+        loss -= log_eps if log_p < log_eps else min(log_p, log_1m_eps)
+        if binary:
+            histogram[0, 0 if t == 1 else 1, log_odds_bin(acc[1] - acc[0], mantissa_bits)] += 1.0
+            continue
+        # one-vs-rest odds of every class: p_c / (sum of the others), without cancellation
+        arg = 0
+        for k in range(1, n_classes):
+            if acc[k] > acc[arg]:
+                arg = k
+        rest = 0.0
+        for k in range(n_classes):
+            if k != arg:
+                rest += odds[k]
+        for k in range(n_classes):
+            others = rest if k == arg else total - odds[k]
+            histogram[k, 0 if t == k else 1, score_bin(odds[k] / others, mantissa_bits)] += 1.0
+    sums[0] += log_likelihood
+    sums[1] += loss
+    return bad
+
+@njit(nogil=True, cache=True, error_model="numpy")
+def _expected_counts_kernel(first, second, table, offsets, log_prior, n_clusters, weights, counts, totals,
+                            log_likelihood):
+    n_columns = totals.shape[0]
+    acc = np.empty(log_prior.shape[0])
+    resp = np.empty(n_columns)
+    extra = np.empty((0, n_columns))
+    n_restarts = n_columns // n_clusters
+    n_first = first.shape[1]
+    bad = 0
+    for i in range(first.shape[0]):
+        bad += _row_scores(first, second, i, table, offsets, log_prior, extra, acc)
+        w = weights[i]
+        for r in range(n_restarts):
+            lo = r * n_clusters
+            top = acc[lo]
+            for k in range(lo + 1, lo + n_clusters):
                 top = max(top, acc[k])
-            total = 0.0
-            for k in range(n_classes):
-                e = 1.0 if acc[k] == top else np.exp(acc[k] - top)
-                out[i, k] = e
-                total += e
-            scale = 1.0 / total
-            for k in range(n_classes):
-                out[i, k] *= scale
-        return bad
+            s = 0.0
+            for k in range(lo, lo + n_clusters):
+                resp[k] = 1.0 if acc[k] == top else np.exp(acc[k] - top)  # one exp per column, reused
+                s += resp[k]
+            log_likelihood[r] += w * (top + np.log(s))
+            scale = w / s
+            for k in range(lo, lo + n_clusters):
+                resp[k] *= scale
+        for k in range(n_columns):
+            totals[k] += resp[k]
+        for a in range(n_first):
+            c = np.int64(first[i, a])
+            if c < offsets[a + 1] - offsets[a]:
+                row = offsets[a] + c
+                for k in range(n_columns):
+                    counts[row, k] += resp[k]
+        for b in range(second.shape[1]):
+            c = np.int64(second[i, b])
+            if c < offsets[n_first + b + 1] - offsets[n_first + b]:
+                row = offsets[n_first + b] + c
+                for k in range(n_columns):
+                    counts[row, k] += resp[k]
+    return bad
 
-    @njit(nogil=True, cache=True, error_model="numpy")
-    def _best_of_rows_kernel(first, second, table, offsets, log_prior, extra, order, out):
-        acc = np.empty(log_prior.shape[0])
-        bad = 0
-        for i in range(out.shape[0]):
-            bad += row_scores(first, second, i, table, offsets, log_prior, extra, acc)
-            out[i] = _best(acc, order)
-        return bad
 
-    @njit(nogil=True, cache=True, error_model="numpy")
-    def _evaluate_rows_kernel(first, second, table, offsets, log_prior, extra, order, truth, eps, mantissa_bits,
-                              confusion, histogram, sums):
-        """Confusion counts, sum log P(y|x), sum -log clip(P(y|x), eps, 1 - eps) and the ROC histograms."""
-        n_classes = confusion.shape[0]
-        acc = np.empty(log_prior.shape[0])
-        odds = np.empty(n_classes)
-        bad = 0
-        log_likelihood = 0.0
-        loss = 0.0
-        binary = histogram.shape[0] == 1
-        log_eps, log_1m_eps = np.log(eps), np.log1p(-eps)
-        for i in range(truth.shape[0]):
-            t = truth[i]
-            if t < 0:
-                continue
-            bad += row_scores(first, second, i, table, offsets, log_prior, extra, acc)
-            best = _best(acc, order)
-            confusion[t, best] += 1
-            top = acc[0]
-            for k in range(1, n_classes):
-                top = max(top, acc[k])
-            total = 0.0
-            for k in range(n_classes):
-                odds[k] = 1.0 if acc[k] == top else np.exp(acc[k] - top)
-                total += odds[k]
-            log_p = acc[t] - (top + np.log(total))
-            log_likelihood += log_p
-            # -log of P(y|x) clipped to [eps, 1 - eps], compared in log space: no exp
-            loss -= log_eps if log_p < log_eps else min(log_p, log_1m_eps)
-            if binary:
-                histogram[0, 0 if t == 1 else 1, log_odds_bin(acc[1] - acc[0], mantissa_bits)] += 1.0
-                continue
-            # one-vs-rest odds of every class: p_c / (sum of the others), without cancellation
-            arg = 0
-            for k in range(1, n_classes):
-                if acc[k] > acc[arg]:
-                    arg = k
-            rest = 0.0
-            for k in range(n_classes):
-                if k != arg:
-                    rest += odds[k]
-            for k in range(n_classes):
-                others = rest if k == arg else total - odds[k]
-                histogram[k, 0 if t == k else 1, score_bin(odds[k] / others, mantissa_bits)] += 1.0
-        sums[0] += log_likelihood
-        sums[1] += loss
-        return bad
-
-    @njit(nogil=True, cache=True, error_model="numpy")
-    def _expected_counts_kernel(first, second, table, offsets, log_prior, n_clusters, weights, counts, totals,
-                                log_likelihood):
-        n_columns = totals.shape[0]
-        acc = np.empty(log_prior.shape[0])
-        resp = np.empty(n_columns)
-        extra = np.empty((0, n_columns))
-        n_restarts = n_columns // n_clusters
-        n_first = first.shape[1]
-        bad = 0
-        for i in range(first.shape[0]):
-            bad += row_scores(first, second, i, table, offsets, log_prior, extra, acc)
-            w = weights[i]
-            for r in range(n_restarts):
-                lo = r * n_clusters
-                top = acc[lo]
-                for k in range(lo + 1, lo + n_clusters):
-                    top = max(top, acc[k])
-                s = 0.0
-                for k in range(lo, lo + n_clusters):
-                    resp[k] = 1.0 if acc[k] == top else np.exp(acc[k] - top)  # one exp per column, reused
-                    s += resp[k]
-                log_likelihood[r] += w * (top + np.log(s))
-                scale = w / s
-                for k in range(lo, lo + n_clusters):
-                    resp[k] *= scale
-            for k in range(n_columns):
-                totals[k] += resp[k]
-            for a in range(n_first):
-                c = np.int64(first[i, a])
-                if c < offsets[a + 1] - offsets[a]:
-                    row = offsets[a] + c
-                    for k in range(n_columns):
-                        counts[row, k] += resp[k]
-            for b in range(second.shape[1]):
-                c = np.int64(second[i, b])
-                if c < offsets[n_first + b + 1] - offsets[n_first + b]:
-                    row = offsets[n_first + b] + c
-                    for k in range(n_columns):
-                        counts[row, k] += resp[k]
-        return bad
-
-    return {"score": _score_rows_kernel, "best": _best_of_rows_kernel, "evaluate": _evaluate_rows_kernel,
+_KERNELS = {"score": _score_rows_kernel, "best": _best_of_rows_kernel, "evaluate": _evaluate_rows_kernel,
             "expected": _expected_counts_kernel}
-
-
-_KERNELS = {2: _kernels(_row_scores2), 4: _kernels(_row_scores4)}
 
 
 def _check_scoring(first, second, table, offsets, log_prior, extra, n_rows):
