@@ -22,6 +22,7 @@ from nbparallel.cli.options import (
     document_labels,
     gaussian_setting,
     load_model,
+    read_settings,
     training_files,
 )
 from nbparallel.cli.output import report_error, warnings_as_messages, write_table
@@ -135,7 +136,7 @@ def cmd_predict(args):
     directory = output.output_directory(args.output)
     check_output(args.output.rstrip("/\\") if directory is not None else args.output)
     with cluster(args):
-        parts = predict_files(model, args.data, na_values=args.na_values, keep=args.keep or (), proba=args.proba,
+        parts = predict_files(model, args.data, settings=read_settings(args), keep=args.keep or (), proba=args.proba,
                               directory=directory, verbose=not args.quiet)
     if directory is not None:
         print(f"{sum(parts)} predictions written to {len(parts)} files in {directory}")
@@ -160,7 +161,7 @@ def cmd_evaluate(args):
     if target is None:
         raise ValueError("--target is required: the model does not record its target column")
     with cluster(args):
-        files, _, _ = scoring_files(model, args.data, args.na_values, target=target)
+        files, _, _ = scoring_files(model, args.data, read_settings(args), target=target)
         result = model.evaluate(files, target)
     output.print_evaluation(model.classes_, result, as_json=args.json)
 

@@ -46,8 +46,9 @@ def numeric_features(model, features):
     return [c for c, kind in zip(features, kinds.values()) if kind in ("numeric", "gaussian")]
 
 
-def scoring_files(model, path, na_values=None, target=None, keep=()):
-    """The files as ``model`` scores them.
+def scoring_files(model, path, settings=None, target=None, keep=()):
+    """The files as ``model`` scores them, read with ``settings`` (``Files`` keywords: ``na_values``,
+    ``delimiter``, ``encoding``, ``storage_options``).
 
     Returns
     -------
@@ -59,7 +60,8 @@ def scoring_files(model, path, na_values=None, target=None, keep=()):
         The files' own partitions (a file each, or runs of a large Parquet
         file's row groups).
     """
-    layout = file_layout(path)
+    settings = dict(settings or {})
+    layout = file_layout(Files(path, **settings))
     columns = layout.columns
     check_columns(keep, columns, "--keep")
     if target is not None and target not in columns:
@@ -67,8 +69,8 @@ def scoring_files(model, path, na_values=None, target=None, keep=()):
     features = model_features(model, columns, exclude=(target, *keep))
     if target in features:
         raise ValueError(f"target column {target!r} is one of the attributes the model was fitted on")
-    files = Files(path, na_values=na_values, numeric_features=numeric_features(model, features) or None,
-                  drop=[c for c in columns if c not in features and c != target])
+    files = Files(path, numeric_features=numeric_features(model, features) or None,
+                  drop=[c for c in columns if c not in features and c != target], **settings)
     return files, features, layout.n_partitions
 
 
@@ -106,7 +108,7 @@ def partition_output(predict, keep, directory, index, part):
     return len(out)
 
 
-def predict_files(model, path, *, na_values=None, keep=(), proba=False, directory=None, verbose=False):
+def predict_files(model, path, *, settings=None, keep=(), proba=False, directory=None, verbose=False):
     """Predict every row of the files: one DataFrame per partition, or its row count once written as
     ``directory/part-NNNNN.parquet`` (``.csv`` when the directory's name ends so).
 
@@ -116,14 +118,14 @@ def predict_files(model, path, *, na_values=None, keep=(), proba=False, director
     partition (any type: they are no attributes).
     """
     keep = list(keep)
-    files, features, n_partitions = scoring_files(model, path, na_values, keep=keep)
+    files, features, n_partitions = scoring_files(model, path, settings, keep=keep)
     model.set_params(n_partitions=n_partitions)
     data = model.dataset(files, None, require_target=False)
     partitions = data.partitions
     if keep:
         from dask import delayed
 
-        copies = read_files(Files(path, na_values=na_values), columns=keep).to_delayed()
+        copies = read_files(Files(path, **dict(settings or {})), columns=keep).to_delayed()
         if len(copies) != len(partitions):
             raise ValueError(f"{len(copies)} partitions of columns to copy for {len(partitions)} to predict")
         partitions = [delayed(paired, pure=True)(part, copied) for part, copied in zip(partitions, copies)]
