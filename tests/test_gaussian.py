@@ -202,3 +202,26 @@ def test_fit_on_a_real_dask_cluster_gives_the_local_model():
         proba = remote.predict_proba(frame)
     assert remote.counts_.equals(local.counts_) and remote.moments_.equals(local.moments_)
     np.testing.assert_array_equal(proba, local.predict_proba(frame))
+
+
+def test_a_gaussian_column_of_one_value_is_ignored_not_a_nan():
+    """A column observed with one value tells the classes nothing: alone it leaves the prior (with the warning
+    that names it), never NaN; beside an informative column the model is scikit-learn's GaussianNB's."""
+    import warnings
+
+    from sklearn.naive_bayes import GaussianNB
+
+    rng = np.random.default_rng(4)
+    y = rng.integers(0, 2, 60)
+    constant = np.full((60, 1), 3.5)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        alone = NaiveBayes(numeric="gaussian", class_alpha=1e-12).fit(constant, y)
+    assert any("every attribute is ignored" in str(w.message) and "constant (every observed value is 3.5)"
+               in str(w.message) for w in caught)
+    assert alone.ignored_attributes_ == ["0"]
+    proba = alone.predict_proba(np.array([[3.5], [7.0]]))
+    np.testing.assert_allclose(proba, np.tile(np.bincount(y) / 60, (2, 1)), rtol=1e-9)
+    both = np.hstack([rng.normal(y, 1.0)[:, None], constant])
+    ours = NaiveBayes(numeric="gaussian", class_alpha=1e-12).fit(both, y)
+    np.testing.assert_allclose(ours.predict_proba(both), GaussianNB().fit(both, y).predict_proba(both), rtol=1e-9)

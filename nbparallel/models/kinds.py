@@ -27,7 +27,7 @@ import numpy as np
 
 from nbparallel.kernels.binning import bin_values
 from nbparallel.kernels.scoring import joint_log_likelihood
-from nbparallel.models.gaussian import gaussian_log_likelihood, gaussian_parameters
+from nbparallel.models.gaussian import constant_columns, gaussian_log_likelihood, gaussian_parameters
 
 
 def merged_bins(counts, edges):
@@ -205,7 +205,7 @@ class GaussianNumeric:
     def derive(moments, var_smoothing):
         """The :class:`GaussianFit` of merged moments."""
         theta, var, epsilon = gaussian_parameters(moments, var_smoothing)
-        return GaussianFit(theta, var, epsilon, moments.n.sum(axis=0) <= 0)
+        return GaussianFit(theta, var, epsilon, (moments.n.sum(axis=0) <= 0) | constant_columns(moments))
 
     @staticmethod
     def score(values, fit):

@@ -325,9 +325,11 @@ class NaiveBayes(PartitionedClassifier):
                 reasons[at.name] = f"constant (every observed value is {at.lo:g})"
             else:
                 reasons[at.name] = "every observed value falls in one bin"
-        for name in self.gaussian_features_:
+        for j, name in enumerate(self.gaussian_features_):
             if name in self.ignored_attributes_:
-                reasons[name] = "no observed value (every value missing)"
+                observed = self.moments_.n[:, j].sum() > 0
+                reasons[name] = (f"constant (every observed value is {self.theta_[np.argmax(self.moments_.n[:, j]), j]:g})"
+                                 if observed else "no observed value (every value missing)")
         return {c: reasons[c] for c in self.schema_.columns if c in reasons}
 
     def _warn_ignored(self):
