@@ -6,6 +6,7 @@ missing bucket or object and an object deleted or changed between passes are Val
 from __future__ import annotations
 
 import contextlib
+import io
 import json
 import subprocess
 import sys
@@ -282,3 +283,25 @@ def test_memory_urls_and_option_errors(frame, tmp_path):
         NaiveBayes().fit("nosuchstore://bucket/d.csv", "y")
     assert "secret" not in repr(Files("s3://b/x", storage_options={"secret": "hush"}).path)
     assert "hush" not in repr(Files("s3://b/x", storage_options={"secret": "hush"}))
+
+
+def test_the_command_line_predicts_from_and_to_the_store(s3, stored, frame, tmp_path):
+    """nbparallel predict takes a URL for DATA and -o (a file, or a directory of one file per partition), with
+    --storage-option; the predictions equal the local model's."""
+    from nbparallel.cli import main
+
+    options, client = s3
+    local, url = stored["parquet"]
+    flags = ["--storage-option", f"key={options['key']}", "--storage-option", f"secret={options['secret']}",
+             "--storage-option", f"endpoint_url={options['client_kwargs']['endpoint_url']}"]
+    model = NaiveBayes().fit(local, "y")
+    model.save(tmp_path / "m.json")
+    expected = model.predict(frame).tolist()
+    assert main(["predict", str(tmp_path / "m.json"), url, "-o", f"s3://{BUCKET}/cli/p.csv", "--quiet", *flags]) == 0
+    body = client.get_object(Bucket=BUCKET, Key="cli/p.csv")["Body"].read()
+    assert pd.read_csv(io.BytesIO(body))["prediction"].tolist() == expected
+    assert main(["predict", str(tmp_path / "m.json"), url, "-o", f"s3://{BUCKET}/cli/parts/", "--quiet", *flags]) == 0
+    keys = sorted(o["Key"] for o in client.list_objects_v2(Bucket=BUCKET, Prefix="cli/parts/")["Contents"])
+    assert keys == [f"cli/parts/part-{i:05d}.parquet" for i in range(len(keys))] and len(keys) == 4
+    parts = [pd.read_parquet(io.BytesIO(client.get_object(Bucket=BUCKET, Key=k)["Body"].read())) for k in keys]
+    assert pd.concat(parts)["prediction"].tolist() == expected

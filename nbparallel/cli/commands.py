@@ -142,7 +142,7 @@ def cmd_predict(args):
         print(f"{sum(parts)} predictions written to {len(parts)} files in {directory}")
         return
     out = pd.concat(parts, ignore_index=True)
-    write_table(out, args.output)
+    write_table(out, args.output, read_settings(args).get("storage_options"))
     print(f"{len(out)} predictions written to {args.output}")
 
 

@@ -128,7 +128,10 @@ def cluster(args):
 
 
 def check_output(path):
-    """Raise ValueError before any work when the output's directory does not exist."""
+    """Raise ValueError before any work when the output's directory does not exist (a URL's store is
+    checked when it is written)."""
+    if "://" in str(path):
+        return
     parent = Path(path).parent
     if not parent.is_dir():
         raise ValueError(f"the output directory {str(parent)!r} of {str(path)!r} does not exist")

@@ -42,8 +42,17 @@ def plain(value):
     return value
 
 
-def write_table(frame, path):
-    """Write a CSV or (by suffix) Parquet file completely or not at all."""
+def is_url(path):
+    """Whether an output path is a URL (``s3://bucket/p.csv``): written through its filesystem."""
+    return "://" in str(path)
+
+
+def write_table(frame, path, storage_options=None):
+    """Write a CSV or (by suffix) Parquet file completely or not at all; a URL through its filesystem."""
+    if is_url(path):
+        from nbparallel.data.files import write_table as write_through_filesystem
+
+        return write_through_filesystem(frame, str(path), storage_options=storage_options)
     path = Path(path)
     tmp = path.with_name(f".{path.name}.tmp")
     try:
@@ -57,7 +66,10 @@ def write_table(frame, path):
 
 
 def output_directory(path):
-    """The directory ``path`` names (it ends in a separator or exists as one), else None."""
+    """The directory ``path`` names (it ends in a separator or exists as one), else None; a URL
+    directory (``s3://bucket/out/``) stays a string."""
+    if is_url(path):
+        return path if path.endswith("/") else None
     return Path(path) if path.endswith(("/", "\\")) or Path(path).is_dir() else None
 
 

@@ -98,7 +98,8 @@ def class_prior(text):
 def add_read_options(p):
     """How files are read: the CSV delimiter, the text encoding, the filesystem's options."""
     p.add_argument("--delimiter", metavar="CHAR", help="CSV field delimiter (default ',', a tab for .tsv files)")
-    p.add_argument("--encoding", metavar="NAME", help="text encoding of CSV and ARFF files, e.g. latin-1 (default utf-8)")
+    p.add_argument("--encoding", metavar="NAME",
+                   help="text encoding of CSV and ARFF files, e.g. latin-1 (default utf-8)")
     p.add_argument("--storage-option", dest="storage_options", action="append", type=key_value,
                    metavar="KEY=VALUE", help="an option of the files' filesystem (fsspec), repeatable")
 
@@ -298,7 +299,8 @@ def build_parser(commands=None):
 
     p = verb("bench", help="run a benchmark experiment (source checkout only)",
              description="Run benchmarks/run.py: EXPERIMENT (strong, weak, reduction, model, peers, "
-                         "boosting, inputs, passes, network) [--quick] [--scheduler ADDRESS | --cluster CONFIG] [--results-dir DIR]")
+                         "boosting, inputs, passes, network) [--quick] [--scheduler ADDRESS | --cluster CONFIG] "
+                         "[--results-dir DIR]")
     p.add_argument("bench_args", nargs=argparse.REMAINDER, metavar="EXPERIMENT [OPTIONS]",
                    help="passed on to benchmarks/run.py")
 

@@ -90,9 +90,9 @@ def paired(part, copied):
     return part, copied
 
 
-def partition_output(predict, keep, directory, index, part):
+def partition_output(predict, keep, directory, storage_options, index, part):
     """One partition's output: the ``keep`` columns (when ``part`` is paired with them) and ``predict(part)``;
-    returned, or written to ``directory`` (then its row count)."""
+    returned, or written to ``directory`` (a path, or a URL string; then its row count)."""
     if keep:
         part, copied = part
     out = predict(part)
@@ -103,8 +103,9 @@ def partition_output(predict, keep, directory, index, part):
         out = pd.concat([copied[list(keep)].reset_index(drop=True), out], axis=1)
     if directory is None:
         return out
-    suffix = ".csv" if directory.suffix.lower() == ".csv" else ".parquet"
-    write_table(out, directory / f"part-{index:05d}{suffix}")
+    name = str(directory).rstrip("/\\")
+    suffix = ".csv" if name.lower().endswith(".csv") else ".parquet"
+    write_table(out, f"{name}/part-{index:05d}{suffix}", storage_options)
     return len(out)
 
 
@@ -129,9 +130,10 @@ def predict_files(model, path, *, settings=None, keep=(), proba=False, directory
         if len(copies) != len(partitions):
             raise ValueError(f"{len(copies)} partitions of columns to copy for {len(partitions)} to predict")
         partitions = [delayed(paired, pure=True)(part, copied) for part, copied in zip(partitions, copies)]
-    if directory is not None:
+    if directory is not None and not isinstance(directory, str):
         directory.mkdir(exist_ok=True)
     predict = data.map(partition_predictions, model, features, proba)
-    tasks = [partial(partition_output, predict, keep, directory, i) for i in range(len(partitions))]
+    storage_options = dict(settings or {}).get("storage_options")
+    tasks = [partial(partition_output, predict, keep, directory, storage_options, i) for i in range(len(partitions))]
     return execution.map_partitions(partitions, tasks, name="nbparallel-cli-predict", token=data.token,
                                     verbose=verbose)
