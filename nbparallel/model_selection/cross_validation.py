@@ -432,7 +432,7 @@ def cross_validate(estimator, X, y=None, *, cv=10, scoring=SCORINGS, sample_weig
     if unknown or not scoring:
         raise ValueError(f"scoring must name some of {SCORINGS}, got {scoring!r}")
     _check_fold_options(cv, shuffle, stratify, n_repeats, random_state)
-    estimator._check_params()
+    estimator.validate_params()
     passes = []
 
     def record(kind, start):

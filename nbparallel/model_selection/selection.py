@@ -327,7 +327,7 @@ class SelectedNaiveBayes(SelectorMixin, NaiveBayes):
             Test data (same columns) and its target (values or column name)
             for the criterion ``Q(J) = -l_test(J)``.
         """
-        self._check_params()
+        self.validate_params()
         self._check_selection_params()
         if self.criterion == "test" and X_test is None:
             raise ValueError("criterion='test' needs test data: pass X_test (and y_test) to fit")

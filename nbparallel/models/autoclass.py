@@ -192,9 +192,9 @@ class AutoClass(ClusterMixin, PartitionedModel):
         self.verbose = verbose
         self.numeric_features = numeric_features
 
-    def _check_params(self):
+    def validate_params(self):
         """The declared checks, then ``random_state`` (TypeError for a wrong type)."""
-        super()._check_params()
+        super().validate_params()
         check_random_state(self.random_state)
 
     def _seeds(self):
@@ -226,7 +226,7 @@ class AutoClass(ClusterMixin, PartitionedModel):
         sample_weight : array-like or str, optional
             Non-negative row weights; they multiply into the expected counts.
         """
-        self._check_params()
+        self.validate_params()
         self._clear_fitted()
         dataset = self.dataset(X, None, sample_weight)
         scheduler = PassScheduler(dataset, split_every=self.split_every, persist=self.persist,
@@ -349,7 +349,7 @@ class AutoClass(ClusterMixin, PartitionedModel):
         }
 
     def fitted_from_dict(self, d):
-        self._check_params()
+        self.validate_params()
         validate.keys(d, "fitted", ("schema", "counts", "cluster_totals", "restart_histories", "best_restart",
                                     "converged", "n_iter", "passes"))
         self.schema_ = validate.schema(d["schema"])

@@ -198,7 +198,7 @@ class PartitionedModel(NBParallelMixin, BaseEstimator):
     """The rules every nbparallel estimator follows.
 
     - **Parameters** are declared in ``_parameter_constraints`` (see
-      :mod:`nbparallel.models.params`) and checked by :meth:`_check_params` at the start
+      :mod:`nbparallel.models.params`) and checked by :meth:`validate_params` at the start
       of ``fit`` and ``partial_fit``.
     - **A fresh fit clears** every fitted attribute, that is every attribute
       whose name ends in ``_`` (scikit-learn's convention; caches a model
@@ -220,7 +220,7 @@ class PartitionedModel(NBParallelMixin, BaseEstimator):
 
     # ------------------------------------------------------------ fitting rules
 
-    def _check_params(self):
+    def validate_params(self):
         """Check every declared parameter; raise ValueError naming the first bad one."""
         check_params(self, self._parameter_constraints)
 

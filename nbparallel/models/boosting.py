@@ -231,7 +231,7 @@ class BoostedNaiveBayes(PartitionedClassifier):
         sample_weight : array-like or str, optional
             Initial non-negative row weights.
         """
-        self._check_params()
+        self.validate_params()
         self._clear_fitted()
         dataset = self._base().dataset(X, y, sample_weight)
         plan = CountingPlan.for_table(self._base().get_params(), dataset, by_value=False)  # every round: codes
@@ -361,7 +361,7 @@ class BoostedNaiveBayes(PartitionedClassifier):
         }
 
     def fitted_from_dict(self, d):
-        self._check_params()
+        self.validate_params()
         validate.keys(d, "fitted", ("schema", "rounds", "n_features_in", "feature_names_in", "target_column",
                                     "passes"))
         self.schema_ = validate.schema(d["schema"])

@@ -193,9 +193,9 @@ class NaiveBayes(PartitionedClassifier):
 
     # ------------------------------------------------------------ fitting
 
-    def _check_params(self):
+    def validate_params(self):
         """The declared checks (``categorical_features`` is checked against the columns by the data layer)."""
-        super()._check_params()
+        super().validate_params()
         check_ranges(self.numeric_ranges)
 
     def dataset(self, X, y=None, sample_weight=None, *, require_target=True, drop=()):
@@ -228,7 +228,7 @@ class NaiveBayes(PartitionedClassifier):
             Non-negative weights (or a weight column's name); weights multiply
             into the counts.
         """
-        self._check_params()
+        self.validate_params()
         self._clear_fitted()
         dataset = self.dataset(X, y, sample_weight)
         return self._fit_counts(X, dataset, classes=None,
@@ -245,7 +245,7 @@ class NaiveBayes(PartitionedClassifier):
         calls may bring new categories and classes. Fitting on the whole data
         or on pieces gives the same counts when the ranges are the same.
         """
-        self._check_params()
+        self.validate_params()
         dataset = self.dataset(X, y, sample_weight)
         return self._fit_counts(X, dataset, classes=classes,
                                 plan=CountingPlan.for_table(self.get_params(), dataset, by_value=False))
@@ -350,7 +350,7 @@ class NaiveBayes(PartitionedClassifier):
         kind; the table is laid out as ``schema.counted()``) and, with Gaussian attributes, their
         merged ``moments`` (:class:`GaussianMoments`)."""
         model = cls(**params)
-        model._check_params()
+        model.validate_params()
         model.schema_, model.counts_ = schema, counts
         if moments is not None:
             model.moments_ = moments
@@ -552,7 +552,7 @@ class NaiveBayes(PartitionedClassifier):
         }
 
     def fitted_from_dict(self, d):
-        self._check_params()
+        self.validate_params()
         d = {"gaussian": None, **d}  # files written before Gaussian attributes have no "gaussian"
         validate.keys(d, "fitted", ("schema", "counts", "gaussian", "reduction", "n_features_in",
                                     "feature_names_in", "target_column"))

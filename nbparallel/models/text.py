@@ -63,7 +63,7 @@ class TextNaiveBayes(PartitionedClassifier):
         sample_weight : array-like of shape (n_rows,), optional
             Weights multiply into the counts.
         """
-        self._check_params()
+        self.validate_params()
         self._clear_fitted()
         data = as_partitions(X, y, sample_weight, n_partitions=self.n_partitions)
         return self._count(data, np.unique(data.y), previous=None)
@@ -73,7 +73,7 @@ class TextNaiveBayes(PartitionedClassifier):
 
         Fitting on the whole data or on pieces gives the same counts.
         """
-        self._check_params()
+        self.validate_params()
         if not hasattr(self, "counts_"):
             if classes is None:
                 raise ValueError("classes must be passed on the first call to partial_fit.")
@@ -103,7 +103,7 @@ class TextNaiveBayes(PartitionedClassifier):
     def from_counts(cls, counts, classes, *, n_features_in, feature_names_in=None, **params):
         """A fitted model derived from merged :class:`FeatureCounts` of ``classes`` (no pass over data)."""
         model = cls(**params)
-        model._check_params()
+        model.validate_params()
         model._set_input_features(n_features=n_features_in, feature_names=feature_names_in)
         model.classes_, model.counts_ = np.asarray(classes), counts
         model._derive()
@@ -166,7 +166,7 @@ class TextNaiveBayes(PartitionedClassifier):
         }
 
     def fitted_from_dict(self, d):
-        self._check_params()
+        self.validate_params()
         self._clear_fitted()
         counts = FeatureCounts.from_dict(d["counts"])
         classes = np.asarray(d["classes"])
