@@ -9,6 +9,7 @@ from functools import partial
 import numpy as np
 
 from nbparallel.data.columns import JOINED_TARGET, check_weights, target_values
+from nbparallel.data.partitions import PartitionInfo
 from nbparallel.engine import execution
 
 
@@ -83,8 +84,6 @@ class Dataset:
         files) need the row counts the schema pass records
         (:func:`scan_schema`), else ValueError.
         """
-        from nbparallel.data.partitions import PartitionInfo
-
         rows = self.partition_rows
         if rows is None or len(rows) != len(self.partitions):
             if not all(isinstance(p, tuple) for p in self.partitions):

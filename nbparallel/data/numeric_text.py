@@ -23,13 +23,13 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from nbparallel.data.columns import NA_VALUES, NUMERIC
+
 _FLOAT_KINDS = "iuf"
 
 
 def missing_marks(na_values=()):
     """The strings read as missing: pandas' defaults and ``na_values``."""
-    from nbparallel.data.columns import NA_VALUES
-
     return set(NA_VALUES) | {str(v) for v in na_values or ()}
 
 
@@ -85,8 +85,6 @@ def needs_parsing(dtype):
 
 def numeric_frame(X, kinds, na_values=(), where=""):
     """``X`` with its numeric columns that hold text or booleans parsed to float64 (X itself when none do)."""
-    from nbparallel.data.columns import NUMERIC
-
     positions = [i for i, kind in enumerate(kinds) if kind == NUMERIC and needs_parsing(X.dtypes.iloc[i])]
     if not positions:
         return X
@@ -100,8 +98,6 @@ def numeric_frame(X, kinds, na_values=(), where=""):
 def numeric_array(X, kinds):
     """A 2-D array with its numeric columns parsed to floats: float64 when every column is
     numeric, else an object array (X itself when nothing needs parsing)."""
-    from nbparallel.data.columns import NUMERIC
-
     if not needs_parsing(X.dtype) or NUMERIC not in kinds:
         return X
     out = X.astype(object)

@@ -6,6 +6,9 @@ import functools
 
 import numpy as np
 
+from nbparallel.data.numeric_text import parse_numbers
+from nbparallel.kernels.lookup import lookup_codes
+
 
 def is_text(t):
     import pyarrow as pa
@@ -57,8 +60,6 @@ def _categorical(chunked):
     """
     import pandas as pd
     import pyarrow.compute as pc
-
-    from nbparallel.kernels.lookup import lookup_codes
 
     array = chunked.chunk(0) if chunked.num_chunks == 1 else chunked.combine_chunks()  # one dictionary
     values = tuple(array.dictionary.to_pylist())
@@ -149,8 +150,6 @@ def numeric_types(types, names, as_floats=()):
 def parse_numeric_text(table, types, na_values, path):
     """A Parquet table's text (or boolean) columns that ``types`` reads as float64, parsed to numbers."""
     import pyarrow as pa
-
-    from nbparallel.data.numeric_text import parse_numbers
 
     for i, field in enumerate(table.schema):
         t = field.type

@@ -13,6 +13,7 @@ from nbparallel.data.files.arrow import is_text, text_as_dictionary
 from nbparallel.data.files.filesystems import open_input_stream
 from nbparallel.data.files.options import ReadOptions, check_same_names, check_unique, file_signature, unit_store
 from nbparallel.data.files.pieces import Unit
+from nbparallel.data.numeric_text import parse_numbers
 
 
 def delimiter_of(path, options):
@@ -208,8 +209,6 @@ def _numbers_of(table, name, token, options, path):
     """``table`` with its text column ``name`` read as float64, ``token`` missing."""
     import pyarrow as pa
     import pyarrow.compute as pc
-
-    from nbparallel.data.numeric_text import parse_numbers
 
     i = table.schema.get_field_index(name)
     column = table.column(i)

@@ -5,6 +5,8 @@ from __future__ import annotations
 import functools
 from typing import NamedTuple
 
+from nbparallel.data.columns import column_roles, kinds_for
+from nbparallel.data.dataset import Dataset
 from nbparallel.data.files.arff import arff_layout, read_arff_unit
 from nbparallel.data.files.arrow import (
     numeric_types,
@@ -60,9 +62,6 @@ def file_dataset(path, y=None, sample_weight=None, *, n_partitions=None, categor
     """
     from dask import delayed
     from dask.base import tokenize
-
-    from nbparallel.data.columns import column_roles, kinds_for
-    from nbparallel.data.dataset import Dataset
 
     if y is not None and not isinstance(y, str):
         raise TypeError("with a file, y must be the name of the target column")
