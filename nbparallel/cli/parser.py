@@ -34,6 +34,23 @@ def split_every(text):
     return value
 
 
+def bins(text):
+    """``--bins``: an int >= 2, or ``mdl`` (Fayyad and Irani's supervised discretisation).
+
+    >>> bins("8"), bins("mdl")
+    (8, 'mdl')
+    """
+    if text == "mdl":
+        return text
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 2:
+        raise argparse.ArgumentTypeError(f"must be an int >= 2 or 'mdl', got {text!r}")
+    return value
+
+
 def smoothing(text):
     """``--alpha``, ``--class-alpha``: a positive finite number, or ``1/N``.
 
@@ -107,7 +124,9 @@ def add_read_options(p):
 def add_data_options(p):
     """How to partition, bin and read the columns of training data."""
     p.add_argument("--partitions", type=int, help="number of partitions (default: the files' own)")
-    p.add_argument("--bins", type=int, default=10, help="equal-width bins per numeric column (default 10)")
+    p.add_argument("--bins", type=bins, default=10,
+                   help="equal-width bins per numeric column (default 10), or 'mdl': supervised MDL "
+                        "discretisation (Fayyad-Irani, as Weka's NaiveBayes -D)")
     p.add_argument("--split-every", type=split_every, default=2, help="reduction fan-in, or 'flat' (default 2)")
     p.add_argument("--categorical", nargs="+", metavar="COLUMN", help="numeric columns to treat as categorical")
     p.add_argument("--numeric", nargs="+", metavar="COLUMN",

@@ -7,7 +7,9 @@ A :class:`~nbparallel.data.schema.Schema` attribute names its kind
   derives smoothed log P(value | class); a row scores by a table lookup of
   its code.
 - :class:`BinnedNumeric`: the same over equal-width bins, after SPSS
-  empty-bin elimination; value labels are the bins' intervals.
+  empty-bin elimination (and, for ``n_bins="mdl"``, summed into Fayyad and
+  Irani's MDL intervals: :mod:`nbparallel.models.discretisation`); value
+  labels are the bins' intervals.
 - :class:`GaussianNumeric`: summarised by per-class moments; derives
   ``theta`` and ``var``; a row scores log N(x; theta_k, var_k).
 
@@ -27,6 +29,7 @@ import numpy as np
 
 from nbparallel.kernels.binning import bin_values
 from nbparallel.kernels.scoring import joint_log_likelihood
+from nbparallel.models.discretisation import mdl_intervals
 from nbparallel.models.gaussian import constant_columns, gaussian_log_likelihood, gaussian_parameters
 
 
@@ -43,7 +46,7 @@ def merged_bins(counts, edges):
     # bin b covers (edges[b-1], edges[b]]; the gap between kept bins a < b is (edges[a], edges[b-1]].
     # Halving before adding cannot overflow near the float limit, and (halving by a power of two being
     # exact) gives the same bits as (x + y) / 2 everywhere else.
-    new_edges = np.array([edges[a] / 2 + edges[b - 1] / 2 for a, b in zip(kept[:-1], kept[1:])])
+    new_edges = edges[kept[:-1]] / 2 + edges[kept[1:] - 1] / 2
     return kept, new_edges
 
 
@@ -154,7 +157,8 @@ class Categorical(Counted):
 
 
 class BinnedNumeric(Counted):
-    """A numeric attribute cut into ``n_bins`` equal-width bins; summarised by counts per (bin, class)."""
+    """A numeric attribute cut into ``n_bins`` equal-width bins (for MDL, fine ones summed into intervals);
+    summarised by counts per (bin, class)."""
 
     name = "numeric"
 
@@ -169,12 +173,15 @@ class BinnedNumeric(Counted):
         return FinalBins(edges, n_bins, empty)
 
     @staticmethod
-    def derive(attribute, cells, f):
-        """The :class:`CountedFit` of its bins' counts ``cells``: empty bins eliminated (SPSS), then smoothed."""
+    def derive(attribute, cells, f, supervised=False):
+        """The :class:`CountedFit` of its bins' counts ``cells``: empty bins eliminated (SPSS), with
+        ``supervised`` summed into MDL intervals, then smoothed."""
         kept, edges = merged_bins(cells.sum(axis=1), attribute.edges())
         cells = cells[kept]
-        logp, ignored = smoothed_log_prob(cells, np.ones(len(kept), dtype=bool), f)
-        return CountedFit(logp, cells, interval_labels(edges)[:len(kept)], edges, ignored)
+        if supervised:
+            cells, edges = mdl_intervals(cells, edges)
+        logp, ignored = smoothed_log_prob(cells, np.ones(len(cells), dtype=bool), f)
+        return CountedFit(logp, cells, interval_labels(edges)[:len(cells)], edges, ignored)
 
 
 @dataclass(frozen=True, eq=False)

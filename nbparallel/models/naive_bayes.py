@@ -19,6 +19,7 @@ from nbparallel.engine import memory
 from nbparallel.kernels.scoring import JOINT, best_classes
 from nbparallel.models import kinds
 from nbparallel.models.base import PartitionedClassifier, ScoringInputs
+from nbparallel.models.discretisation import FINE_BINS, MDL
 from nbparallel.models.params import Interval, Options
 from nbparallel.models.plan import BY_VALUE, WITH_MOMENTS, WITH_SCHEMA, CountingPlan, check_ranges, warn_out_of_range
 from nbparallel.persistence import validate
@@ -50,7 +51,8 @@ class NaiveBayes(PartitionedClassifier):
 
     Categorical attributes are counted per value and class; numeric attributes
     are cut into ``n_bins`` equal-width bins (from a min/max pass, right-closed,
-    empty bins eliminated as in the SPSS algorithm) inside the counting pass.
+    empty bins eliminated as in the SPSS algorithm) inside the counting pass,
+    or, with ``n_bins="mdl"``, into Fayyad and Irani's supervised MDL intervals.
     Probabilities follow the SPSS document:
     ``pi_k = (N_k + lambda) / (N + K lambda)`` and
     ``p_mk = (N_mk + f) / (sum_l N_lk + M f)``.
@@ -62,8 +64,15 @@ class NaiveBayes(PartitionedClassifier):
         as the SPSS document recommends; 1.0 is Laplace smoothing.
     class_alpha : float > 0 or "1/N", default "1/N"
         The class-prior smoothing lambda.
-    n_bins : int >= 2, default 10
-        Equal-width bins per numeric attribute (Elkan's M = 10).
+    n_bins : int >= 2 or "mdl", default 10
+        Equal-width bins per numeric attribute (Elkan's M = 10). "mdl":
+        supervised discretisation as Weka's ``NaiveBayes -D`` (Fayyad and
+        Irani's recursive entropy cuts with the MDL stopping rule), found on
+        the merged per-class histograms of 4096 fine equal-width bins counted
+        in the same counting pass (no extra pass); cuts lie between non-empty
+        fine bins, so values sharing a fine bin are never cut apart (see
+        :mod:`nbparallel.models.discretisation`). An attribute with no
+        accepted cut is one interval and ignored, as in Weka.
     categorical_features : "auto", "all" or list, default "auto"
         Which attributes are categorical: "auto" takes non-numeric columns,
         "all" every column, or a list of column names or indices.
@@ -115,7 +124,8 @@ class NaiveBayes(PartitionedClassifier):
         The class labels, sorted.
     counts_ : nbparallel.summaries.counts.CountTable
         The merged raw counts of the counted attributes (categorical, and
-        binned numeric in their equal-width bins), laid out as
+        binned numeric in their equal-width bins, the fine ones for
+        ``n_bins="mdl"``), laid out as
         ``schema_.counted()``; per column, :attr:`log_probabilities_` and
         ``counted_fits_`` give them with value labels.
     reduction_ : nbparallel.engine.reduce.TreeRecord
@@ -144,9 +154,12 @@ class NaiveBayes(PartitionedClassifier):
     target_column_ : str
         The target column's name, when fitted from a DataFrame or file column.
     ignored_attributes_ : list of str
-        Attributes with no observed value or a single observed category.
+        Attributes with no observed value or a single observed category (or,
+        with ``n_bins="mdl"``, no accepted MDL cut); :meth:`ignored_reasons`
+        says which.
     bin_edges_ : dict
-        Inner bin edges of each binned attribute after empty-bin elimination.
+        Inner bin edges of each binned attribute after empty-bin elimination
+        (with ``n_bins="mdl"``, its MDL cuts).
     log_probabilities_ : dict of DataFrame
         The fitted probabilities a user reads, keyed by input column in
         input order: log P(value | class) with value labels (categories, or
@@ -167,7 +180,7 @@ class NaiveBayes(PartitionedClassifier):
         **PartitionedClassifier._parameter_constraints,
         "alpha": [Interval(float, 0, np.inf, "neither"), Options((AUTO_SMOOTHING,))],
         "class_alpha": [Interval(float, 0, np.inf, "neither"), Options((AUTO_SMOOTHING,))],
-        "n_bins": [Interval(int, 2, validate.MAX_BINS)],
+        "n_bins": [Interval(int, 2, validate.MAX_BINS), Options((MDL,))],
         "numeric_ranges": [None, dict],
         "numeric_features": [None, "array-like"],
         "numeric": [Options((BINNED, GAUSSIAN)), dict],
@@ -259,7 +272,7 @@ class NaiveBayes(PartitionedClassifier):
             except WideIntegers:
                 plan = plan.in_two_passes()
         if plan.kind != BY_VALUE:
-            schema, scan, _ = self._run("schema", scan_schema, dataset, n_bins=self.n_bins,
+            schema, scan, _ = self._run("schema", scan_schema, dataset, n_bins=plan.n_bins,
                                         classes=None if classes is None else sort_values(set(classes)))
         refit = hasattr(self, "schema_")
         schema = plan.finish_schema(schema, fix_ranges=not refit)
@@ -313,7 +326,8 @@ class NaiveBayes(PartitionedClassifier):
         """Why each ignored attribute is ignored, ``{name: reason}`` in input order."""
         check_is_fitted(self, "counts_")
         reasons = {}
-        for at, fit in zip(self.schema_.counted().attributes, self.counted_fits_):
+        supervised = getattr(self, "n_bins", None) == MDL
+        for a, (at, fit) in enumerate(zip(self.schema_.counted().attributes, self.counted_fits_)):
             if not fit.ignored:
                 continue
             seen = np.flatnonzero(fit.counts.sum(axis=1) > 0)
@@ -323,6 +337,8 @@ class NaiveBayes(PartitionedClassifier):
                 reasons[at.name] = f"a single observed category ({at.categories[seen[0]]!r})"
             elif at.lo == at.hi:
                 reasons[at.name] = f"constant (every observed value is {at.lo:g})"
+            elif supervised and np.count_nonzero(self.counts_.attribute(a).sum(axis=1)) > 1:
+                reasons[at.name] = "no MDL cut (no cut of its values gains enough class information)"
             else:
                 reasons[at.name] = "every observed value falls in one bin"
         for j, name in enumerate(self.gaussian_features_):
@@ -409,7 +425,10 @@ class NaiveBayes(PartitionedClassifier):
             )
         if getattr(self, "class_prior", None) is not None:  # fixed priors (subclasses may not have them)
             self.class_log_prior_ = fixed_log_prior(self.class_prior, self.classes_)
-        fits = [kinds.kind_of(at.kind).derive(at, counts.attribute(a), f) for a, at in enumerate(schema.counted().attributes)]
+        supervised = getattr(self, "n_bins", None) == MDL  # subclasses may have no n_bins
+        fits = [kinds.BinnedNumeric.derive(at, counts.attribute(a), f, supervised) if at.kind == NUMERIC
+                else kinds.kind_of(at.kind).derive(at, counts.attribute(a), f)
+                for a, at in enumerate(schema.counted().attributes)]
         gaussian = schema.by_kind(GAUSSIAN)
         self.gaussian_features_ = _names(gaussian)
         gaussian_fit = kinds.GaussianNumeric.derive(self.moments_, self.var_smoothing) if gaussian else None
@@ -559,6 +578,8 @@ class NaiveBayes(PartitionedClassifier):
         written = validate.schema(d["schema"])
         gaussian = _read_gaussian_columns(d["gaussian"], written)
         self.schema_ = written.with_kinds({c: GAUSSIAN for c in gaussian})
+        if self.n_bins == MDL:  # the MDL cuts are found on the fine bins a fit counts
+            validate.numeric_bins(self.schema_, FINE_BINS, f"n_bins={MDL!r}")
         check_classes(self.schema_.classes)
         self.counts_ = validate.count_table(d["counts"], self.schema_.counted(), len(self.schema_.classes))
         if gaussian:

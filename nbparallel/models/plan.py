@@ -30,6 +30,7 @@ import numpy as np
 from nbparallel.data.columns import BINNED, GAUSSIAN, NUMERIC
 from nbparallel.data.schema import Schema
 from nbparallel.engine import execution
+from nbparallel.models.discretisation import counting_bins
 from nbparallel.summaries import dictionary_counts
 from nbparallel.summaries.counts import CountSpec, count_dataset
 from nbparallel.summaries.features import count_part
@@ -51,7 +52,8 @@ class CountingPlan:
     kind : str
         :data:`BY_VALUE`, :data:`WITH_SCHEMA`, :data:`WITH_MOMENTS` or :data:`SPARSE`.
     n_bins : int
-        Equal-width bins of a binned numeric attribute.
+        Equal-width bins counted for a binned numeric attribute (the fine
+        grid for ``n_bins="mdl"``, :func:`~nbparallel.models.discretisation.counting_bins`).
     gaussian_columns : tuple of str
         Numeric columns modelled by per-class Gaussians, in input order.
     numeric_ranges : dict
@@ -85,7 +87,7 @@ class CountingPlan:
             kind = BY_VALUE
         else:
             kind = WITH_SCHEMA
-        return cls(kind, int(params.get("n_bins", 10)), gaussian, ranges)
+        return cls(kind, counting_bins(params.get("n_bins", 10)), gaussian, ranges)
 
     @classmethod
     def for_matrix(cls, binarize, allow_negative):

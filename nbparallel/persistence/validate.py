@@ -125,6 +125,15 @@ def schema(d, where="schema"):
     return Schema(attributes, list(columns), _unique_scalars(d["classes"], f"{where}.classes"))
 
 
+def numeric_bins(layout, n_bins, why, where="schema"):
+    """Raise ValueError unless every numeric attribute of ``layout`` (a Schema) has ``n_bins`` bins, as the
+    model's parameters (``why``, e.g. "n_bins='mdl'") make a fit count them."""
+    for at in layout.attributes:
+        if at.kind == NUMERIC and at.n_bins != n_bins:
+            raise ValueError(f"{where}: numeric attribute {at.name!r} has {at.n_bins} bins, but a model with "
+                             f"{why} counts {n_bins}")
+
+
 def count_table(d, layout, n_classes, where="counts"):
     """A CountTable from its dict, laid out as ``layout`` (a Schema) with ``n_classes`` columns."""
     keys(d, where, ("table", "offsets", "class_totals", "all_missing", "n_missing_target"))
