@@ -192,3 +192,67 @@ def test_kernels_refuse_codes_outside_the_table_without_reading_them():
                  lambda: expected_counts(codes, none, table, offsets, np.zeros(2), 2, np.ones(2))):
         with pytest.raises(ValueError, match="outside"):
             call()
+
+
+# ------------------------------------------------------------------ many classes, many blocks of rows
+
+
+def reference_sums(jll, truth, n_classes):
+    """Evaluation sums from joint log-likelihoods in numpy: confusion (ties to the first class), sum of
+    log P(y|x), clipped log loss, and the one-vs-rest ROC histograms binned by ``score_bin``."""
+    from nbparallel.kernels.scoring import histogram_bits, n_score_bins, score_bin
+
+    known = truth >= 0
+    jll, truth = jll[known], truth[known]
+    rows = np.arange(len(truth))
+    log_post = jll - logsumexp(jll, axis=1, keepdims=True)
+    confusion = np.zeros((n_classes, n_classes), dtype=np.int64)
+    np.add.at(confusion, (truth, np.argmax(jll, axis=1)), 1)
+    eps = np.finfo(np.float64).eps
+    loss = -np.log(np.clip(np.exp(log_post[rows, truth]), eps, 1 - eps)).sum()
+    top = jll.max(axis=1, keepdims=True)
+    odds = np.where(jll == top, 1.0, np.exp(jll - top))
+    total = np.zeros(len(truth))
+    for k in range(n_classes):  # in class order, as the kernel adds them
+        total = total + odds[:, k]
+    ratio = odds / (total[:, None] - odds)
+    largest = np.argmax(jll, axis=1)
+    rest = np.zeros(len(truth))
+    for k in range(n_classes):
+        rest = rest + np.where(largest == k, 0.0, odds[:, k])
+    ratio[rows, largest] = odds[rows, largest] / rest
+    bits = histogram_bits(n_classes)
+    histogram = np.zeros((n_classes, 2, n_score_bins(bits)))
+    for i in rows:
+        for k in range(n_classes):
+            histogram[k, 0 if truth[i] == k else 1, score_bin(ratio[i, k], bits)] += 1
+    return confusion, log_post[rows, truth].sum(), loss, histogram
+
+
+@pytest.mark.parametrize("n_classes", [3, 20])
+def test_many_classes_over_several_blocks_equal_numpy_references(n_classes):
+    from nbparallel.kernels.scoring import LOG_POSTERIOR, POSTERIOR, block_rows
+
+    n = 2 * block_rows(n_classes) + 17  # blocks of rows: two full ones and a part
+    sizes = np.array([4, 3, 5, 2])
+    offsets = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
+    table = np.log(RNG.dirichlet(np.ones(offsets[-1]), size=n_classes).T)
+    table[offsets[:-1]] = 0.0  # missing codes
+    prior = np.log(RNG.dirichlet(np.ones(n_classes)))
+    codes = np.stack([RNG.integers(0, s, n) for s in sizes], axis=1)
+    first, second = codes[:, :3].astype(np.uint8), codes[:, 3:].astype(np.uint16)
+    extra = RNG.normal(size=(n, n_classes))
+    jll = prior + sum(table[offsets[a] + codes[:, a]] for a in range(4)) + extra
+    log_post = jll - logsumexp(jll, axis=1, keepdims=True)
+    for mode, want in ((JOINT, jll), (LOG_POSTERIOR, log_post), (POSTERIOR, np.exp(log_post))):
+        got = score_rows(first, second, table, offsets, prior, extra=extra, mode=mode)
+        np.testing.assert_allclose(got, want, rtol=0, atol=1e-12)
+    np.testing.assert_array_equal(best_of_rows(first, second, table, offsets, prior, np.arange(n_classes),
+                                               extra=extra), np.argmax(jll, axis=1))
+    truth = RNG.integers(-1, n_classes, n)  # -1: an unknown class, left out
+    confusion, log_likelihood, log_loss, histogram = evaluate_rows(first, second, table, offsets, prior,
+                                                                   np.arange(n_classes), truth, extra=extra)
+    want = reference_sums(jll, truth, n_classes)
+    np.testing.assert_array_equal(confusion, want[0])
+    np.testing.assert_allclose([log_likelihood, log_loss], want[1:3], rtol=1e-12)
+    np.testing.assert_array_equal(histogram, want[3])

@@ -54,8 +54,8 @@ def make_data(n_rows, n_classes, seed=0):
     return codes, y
 
 
-def write_files(kind, codes, y, directory):
-    """``N_FILES`` files of string columns and a string class column ``y``."""
+def write_files(kind, codes, y, directory, n_files=N_FILES):
+    """``n_files`` files of string columns and a string class column ``y``."""
     import pyarrow as pa
     import pyarrow.csv as pcsv
     import pyarrow.parquet as pq
@@ -63,7 +63,7 @@ def write_files(kind, codes, y, directory):
     directory.mkdir(parents=True, exist_ok=True)
     levels = pa.array(LEVELS.tolist())
     classes = pa.array([f"c{k:02d}" for k in range(int(y.max()) + 1)])
-    for i, rows in enumerate(np.array_split(np.arange(len(codes)), N_FILES)):
+    for i, rows in enumerate(np.array_split(np.arange(len(codes)), n_files)):
         a, b = rows[0], rows[-1] + 1
         table = pa.table({**{c: levels.take(pa.array(codes[a:b, j])) for j, c in enumerate(NAMES)},
                           "y": classes.take(pa.array(y[a:b]))})

@@ -11,8 +11,6 @@ to a file of its own.
 
 from __future__ import annotations
 
-from functools import partial
-
 import pandas as pd
 
 from nbparallel.cli.options import check_columns
@@ -90,6 +88,25 @@ def paired(part, copied):
     return part, copied
 
 
+class PartitionOutput:
+    """The task of partition ``index``: :func:`partition_output` of it with these settings.
+
+    Tokenized by the identity of ``predict`` (which holds the model) and the settings, so that building
+    the graph does not pickle the model once per partition.
+    """
+
+    def __init__(self, predict, keep, directory, storage_options, index):
+        self.predict, self.keep, self.directory = predict, keep, directory
+        self.storage_options, self.index = storage_options, index
+
+    def __call__(self, part):
+        return partition_output(self.predict, self.keep, self.directory, self.storage_options, self.index, part)
+
+    def __dask_tokenize__(self):
+        return ("nbparallel-partition-output", id(self.predict), tuple(self.keep), str(self.directory),
+                repr(self.storage_options), self.index)
+
+
 def partition_output(predict, keep, directory, storage_options, index, part):
     """One partition's output: the ``keep`` columns (when ``part`` is paired with them) and ``predict(part)``;
     returned, or written to ``directory`` (a path, or a URL string; then its row count)."""
@@ -134,6 +151,6 @@ def predict_files(model, path, *, settings=None, keep=(), proba=False, directory
         directory.mkdir(exist_ok=True)
     predict = data.map(partition_predictions, model, features, proba)
     storage_options = dict(settings or {}).get("storage_options")
-    tasks = [partial(partition_output, predict, keep, directory, storage_options, i) for i in range(len(partitions))]
+    tasks = [PartitionOutput(predict, keep, directory, storage_options, i) for i in range(len(partitions))]
     return execution.map_partitions(partitions, tasks, name="nbparallel-cli-predict", token=data.token,
                                     verbose=verbose)

@@ -116,6 +116,8 @@ SCORE_OCTAVES = 64
 
 @njit(nogil=True, cache=True, inline="always")
 def _add_codes2(codes, i, column_offset, table, offsets, t0, t1):
+    """Add the two-class table rows of row ``i``'s codes (attribute ``a`` at table attribute
+    ``column_offset + a``) to ``t0, t1``; returns them and the number of codes outside their rows (skipped)."""
     bad = 0
     for a in range(codes.shape[1]):
         start = offsets[column_offset + a]
@@ -130,7 +132,22 @@ def _add_codes2(codes, i, column_offset, table, offsets, t0, t1):
 
 
 @njit(nogil=True, cache=True, inline="always")
-def _add_codes4(codes, i, column_offset, table, offsets, k0, t0, t1, t2, t3):
+def _row_scores2(first, second, i, table, offsets, log_prior, extra):
+    """``(t0, t1, bad)``: ``log_prior[k] + sum_a table[offsets[a] + code_a, k] (+ extra[i, k])`` of the two
+    classes, the terms added in attribute order, and the number of codes outside their attribute's rows
+    (skipped, never read)."""
+    t0, t1, b1 = _add_codes2(first, i, 0, table, offsets, log_prior[0], log_prior[1])
+    t0, t1, b2 = _add_codes2(second, i, first.shape[1], table, offsets, t0, t1)
+    if extra.shape[0]:
+        t0 += extra[i, 0]
+        t1 += extra[i, 1]
+    return t0, t1, b1 + b2
+
+
+@njit(nogil=True, cache=True, inline="always")
+def _add_codes(codes, i, column_offset, table, offsets, acc):
+    """Add the table rows of row ``i``'s codes to ``acc`` (every class); returns the codes skipped."""
+    n_classes = acc.shape[0]
     bad = 0
     for a in range(codes.shape[1]):
         start = offsets[column_offset + a]
@@ -139,83 +156,48 @@ def _add_codes4(codes, i, column_offset, table, offsets, k0, t0, t1, t2, t3):
             bad += 1
             continue
         row = start + c
-        t0 += table[row, k0]
-        t1 += table[row, k0 + 1]
-        t2 += table[row, k0 + 2]
-        t3 += table[row, k0 + 3]
-    return t0, t1, t2, t3, bad
+        for k in range(n_classes):
+            acc[k] += table[row, k]
+    return bad
 
 
 @njit(nogil=True, cache=True, inline="always")
-def _row_scores2(first, second, i, table, offsets, log_prior, extra, acc):
-    """``acc[k] = log_prior[k] + sum_a table[offsets[a] + code_a, k] (+ extra[i, k])`` of two classes, the
-    terms added in attribute order; returns the number of codes outside their attribute's rows (skipped,
-    never read)."""
-    t0, t1, b1 = _add_codes2(first, i, 0, table, offsets, log_prior[0], log_prior[1])
-    t0, t1, b2 = _add_codes2(second, i, first.shape[1], table, offsets, t0, t1)
+def _row_scores(first, second, i, table, offsets, log_prior, extra, acc):
+    """:func:`_row_scores2` of any number of classes, into ``acc``; returns the codes skipped."""
+    n_classes = acc.shape[0]
+    for k in range(n_classes):
+        acc[k] = log_prior[k]
+    bad = _add_codes(first, i, 0, table, offsets, acc) + _add_codes(second, i, first.shape[1], table, offsets, acc)
     if extra.shape[0]:
-        t0 += extra[i, 0]
-        t1 += extra[i, 1]
-    acc[0] = t0
-    acc[1] = t1
-    return b1 + b2
-
-
-@njit(nogil=True, cache=True, inline="always")
-def _row_scores4(first, second, i, table, offsets, log_prior, extra, acc):
-    """:func:`_row_scores2` of any number of classes (``table`` padded to a multiple of 4 columns), summed
-    4 classes at a time in registers, the row's codes read once per group."""
-    n_first = first.shape[1]
-    bad = 0
-    for k0 in range(0, table.shape[1], 4):
-        t0, t1, t2, t3, b1 = _add_codes4(first, i, 0, table, offsets, k0, log_prior[k0], log_prior[k0 + 1],
-                                         log_prior[k0 + 2], log_prior[k0 + 3])
-        t0, t1, t2, t3, b2 = _add_codes4(second, i, n_first, table, offsets, k0, t0, t1, t2, t3)
-        acc[k0] = t0
-        acc[k0 + 1] = t1
-        acc[k0 + 2] = t2
-        acc[k0 + 3] = t3
-        bad = b1 + b2
-    if extra.shape[0]:
-        for k in range(extra.shape[1]):
+        for k in range(n_classes):
             acc[k] += extra[i, k]
     return bad
 
 
-def _kernel(table, name):
-    """The kernel ``name`` for a padded table (two columns, or a multiple of four)."""
-    return _KERNELS[name]
-
-
-def _padded(table, log_prior):
-    """``table`` and ``log_prior`` with their classes padded by zeros to 2 (two classes) or a multiple of 4."""
-    n_classes = log_prior.shape[0]
-    width = 2 if n_classes <= 2 else -(-n_classes // 4) * 4
-    padded = np.zeros((table.shape[0], width))
-    padded[:, :n_classes] = table
-    prior = np.zeros(width)
-    prior[:n_classes] = log_prior
-    return padded, prior
+@njit(nogil=True, cache=True, inline="always")
+def _top(acc):
+    top = acc[0]
+    for k in range(1, acc.shape[0]):
+        top = max(top, acc[k])
+    return top
 
 
 @njit(nogil=True, cache=True, inline="always")
-def _log_normaliser(acc, n_classes):
-    """``log sum_k exp(acc[k])`` over the first ``n_classes``, computed from the largest term."""
-    top = acc[0]
-    for k in range(1, n_classes):
-        top = max(top, acc[k])
-    s = 0.0
-    for k in range(n_classes):
-        s += 1.0 if acc[k] == top else np.exp(acc[k] - top)  # exp(0) is 1 exactly: one exp fewer a row
-    return top + np.log(s)
+def _exp_terms2(t0, t1, top):
+    """``exp(t - top)`` of the two scores, 1 for the larger (also when it is infinite)."""
+    return 1.0 if t0 == top else np.exp(t0 - top), 1.0 if t1 == top else np.exp(t1 - top)
 
 
 @njit(nogil=True, cache=True, inline="always")
 def _best(acc, order):
+    """The class of the largest ``acc`` (ties to the first in ``order``), its value kept in a register."""
     best = order[0]
+    value = acc[best]
     for j in range(1, order.shape[0]):
         k = order[j]
-        if acc[k] > acc[best]:
+        v = acc[k]
+        if v > value:
+            value = v
             best = k
     return best
 
@@ -240,6 +222,25 @@ def score_bin(odds, mantissa_bits):
     return ((e + SCORE_OCTAVES - 1) << mantissa_bits) + int((2.0 * m - 1.0) * (1 << mantissa_bits))
 
 
+@njit(nogil=True, cache=True, inline="always")
+def _score_bins_of_bits(odds, bits, mantissa_bits, bins):
+    """:func:`score_bin` of each of ``odds`` (>= 0 or NaN), whose IEEE-754 bits are ``bits``, into ``bins``:
+    read from the bits, with selects and no branch or libm call, so the loop is vectorised. For a normal
+    number the exponent field less 1022 is frexp's exponent and the fraction's top bits are
+    ``int((2 m - 1) 2**mantissa_bits)``; zero and subnormals lie below ``2**-SCORE_OCTAVES`` (bin 0),
+    infinity above ``2**SCORE_OCTAVES`` (the last bin)."""
+    n_bins = (2 * SCORE_OCTAVES) << mantissa_bits
+    mask = (1 << mantissa_bits) - 1
+    for k in range(odds.shape[0]):
+        e = np.int64((bits[k] >> np.uint64(52)) & np.uint64(0x7FF)) - 1022
+        fraction = np.int64(bits[k] >> np.uint64(52 - mantissa_bits)) & mask
+        inside = ((e + SCORE_OCTAVES - 1) << mantissa_bits) + fraction
+        b = inside if e > -SCORE_OCTAVES else 0
+        b = b if e <= SCORE_OCTAVES else n_bins - 1
+        b = b if odds[k] > 0.0 else 0
+        bins[k] = n_bins // 2 if odds[k] != odds[k] else b
+
+
 @njit(nogil=True, cache=True, error_model="numpy")
 def log_odds_bin(log_odds, mantissa_bits):
     """The bin of a score given as its log-odds, in the histogram of :func:`score_bin` (the same bins up to
@@ -256,107 +257,208 @@ def log_odds_bin(log_odds, mantissa_bits):
     return half + int(np.floor(x))
 
 
-@njit(nogil=True, cache=True, inline="always")
-def _row_scores(first, second, i, table, offsets, log_prior, extra, acc):
-    """One row's joint log-likelihoods into ``acc``: :func:`_row_scores2` for a two-class table, else
-    :func:`_row_scores4` (the branch is the same for every row, so it costs nothing measurable)."""
-    if table.shape[1] == 2:
-        return _row_scores2(first, second, i, table, offsets, log_prior, extra, acc)
-    return _row_scores4(first, second, i, table, offsets, log_prior, extra, acc)
+# Each pass has a two-class kernel (the sums in two registers) and a kernel of any number of classes (the
+# sums in a small array); the entry point picks one once per partition, so the row loop has no branch on
+# the number of classes, and none on the mode.
+
+@njit(nogil=True, cache=True, error_model="numpy")
+def _score_rows2_kernel(first, second, table, offsets, log_prior, extra, mode, out):
+    bad = 0
+    for i in range(out.shape[0]):
+        t0, t1, b = _row_scores2(first, second, i, table, offsets, log_prior, extra)
+        bad += b
+        if mode == 0:
+            out[i, 0] = t0
+            out[i, 1] = t1
+            continue
+        top = max(t0, t1)
+        e0, e1 = _exp_terms2(t0, t1, top)
+        total = e0 + e1
+        if mode == 1:
+            norm = top + np.log(total)
+            out[i, 0] = t0 - norm
+            out[i, 1] = t1 - norm
+        else:
+            scale = 1.0 / total
+            out[i, 0] = e0 * scale
+            out[i, 1] = e1 * scale
+    return bad
 
 
 @njit(nogil=True, cache=True, error_model="numpy")
-def _score_rows_kernel(first, second, table, offsets, log_prior, extra, mode, out):
-    n_classes = out.shape[1]
-    acc = np.empty(log_prior.shape[0])
+def _joint_rows_kernel(first, second, table, offsets, log_prior, extra, out):
+    """Joint log-likelihoods of any number of classes, straight into ``out``."""
     bad = 0
     for i in range(out.shape[0]):
-        bad += _row_scores(first, second, i, table, offsets, log_prior, extra, acc)
-        if mode == 0:
-            for k in range(n_classes):
-                out[i, k] = acc[k]
-            continue
-        if mode == 1:
-            norm = _log_normaliser(acc, n_classes)
-            for k in range(n_classes):
-                out[i, k] = acc[k] - norm
-            continue
-        top = acc[0]
-        for k in range(1, n_classes):
-            top = max(top, acc[k])
-        total = 0.0
-        for k in range(n_classes):
-            e = 1.0 if acc[k] == top else np.exp(acc[k] - top)
-            out[i, k] = e
-            total += e
-        scale = 1.0 / total
-        for k in range(n_classes):
-            out[i, k] *= scale
+        bad += _row_scores(first, second, i, table, offsets, log_prior, extra, out[i])
     return bad
+
+
+@njit(nogil=True, cache=True, error_model="numpy")
+def _block_scores_kernel(first, second, table, offsets, log_prior, extra, start, stop, acc, shifted):
+    """Rows ``start:stop``, many classes: their joint log-likelihoods into ``acc`` (when it has rows) and
+    ``acc - top`` into ``shifted`` (0 for the largest, also when it is infinite: its exponential is 1), the
+    exponents of the posteriors, which the caller takes vectorised."""
+    scores = np.empty(shifted.shape[1])
+    keep = acc.shape[0] > 0
+    bad = 0
+    for i in range(start, stop):
+        row = acc[i - start] if keep else scores
+        bad += _row_scores(first, second, i, table, offsets, log_prior, extra, row)
+        top = _top(row)
+        for k in range(row.shape[0]):
+            shifted[i - start, k] = 0.0 if row[k] == top else row[k] - top
+    return bad
+
+
+@njit(nogil=True, cache=True, error_model="numpy")
+def _normalise_rows_kernel(terms):
+    """Each row of ``terms`` (the exponentials) divided by its sum, added in class order."""
+    for j in range(terms.shape[0]):
+        total = 0.0
+        for k in range(terms.shape[1]):
+            total += terms[j, k]
+        scale = 1.0 / total
+        for k in range(terms.shape[1]):
+            terms[j, k] *= scale
+
+
+@njit(nogil=True, cache=True, error_model="numpy")
+def _log_normalise_rows_kernel(acc, terms):
+    """Each row of ``acc`` less ``top + log(sum of its terms)``: log P(c | x)."""
+    for j in range(acc.shape[0]):
+        total = 0.0
+        for k in range(terms.shape[1]):
+            total += terms[j, k]
+        norm = _top(acc[j]) + np.log(total)
+        for k in range(acc.shape[1]):
+            acc[j, k] -= norm
+
 
 @njit(nogil=True, cache=True, error_model="numpy")
 def _best_of_rows_kernel(first, second, table, offsets, log_prior, extra, order, out):
-    acc = np.empty(log_prior.shape[0])
     bad = 0
+    if table.shape[1] == 2:
+        first_choice, second_choice = order[0], order[1]
+        for i in range(out.shape[0]):
+            t0, t1, b = _row_scores2(first, second, i, table, offsets, log_prior, extra)
+            bad += b
+            preferred, other = (t0, t1) if first_choice == 0 else (t1, t0)
+            out[i] = second_choice if other > preferred else first_choice
+        return bad
+    acc = np.empty(log_prior.shape[0])
     for i in range(out.shape[0]):
         bad += _row_scores(first, second, i, table, offsets, log_prior, extra, acc)
         out[i] = _best(acc, order)
     return bad
 
+
 @njit(nogil=True, cache=True, error_model="numpy")
-def _evaluate_rows_kernel(first, second, table, offsets, log_prior, extra, order, truth, eps, mantissa_bits,
-                          confusion, histogram, sums):
-    """Confusion counts, sum log P(y|x), sum -log clip(P(y|x), eps, 1 - eps) and the ROC histograms."""
-    n_classes = confusion.shape[0]
-    acc = np.empty(log_prior.shape[0])
-    odds = np.empty(n_classes)
+def _evaluate2_kernel(first, second, table, offsets, log_prior, extra, order, truth, log_eps, log_1m_eps,
+                      mantissa_bits, confusion, histogram, sums):
+    """The sums of :func:`evaluate_rows` of two classes: one ROC curve, binned by log-odds (no exp for it)."""
     bad = 0
     log_likelihood = 0.0
     loss = 0.0
-    binary = histogram.shape[0] == 1
-    log_eps, log_1m_eps = np.log(eps), np.log1p(-eps)
+    first_choice, second_choice = order[0], order[1]
     for i in range(truth.shape[0]):
         t = truth[i]
         if t < 0:
             continue
-        bad += _row_scores(first, second, i, table, offsets, log_prior, extra, acc)
-        best = _best(acc, order)
-        confusion[t, best] += 1
-        top = acc[0]
-        for k in range(1, n_classes):
-            top = max(top, acc[k])
-        total = 0.0
-        for k in range(n_classes):
-            odds[k] = 1.0 if acc[k] == top else np.exp(acc[k] - top)
-            total += odds[k]
-        log_p = acc[t] - (top + np.log(total))
+        t0, t1, b = _row_scores2(first, second, i, table, offsets, log_prior, extra)
+        bad += b
+        preferred, other = (t0, t1) if first_choice == 0 else (t1, t0)
+        confusion[t, second_choice if other > preferred else first_choice] += 1
+        top = max(t0, t1)
+        e0, e1 = _exp_terms2(t0, t1, top)
+        log_p = (t1 if t == 1 else t0) - (top + np.log(e0 + e1))
         log_likelihood += log_p
         # -log of P(y|x) clipped to [eps, 1 - eps], compared in log space: no exp
         loss -= log_eps if log_p < log_eps else min(log_p, log_1m_eps)
-        if binary:
-            histogram[0, 0 if t == 1 else 1, log_odds_bin(acc[1] - acc[0], mantissa_bits)] += 1.0
-            continue
-        # one-vs-rest odds of every class: p_c / (sum of the others), without cancellation
-        arg = 0
-        for k in range(1, n_classes):
-            if acc[k] > acc[arg]:
-                arg = k
-        rest = 0.0
-        for k in range(n_classes):
-            if k != arg:
-                rest += odds[k]
-        for k in range(n_classes):
-            others = rest if k == arg else total - odds[k]
-            histogram[k, 0 if t == k else 1, score_bin(odds[k] / others, mantissa_bits)] += 1.0
+        histogram[0, 0 if t == 1 else 1, log_odds_bin(t1 - t0, mantissa_bits)] += 1.0
     sums[0] += log_likelihood
     sums[1] += loss
     return bad
+
+
+@njit(nogil=True, cache=True, error_model="numpy")
+def _evaluate_block_scores_kernel(first, second, table, offsets, log_prior, extra, order, truth, start, stop,
+                                  confusion, acc, shifted, arg):
+    """Rows ``start:stop`` with a known class, many classes, first half: their joint log-likelihoods into
+    ``acc`` and ``acc - top`` into ``shifted`` (0 for the largest: its exponential is 1; the caller
+    exponentiates them, vectorised), their best class into ``confusion`` and the index of their largest
+    score (the first on ties) into ``arg``."""
+    n_classes = confusion.shape[0]
+    bad = 0
+    for i in range(start, stop):
+        t = truth[i]
+        j = i - start
+        if t < 0:
+            shifted[j] = 0.0  # not read: finite for the exponential
+            continue
+        scores = acc[j]
+        bad += _row_scores(first, second, i, table, offsets, log_prior, extra, scores)
+        confusion[t, _best(scores, order)] += 1
+        top = _top(scores)
+        for k in range(n_classes):
+            shifted[j, k] = 0.0 if scores[k] == top else scores[k] - top
+        largest, value = 0, scores[0]
+        for k in range(1, n_classes):
+            if scores[k] > value:
+                largest, value = k, scores[k]
+        arg[j] = largest
+    return bad
+
+
+@njit(nogil=True, cache=True, error_model="numpy")
+def _evaluate_block_sums_kernel(truth, start, stop, acc, odds, arg, log_eps, log_1m_eps, mantissa_bits, counts,
+                                sums):
+    """Second half: from ``acc`` and ``odds = exp(shifted)``, add sum log P(y|x), the clipped log loss and
+    the one-vs-rest ROC counts of every class."""
+    n_classes = acc.shape[1]
+    ratio = np.empty(n_classes)
+    ratio_bits = ratio.view(np.uint64)
+    bins = np.empty(n_classes, dtype=np.int64)
+    n_bins = counts.shape[2]
+    flat = counts.reshape(-1)  # (class, 0: the class's rows / 1: the others', bin)
+    log_likelihood = 0.0
+    loss = 0.0
+    for i in range(start, stop):
+        t = truth[i]
+        if t < 0:
+            continue
+        j = i - start
+        top = _top(acc[j])
+        total = 0.0
+        for k in range(n_classes):
+            total += odds[j, k]
+        log_p = acc[j, t] - (top + np.log(total))
+        log_likelihood += log_p
+        # -log of P(y|x) clipped to [eps, 1 - eps], compared in log space: no exp
+        loss -= log_eps if log_p < log_eps else min(log_p, log_1m_eps)
+        # one-vs-rest odds of every class: p_c / (sum of the others), without cancellation
+        largest = arg[j]
+        rest = 0.0
+        for k in range(n_classes):
+            if k != largest:
+                rest += odds[j, k]
+        for k in range(n_classes):
+            ratio[k] = odds[j, k] / (total - odds[j, k])
+        ratio[largest] = odds[j, largest] / rest
+        _score_bins_of_bits(ratio, ratio_bits, mantissa_bits, bins)
+        for k in range(n_classes):
+            flat[(2 * k + (t != k)) * n_bins + bins[k]] += 1
+    sums[0] += log_likelihood
+    sums[1] += loss
+
+
+
 
 @njit(nogil=True, cache=True, error_model="numpy")
 def _expected_counts_kernel(first, second, table, offsets, log_prior, n_clusters, weights, counts, totals,
                             log_likelihood):
     n_columns = totals.shape[0]
-    acc = np.empty(log_prior.shape[0])
+    acc = np.empty(n_columns)
     resp = np.empty(n_columns)
     extra = np.empty((0, n_columns))
     n_restarts = n_columns // n_clusters
@@ -393,10 +495,6 @@ def _expected_counts_kernel(first, second, table, offsets, log_prior, n_clusters
                 for k in range(n_columns):
                     counts[row, k] += resp[k]
     return bad
-
-
-_KERNELS = {"score": _score_rows_kernel, "best": _best_of_rows_kernel, "evaluate": _evaluate_rows_kernel,
-            "expected": _expected_counts_kernel}
 
 
 def _check_scoring(first, second, table, offsets, log_prior, extra, n_rows):
@@ -470,10 +568,49 @@ def score_rows(first, second, table, offsets, log_prior, *, extra=None, mode=POS
     elif out.shape != (n_rows, log_prior.shape[0]) or out.dtype != np.float64:
         raise ValueError(f"out must be float64 of shape {(n_rows, log_prior.shape[0])}, got {out.dtype} {out.shape}")
     second = second if second.shape[1] else _empty_codes(n_rows)
-    table, prior = _padded(table, log_prior)
-    _raise_out_of_table(_kernel(table, "score")(first, second, table, offsets, prior, extra, mode,
-                                           out))
+    if log_prior.shape[0] == 2:
+        bad = _score_rows2_kernel(first, second, table, offsets, log_prior, extra, mode, out)
+    elif mode == JOINT:
+        bad = _joint_rows_kernel(first, second, table, offsets, log_prior, extra, out)
+    else:
+        bad = _posteriors_by_blocks(first, second, table, offsets, log_prior, extra, mode, out)
+    _raise_out_of_table(bad)
     return out
+
+
+def block_rows(n_classes):
+    """Rows of a block of scores that stays in a core's cache (about 64k cells).
+
+    >>> block_rows(20)
+    3276
+    """
+    return max(64, (1 << 16) // max(n_classes, 1))
+
+
+def _posteriors_by_blocks(first, second, table, offsets, log_prior, extra, mode, out):
+    """``out`` of :func:`score_rows` in mode POSTERIOR or LOG_POSTERIOR, more than two classes, by blocks
+    of rows: the kernel writes each row's exponents, numpy's vectorised ``exp`` takes them (many per row:
+    the bulk of the work), a kernel normalises."""
+    n_rows, n_classes = out.shape
+    step = block_rows(n_classes)
+    no_scores = np.empty((0, n_classes))
+    terms = np.empty((min(step, n_rows), n_classes)) if mode == LOG_POSTERIOR else None
+    bad = 0
+    for start in range(0, n_rows, step):
+        stop = min(start + step, n_rows)
+        block = out[start:stop]
+        if mode == POSTERIOR:
+            bad += _block_scores_kernel(first, second, table, offsets, log_prior, extra, start, stop, no_scores,
+                                        block)
+            np.exp(block, out=block)
+            _normalise_rows_kernel(block)
+        else:
+            shifted = terms[:stop - start]
+            bad += _block_scores_kernel(first, second, table, offsets, log_prior, extra, start, stop, block,
+                                        shifted)
+            np.exp(shifted, out=shifted)
+            _log_normalise_rows_kernel(block, shifted)
+    return bad
 
 
 def best_of_rows(first, second, table, offsets, log_prior, order, *, extra=None, out=None):
@@ -489,9 +626,7 @@ def best_of_rows(first, second, table, offsets, log_prior, order, *, extra=None,
     elif out.shape != (n_rows,) or out.dtype != np.int64:
         raise ValueError(f"out must be int64 of shape ({n_rows},), got {out.dtype} {out.shape}")
     second = second if second.shape[1] else _empty_codes(n_rows)
-    table, prior = _padded(table, log_prior)
-    _raise_out_of_table(_kernel(table, "best")(first, second, table, offsets, prior, extra,
-                                             order, out))
+    _raise_out_of_table(_best_of_rows_kernel(first, second, table, offsets, log_prior, extra, order, out))
     return out
 
 
@@ -538,11 +673,38 @@ def evaluate_rows(first, second, table, offsets, log_prior, order, truth, *, ext
     sums = np.zeros(2)
     second = second if second.shape[1] else _empty_codes(n_rows)
     order = np.asarray(order, dtype=np.int64)
-    table, prior = _padded(table, log_prior)
-    _raise_out_of_table(_kernel(table, "evaluate")(first, second, table, offsets, prior, extra,
-                                              order, truth, np.finfo(np.float64).eps, bits, confusion, histogram,
-                                              sums))
+    eps = np.finfo(np.float64).eps
+    log_eps, log_1m_eps = np.log(eps), np.log1p(-eps)
+    if n_classes == 2:
+        bad = _evaluate2_kernel(first, second, table, offsets, log_prior, extra, order, truth, log_eps, log_1m_eps,
+                                bits, confusion, histogram, sums)
+    else:
+        bad = _evaluate_by_blocks(first, second, table, offsets, log_prior, extra, order, truth, log_eps,
+                                  log_1m_eps, bits, confusion, histogram, sums)
+    _raise_out_of_table(bad)
     return confusion, float(sums[0]), float(sums[1]), histogram
+
+
+def _evaluate_by_blocks(first, second, table, offsets, log_prior, extra, order, truth, log_eps, log_1m_eps, bits,
+                        confusion, histogram, sums):
+    """:func:`evaluate_rows` of more than two classes, by blocks of rows as :func:`_posteriors_by_blocks`;
+    the ROC rows are counted in int32 (half the cache of float64) and added to ``histogram`` once."""
+    n_rows, n_classes = truth.shape[0], confusion.shape[0]
+    step = block_rows(n_classes)
+    acc = np.empty((min(step, n_rows), n_classes))
+    terms = np.empty_like(acc)
+    arg = np.empty(acc.shape[0], dtype=np.int64)
+    counts = np.zeros(histogram.shape, dtype=np.int32)
+    bad = 0
+    for start in range(0, n_rows, step):
+        stop = min(start + step, n_rows)
+        shifted = terms[:stop - start]
+        bad += _evaluate_block_scores_kernel(first, second, table, offsets, log_prior, extra, order, truth, start,
+                                             stop, confusion, acc, shifted, arg)
+        np.exp(shifted, out=shifted)
+        _evaluate_block_sums_kernel(truth, start, stop, acc, shifted, arg, log_eps, log_1m_eps, bits, counts, sums)
+    histogram += counts
+    return bad
 
 
 def expected_counts(first, second, table, offsets, log_prior, n_clusters, weights):
@@ -577,8 +739,6 @@ def expected_counts(first, second, table, offsets, log_prior, n_clusters, weight
     totals = np.zeros(log_prior.shape[0])
     log_likelihood = np.zeros(log_prior.shape[0] // n_clusters)
     second = second if second.shape[1] else _empty_codes(n_rows)
-    padded, prior = _padded(table, log_prior)
-    _raise_out_of_table(_kernel(padded, "expected")(first, second, padded, offsets, prior,
-                                                int(n_clusters), weights,
-                                                counts, totals, log_likelihood))
+    _raise_out_of_table(_expected_counts_kernel(first, second, table, offsets, log_prior, int(n_clusters),
+                                                weights, counts, totals, log_likelihood))
     return counts, totals, log_likelihood

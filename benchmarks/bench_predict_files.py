@@ -1,0 +1,173 @@
+"""Prediction of a Parquet directory to files: peak memory versus rows, and Spark MLlib beside it.
+
+Writes the passes benchmark's table (20 string attributes of 10 values, 2 classes; see
+``harness/pass_costs.py``) as Parquet directories at two sizes, fits a model on the smaller one and saves
+it, then runs ``nbparallel predict model.json DIR -o OUT/`` on each directory in a fresh process under
+``/usr/bin/time -f %M`` (that process's peak RSS, its whole run: imports, reading, writing). The
+directories have the same number of files (``--files``) and, as a second layout, the same rows per file
+(more files at the larger size). Predictions are written as they are made, one output file per input
+partition, so peak memory should stay flat in the number of rows (target: the larger size within 1.3x of
+the smaller).
+
+With ``--spark`` (``pip install 'pyspark<4'``, a Java runtime; the ``bench`` extra) it times, on the
+smaller directory, ``nbparallel predict`` end to end (in this process: reading, scoring, writing the
+files) against Spark MLlib: a ``Pipeline`` of one ``StringIndexer`` per column, a ``VectorAssembler``
+and ``NaiveBayes(modelType="multinomial")`` on one-hot vectors, fitted outside the timing; timed is
+``transform`` of the same directory and the write of its predicted labels as Parquet (what
+``nbparallel predict`` writes). Target: nbparallel
+>= 50x faster. Without pyspark the comparison is skipped with a note.
+
+Usage::
+
+    python benchmarks/bench_predict_files.py                  # 10^6 and 10^7 rows
+    python benchmarks/bench_predict_files.py --spark          # and Spark MLlib beside it
+    python benchmarks/bench_predict_files.py --quick          # tiny sizes
+
+Writes ``predict_files.csv`` and ``.json`` into ``benchmarks/results/`` (or ``--results-dir``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import pandas as pd
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from harness.pass_costs import NAMES, make_data, write_files
+
+RSS_TARGET, SPARK_TARGET = 1.3, 50.0
+RESULTS = Path(__file__).resolve().parent / "results"
+
+
+def write_directory(directory, n_rows, n_files, seed=0):
+    """``n_files`` Parquet files of ``n_rows`` rows in all (string attributes, string class ``y``)."""
+    codes, y = make_data(n_rows, 2, seed)
+    return write_files("parquet", codes, y, directory, n_files)
+
+
+def peak_rss_mib(model_path, directory, out):
+    """Peak RSS (MiB) of ``nbparallel predict model_path directory -o out`` in a fresh process."""
+    shutil.rmtree(out, ignore_errors=True)
+    command = ["/usr/bin/time", "-f", "%M", sys.executable, "-m", "nbparallel.cli", "predict", str(model_path),
+               str(directory), "-o", f"{out}/"]
+    start = time.perf_counter()
+    done = subprocess.run(command, capture_output=True, text=True, check=True)
+    seconds = time.perf_counter() - start
+    kib = int(done.stderr.strip().splitlines()[-1])
+    n_out = len(list(Path(out).glob("part-*")))
+    return kib / 1024, seconds, n_out
+
+
+def spark_beside(model, directory, out, repeat):
+    """Best seconds of nbparallel's predict-to-files and of Spark MLlib's transform + write, same directory."""
+    from nbparallel.cli.scoring import predict_files
+
+    def ours():
+        shutil.rmtree(out, ignore_errors=True)
+        predict_files(model, directory, directory=Path(out))
+
+    try:
+        import pyspark  # noqa: F401
+    except ImportError:
+        print("pyspark is not installed (pip install 'pyspark<4'): Spark MLlib skipped", file=sys.stderr)
+        return None
+    from pyspark.ml import Pipeline
+    from pyspark.ml.classification import NaiveBayes as SparkNaiveBayes
+    from pyspark.ml.feature import OneHotEncoder, StringIndexer, VectorAssembler
+    from pyspark.sql import SparkSession
+
+    spark = (SparkSession.builder.master("local[*]").appName("nbparallel-predict-files")
+             .config("spark.ui.enabled", "false").config("spark.ui.showConsoleProgress", "false").config("spark.sql.shuffle.partitions", "4").getOrCreate())
+    spark.sparkContext.setLogLevel("ERROR")
+    try:
+        frame = spark.read.parquet(str(directory))
+        stages = [StringIndexer(inputCol=c, outputCol=f"{c}_i", handleInvalid="keep") for c in NAMES]
+        stages += [StringIndexer(inputCol="y", outputCol="label"),
+                   OneHotEncoder(inputCols=[f"{c}_i" for c in NAMES], outputCols=[f"{c}_v" for c in NAMES]),
+                   VectorAssembler(inputCols=[f"{c}_v" for c in NAMES], outputCol="features"),
+                   SparkNaiveBayes(modelType="multinomial", labelCol="label")]
+        fitted = Pipeline(stages=stages).fit(frame)  # not timed
+        spark_out = f"{out}-spark"
+
+        def theirs():
+            (fitted.transform(spark.read.parquet(str(directory))).select("prediction")
+             .write.mode("overwrite").parquet(spark_out))
+
+        times = {"nbparallel": [], "spark": []}
+        ours(), theirs()  # warm-up: compilation, the JVM's
+        for _ in range(repeat):
+            for name, fn in (("nbparallel", ours), ("spark", theirs)):
+                start = time.perf_counter()
+                fn()
+                times[name].append(time.perf_counter() - start)
+        return {name: min(t) for name, t in times.items()}
+    finally:
+        spark.stop()
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rows", type=float, nargs=2, default=[1e6, 1e7], help="the two sizes")
+    parser.add_argument("--files", type=int, default=20, help="files of each directory (first layout)")
+    parser.add_argument("--spark", action="store_true", help="time Spark MLlib beside nbparallel")
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--quick", action="store_true")
+    parser.add_argument("--results-dir", type=Path, default=RESULTS)
+    args = parser.parse_args(argv)
+    small, large = (20_000, 200_000) if args.quick else (int(args.rows[0]), int(args.rows[1]))
+    from nbparallel import NaiveBayes
+
+    rows, notes = [], []
+    with tempfile.TemporaryDirectory(prefix="nbparallel-predict-files-") as tmp:
+        tmp = Path(tmp)
+        base = write_directory(tmp / "small", small, args.files)
+        model = NaiveBayes().fit(base, "y")
+        model_path = tmp / "model.json"
+        model.save(model_path)
+        layouts = {"same files": (args.files, args.files),
+                   "same rows per file": (args.files, args.files * large // small)}
+        for layout, (n_small, n_large) in layouts.items():
+            for n_rows, n_files in ((small, n_small), (large, n_large)):
+                directory = base if (n_rows, n_files) == (small, args.files) else write_directory(
+                    tmp / f"d{n_rows}-{n_files}", n_rows, n_files)
+                mib, seconds, n_out = peak_rss_mib(model_path, directory, tmp / "out")
+                rows.append({"layout": layout, "rows": n_rows, "files": n_files, "peak_rss_mib": mib,
+                             "seconds": seconds, "output_files": n_out})
+                print(f"{layout}: {n_rows} rows in {n_files} files: peak RSS {mib:.0f} MiB, {seconds:.1f} s",
+                      file=sys.stderr, flush=True)
+                if directory != base:
+                    shutil.rmtree(directory)
+        spark = spark_beside(model, base, tmp / "spark-out", args.repeat) if args.spark else None
+    frame = pd.DataFrame(rows)
+    targets = []
+    for layout, part in frame.groupby("layout", sort=False):
+        rss = part.set_index("rows")["peak_rss_mib"]
+        targets.append({"label": f"peak RSS, {large} rows / {small} rows ({layout})",
+                        "value": float(rss[large] / rss[small]), "target": f"<= {RSS_TARGET}"})
+    if spark is not None:
+        targets.append({"label": f"Spark MLlib transform + write / nbparallel predict to files, {small} rows",
+                        "value": spark["spark"] / spark["nbparallel"], "target": f">= {SPARK_TARGET}",
+                        "nbparallel_s": spark["nbparallel"], "spark_s": spark["spark"]})
+    elif args.spark:
+        notes.append("pyspark not installed: Spark MLlib skipped")
+    for t in targets:
+        print(f"{t['label']}: {t['value']:.2f}x (target {t['target']})")
+    args.results_dir.mkdir(parents=True, exist_ok=True)
+    frame.to_csv(args.results_dir / "predict_files.csv", index=False)
+    (args.results_dir / "predict_files.json").write_text(json.dumps(
+        {"rows": rows, "targets": targets, "notes": notes, "quick": args.quick, "cpus": os.cpu_count(),
+         "load_average": os.getloadavg()}, indent=2))
+    return frame
+
+
+if __name__ == "__main__":
+    main()
