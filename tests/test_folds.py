@@ -193,3 +193,70 @@ def test_log_loss_and_roc_auc_per_fold_equal_separate_fits(binary):
         exact = (roc_auc_score(y[test] == model.classes_[1], proba[:, 1]) if binary
                  else roc_auc_score(y[test], proba, multi_class="ovr", labels=model.classes_))
         assert abs(result["test_roc_auc"][i] - exact) <= result["test_roc_auc_error_bound"][i] + 1e-12
+
+
+# ------------------------------------------------------------ the compiled fold loops against numpy
+
+
+def numpy_feistel(index, n, seed, stream):
+    """The keyed Feistel permutation with cycle walking in plain numpy uint64 arithmetic: four rounds, keys
+    from splitmix64's finaliser of (seed, stream, round)."""
+    m1, m2, golden = np.uint64(0xBF58476D1CE4E5B9), np.uint64(0x94D049BB133111EB), 0x9E3779B97F4A7C15
+    base = (seed * golden + stream * 0xD1B54A32D192ED03) % 2**64
+    keys = np.array([(base + r * golden) % 2**64 for r in range(4)], dtype=np.uint64)
+    with np.errstate(over="ignore"):
+        keys ^= keys >> np.uint64(30)
+        keys *= m1
+        keys ^= keys >> np.uint64(27)
+        keys *= m2
+        keys ^= keys >> np.uint64(31)
+    index = np.asarray(index, dtype=np.uint64)
+    half = max(1, (int(n - 1).bit_length() + 1) // 2)
+    mask, shift = np.uint64((1 << half) - 1), np.uint64(half)
+
+    def rounds(x):
+        left, right = x >> shift, x & mask
+        for key in keys:
+            f = right ^ key
+            f *= m1
+            f ^= f >> np.uint64(29)
+            f *= m2
+            f ^= f >> np.uint64(32)
+            f &= mask
+            f ^= left
+            left, right = right, f
+        return (left << shift) | right
+
+    with np.errstate(over="ignore"):
+        out = rounds(index)
+        outside = np.flatnonzero(out >= np.uint64(n))
+        while len(outside):
+            out[outside] = rounds(out[outside])
+            outside = outside[out[outside] >= np.uint64(n)]
+    return out.astype(np.int64)
+
+
+@pytest.mark.parametrize("n", [2, 3, 1000, 65_537, 10**6, 2**40 + 3])
+def test_compiled_permutation_equals_the_numpy_feistel_network(n):
+    rng = np.random.default_rng(n % 1000)
+    index = rng.integers(0, min(n, 10**6), 5000)
+    for seed, stream in ((0, 0), (12345, 3)):
+        np.testing.assert_array_equal(permute(index, n, seed, stream), numpy_feistel(index, n, seed, stream))
+
+
+@pytest.mark.parametrize("shuffle", [False, True])
+def test_fold_of_rows_and_class_fold_codes_equal_their_definitions(shuffle):
+    """Each row's fold is the KFold block of its (permuted) global index; its code is class + K * fold, -1 for
+    a missing class."""
+    from nbparallel.model_selection.folds import block_bounds
+
+    n, k, n_classes = 1003, 7, 4
+    folds = Folds.shuffled(n, k, 9) if shuffle else Folds.blocks(n, k)
+    classes = np.random.default_rng(0).integers(-1, n_classes, 400)
+    info = PartitionInfo(2, 350)
+    index = np.arange(350, 750)
+    position = numpy_feistel(index, n, 9, 0) if shuffle else index
+    fold = np.searchsorted(block_bounds(n, k), position, side="right") - 1
+    np.testing.assert_array_equal(folds.of(info, 400, classes), fold)
+    np.testing.assert_array_equal(folds.labels_of(classes, n_classes, info),
+                                  np.where(classes < 0, -1, classes + n_classes * fold))

@@ -247,3 +247,20 @@ def test_cli_fit_with_mdl_bins(tmp_path, capsys):
     assert exit_info.value.code == 2
     assert "--bins: must be an int >= 2 or 'mdl', got 'mdl2'" in capsys.readouterr().err
     assert not (tmp_path / "bad.json").exists()
+
+
+def test_cross_validation_finds_each_folds_cuts_from_its_training_counts():
+    """One-pass CV (total minus fold counts) equals separate fits per fold: each fold's MDL cuts come from its
+    own training rows. The ranges are fixed so that every fit counts on the same fine grid."""
+    from sklearn.model_selection import StratifiedKFold, cross_val_score
+
+    from nbparallel.model_selection.cross_validation import cross_validate
+
+    X, y = lattice_data(8, n_rows=600)
+    ranges = {c: (float(np.nanmin(X[c])), float(np.nanmax(X[c]))) for c in X}
+    model = NaiveBayes(n_bins="mdl", numeric_ranges=ranges, alpha=1.0, n_partitions=3)
+    cv = StratifiedKFold(5, shuffle=True, random_state=0)
+    result = cross_validate(model, X, y, cv=cv)
+    np.testing.assert_array_equal(result["test_accuracy"], cross_val_score(model, X, y, cv=cv))
+    np.testing.assert_allclose(result["test_log_likelihood"],
+                               cross_val_score(model, X, y, cv=cv, scoring="neg_log_loss"), rtol=1e-9)

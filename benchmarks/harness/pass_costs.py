@@ -112,7 +112,8 @@ def pass_thunks(X, target, kind, n_classes):
         "boosting round": (lambda: BoostedNaiveBayes(n_rounds=BOOST_ROUNDS, categorical_features=kind)
                            .fit(X, target), BOOST_ROUNDS),
         "10-fold CV": (lambda: cross_validate(NaiveBayes(categorical_features=kind), X, target, cv=10), 1),
-        "select 5": (lambda: SelectedNaiveBayes(n_features=5, categorical_features=kind).fit(X, target), 1),
+        "select 5": (lambda: SelectedNaiveBayes(n_features=5, b_estimate="sample", categorical_features=kind)
+                     .fit(X, target), 1),
         "EM iteration": (lambda: AutoClass(n_clusters=3, n_restarts=1, max_iter=EM_ITERATIONS, tol=0.0,
                                            random_state=0, categorical_features=kind).fit(attributes),
                          EM_ITERATIONS),

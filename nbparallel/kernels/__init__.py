@@ -1,4 +1,5 @@
-"""Every compiled function, by topic: counting, binning, lookup tables, ranges, scoring, sparse matrices.
+"""Every compiled function, by topic: counting, binning, lookup tables, ranges, scoring, sparse matrices,
+feature selection (``selection``) and cross-validation folds (``folds``).
 
 The kernels import nothing else of nbparallel: they take numpy arrays and
 release the GIL (``nogil=True``), so Dask threads run them in parallel. The

@@ -50,6 +50,7 @@ from nbparallel.data.partitions import PartitionInfo
 from nbparallel.data.schema import ColumnScan, merge_scans, scan_partition, schema_of_scan
 from nbparallel.data.sparse import as_partitions, check_weights, is_dask_array, row_slice
 from nbparallel.engine import execution, memory
+from nbparallel.engine.scheduler import PassScheduler
 from nbparallel.kernels.counting import count_partition
 from nbparallel.model_selection.folds import Folds, class_count_matrix, tally_classes
 from nbparallel.models.complement import ComplementNaiveBayes
@@ -78,7 +79,8 @@ class PerRepeat:
 
 @dataclass(frozen=True)
 class ScanAndClasses:
-    """The schema pass's summary and each partition's rows per class (for stratified folds), in partition order."""
+    """The schema pass's summary and each partition's rows per class (stratified folds; else None), in partition
+    order."""
 
     scan: ColumnScan
     tallies: tuple
@@ -87,8 +89,9 @@ class ScanAndClasses:
         return ScanAndClasses(merge_scans(self.scan, other.scan), self.tallies + other.tallies)
 
 
-def _scan_and_tally(columns, kinds, known, X, y, w):
-    return ScanAndClasses(scan_partition(columns, kinds, known, X, y, w), (tally_classes(y, w),))
+def _scan_and_tally(columns, kinds, known, tally, X, y, w):
+    """The schema pass's summary of a partition, with its rows per class when ``tally`` (stratified folds)."""
+    return ScanAndClasses(scan_partition(columns, kinds, known, X, y, w), (tally_classes(y, w) if tally else None,))
 
 
 def _take(X, rows):
@@ -148,36 +151,59 @@ def _count_repeat(spec, folds, k, gaussian, n_classes, classes, codes, values, w
 
 
 def _score_folds(models, repeats, X, y, w, info):
-    """Per fold of every repeat: the evaluation of its rows under the model that did not see them."""
+    """Per fold of every repeat: the evaluation of its rows under the model that did not see them.
+
+    Every fold's model shares the schema, so the partition is split into categorical codes and numeric
+    values once (strings and categories mapped to the vocabulary once per partition); each fold's rows are
+    then scored from their codes by one kernel call, its numeric values binned under its model's bins."""
     schema = models[0].schema_
     truth = schema.encode_classes(y)
     classes = schema.encode_classes(y, w) if w is not None else truth
-    return _score(models, repeats, X, truth, classes, w, info)
+    codes, values = schema.counted().split(X)
+    k = len(models) // len(repeats)
+    out = [Evaluation.empty(len(models[0].classes_)) for _ in models]
+    for r, folds in enumerate(repeats):
+        for i, rows in folds.segments(info, len(truth), classes, w):
+            model = models[r * k + i]
+            inputs = model.inputs_of_codes(*model.scoring_codes_of_split(codes[rows], values[rows]))
+            if not model.scores_from_codes:  # Gaussian attributes: their log-likelihoods added last
+                inputs = inputs._replace(extra=model.joint_log_likelihood_of_gaussian(_take(X, rows)))
+            out[r * k + i] = inputs.evaluation(truth[rows])
+    return PerRepeat(tuple(out))
 
 
 class _NaiveBayesRun:
     """Cross-validation of a :class:`NaiveBayes`: DataFrames, arrays, Dask collections, files."""
 
-    def __init__(self, estimator, X, y, sample_weight, record):
+    def __init__(self, estimator, X, y, sample_weight, record, stratify):
         self.estimator, self.record = estimator, record
-        self.dataset = dataset = estimator.dataset(X, y, sample_weight)
         self.verbose = bool(estimator.verbose)
         start = time.perf_counter()
+        # the three passes read the same partitions: read them once when they fit in memory (known from the
+        # files' metadata before the schema pass, else from the rows it counts)
+        scheduler = PassScheduler(estimator.dataset(X, y, sample_weight), split_every=estimator.split_every,
+                                  verbose=self.verbose)
+        if scheduler.dataset.n_rows is not None:
+            scheduler.keep_if_fits(scheduler.dataset.n_rows)
+        dataset = scheduler.dataset
         # the schema pass also counts each partition's rows (the offsets that place them in the global
-        # order) and each partition's rows per class (the class ranks of stratified folds)
+        # order) and, for stratified folds, each partition's rows per class (the class ranks)
         known = set(dataset.ranges or ())
         merged, _ = execution.run_pass(
-            dataset.partitions, dataset.map(_scan_and_tally, dataset.columns, dataset.kinds, known),
+            dataset.partitions, dataset.map(_scan_and_tally, dataset.columns, dataset.kinds, known, stratify),
             merge_summaries, split_every=estimator.split_every, name="nbparallel-cv-schema",
             token=dataset.token, verbose=self.verbose)
-        schema = schema_of_scan(dataset, merged.scan, estimator.n_bins, None)
+        plan = CountingPlan.for_table(estimator.get_params(), dataset, by_value=False)
+        schema = schema_of_scan(dataset, merged.scan, plan.n_bins, None)
         check_classes(schema.classes)
-        self.class_counts, self.class_order = class_count_matrix(merged.tallies, schema.encode_classes,
-                                                                 len(schema.classes))
+        if stratify:
+            self.class_counts, self.class_order = class_count_matrix(merged.tallies, schema.encode_classes,
+                                                                     len(schema.classes))
         record("schema", start)
         self.infos = dataset.partition_infos()
         self.n_rows = int(sum(dataset.partition_rows))
-        plan = CountingPlan.for_table(estimator.get_params(), dataset, by_value=False)
+        scheduler.keep_if_fits(self.n_rows)
+        self.dataset = scheduler.dataset
         self.schema = plan.finish_schema(schema)
         self.gaussian = plan.gaussian_positions(self.schema)
         self.classes = np.asarray(schema.classes)
@@ -241,9 +267,10 @@ def _score_text_folds(models, repeats, X, y, w, info):
 
 
 class _TextRun:
-    """Cross-validation of a multinomial or Bernoulli model: dense, scipy.sparse or Dask arrays."""
+    """Cross-validation of a multinomial or Bernoulli model: dense, scipy.sparse or Dask arrays. Its labels
+    are in memory, so stratified folds need no tally in a pass (``stratify`` is not used here)."""
 
-    def __init__(self, estimator, X, y, sample_weight, record):
+    def __init__(self, estimator, X, y, sample_weight, record, stratify):
         self.estimator, self.record, self.X = estimator, record, X
         self.data = as_partitions(X, y, sample_weight, n_partitions=estimator.n_partitions)
         self.n_rows = self.data.n_rows
@@ -438,7 +465,7 @@ def cross_validate(estimator, X, y=None, *, cv=10, scoring=SCORINGS, sample_weig
     def record(kind, start):
         passes.append({"kind": kind, "seconds": time.perf_counter() - start})
 
-    run = run_type(estimator, X, y, sample_weight, record)
+    run = run_type(estimator, X, y, sample_weight, record, bool(stratify))
     seed = fold_seed(random_state) if shuffle else None
     if hasattr(cv, "split"):
         folds, k = _folds_from_splitter(cv, *run.in_memory(), run.n_rows)

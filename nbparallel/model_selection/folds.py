@@ -31,6 +31,8 @@ import itertools
 
 import numpy as np
 
+from nbparallel.kernels.folds import class_fold_codes, feistel_permute
+
 _M1 = np.uint64(0xBF58476D1CE4E5B9)
 _M2 = np.uint64(0x94D049BB133111EB)
 _GOLDEN = 0x9E3779B97F4A7C15
@@ -65,30 +67,7 @@ def permute(index, n, seed, stream=0):
     if n <= 1:
         return index.astype(np.int64)
     half = max(1, (int(n - 1).bit_length() + 1) // 2)  # 2 * half bits cover 0 .. n-1
-    mask = np.uint64((1 << half) - 1)
-    shift = np.uint64(half)
-    keys = _round_keys(seed, stream)
-
-    def feistel(x):
-        left, right = x >> shift, x & mask
-        for key in keys:
-            f = right ^ key
-            f *= _M1
-            f ^= f >> np.uint64(29)
-            f *= _M2
-            f ^= f >> np.uint64(32)
-            f &= mask
-            f ^= left
-            left, right = right, f
-        return (left << shift) | right
-
-    with np.errstate(over="ignore"):
-        out = feistel(index)
-        outside = np.flatnonzero(out >= np.uint64(n))
-        while len(outside):  # cycle walking: a permutation of the domain restricted to 0 .. n-1
-            out[outside] = feistel(out[outside])
-            outside = outside[out[outside] >= np.uint64(n)]
-    return out.astype(np.int64)
+    return feistel_permute(index, n, _round_keys(seed, stream), half, _M1, _M2)
 
 
 def block_bounds(n, k):
@@ -100,6 +79,17 @@ def block_bounds(n, k):
     sizes = np.full(k, n // k, dtype=np.int64)
     sizes[: n % k] += 1
     return np.concatenate([[0], np.cumsum(sizes)])
+
+
+def block_of(positions, n, k):
+    """The block of :func:`block_bounds` (``n`` rows, ``k`` blocks) holding each position, by arithmetic.
+
+    >>> block_of(np.arange(10), 10, 3).tolist()
+    [0, 0, 0, 0, 1, 1, 1, 2, 2, 2]
+    """
+    short, longer = divmod(n, k)
+    edge = longer * (short + 1)  # the first ``longer`` blocks are one row longer
+    return np.where(positions < edge, positions // (short + 1), longer + (positions - edge) // max(short, 1))
 
 
 class Folds:
@@ -181,10 +171,10 @@ class Folds:
         n = len(classes) if n is None else n
         if self.labels is not None:
             return np.asarray(self.labels[offset : offset + n], dtype=np.int64)
-        index = np.arange(offset, offset + n, dtype=np.int64)
-        if self.seed is not None:
-            index = permute(index, self.n_rows, self.seed, self.stream)
-        return np.searchsorted(self.bounds, index, side="right") - 1
+        if self.seed is None:  # contiguous blocks: each fold's run of the partition's rows
+            return np.repeat(np.arange(self.k, dtype=np.int64), np.diff(np.clip(self.bounds - offset, 0, n)))
+        return block_of(permute(np.arange(offset, offset + n, dtype=np.int64), self.n_rows, self.seed, self.stream),
+                        self.n_rows, self.k)
 
     def _stratified_of(self, partition, classes):
         classes = np.asarray(classes)
@@ -207,16 +197,14 @@ class Folds:
             starts = np.clip(self.bounds - offset, 0, n)
             return [(i, slice(int(a), int(b))) for i, (a, b) in enumerate(itertools.pairwise(starts)) if a < b]
         fold = self.of(info, n, classes, w)
-        order = np.argsort(fold, kind="stable")
+        order = np.argsort(fold.astype(np.int16) if self.k < 2**15 else fold, kind="stable")  # radix sort
         cuts = np.searchsorted(fold[order], np.arange(self.k + 1))
         return [(i, order[cuts[i]:cuts[i + 1]]) for i in range(self.k) if cuts[i] < cuts[i + 1]]
 
     def labels_of(self, classes, n_classes, info, w=None):
         """Class-fold codes ``class + n_classes * fold`` of a partition's rows (-1: counted nowhere)."""
-        fold = self.of(info, len(classes), classes, w)
-        labels = fold * n_classes + classes
-        labels[(classes < 0) | (fold < 0)] = -1
-        return labels.astype(np.int32)
+        classes = np.asarray(classes)
+        return class_fold_codes(classes, self.of(info, len(classes), classes, w), n_classes)
 
 
 def stratify_classes(classes, w=None):

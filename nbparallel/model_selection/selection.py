@@ -28,7 +28,8 @@ from sklearn.feature_selection import SelectorMixin
 from sklearn.utils import check_random_state
 
 from nbparallel.engine import execution
-from nbparallel.kernels.selection import candidate_sums_kernel
+from nbparallel.engine.scheduler import PassScheduler
+from nbparallel.kernels import selection as kernels
 from nbparallel.models.naive_bayes import AUTO_SMOOTHING, NaiveBayes
 from nbparallel.models.plan import CountingPlan
 
@@ -39,6 +40,10 @@ B_ESTIMATES = ("auto", "sample", "exact")
 #: scoring pass per step is then cheap (a UCI dataset of 1,000 rows and 20 steps is 20,000), and the
 #: sampled estimate's noise, which moves the first choices with the seed, is avoided.
 EXACT_BUDGET = 5_000_000
+
+#: Simulated cases are scored in chunks of this many rows, one thread per core; a fixed size, so that B(J)
+#: (summed chunk by chunk, in order) does not depend on the number of cores.
+SAMPLE_CHUNK = 10_000
 
 
 def resolve_b_estimate(b_estimate, n_rows, n_steps):
@@ -60,7 +65,7 @@ def auto_max_features(n_predictors, n_must):
     >>> auto_max_features(10, 0), auto_max_features(1000, 3), auto_max_features(110, 2)
     (10, 103, 24)
     """
-    return int(math.floor(min(n_must + min(100, max(20, n_predictors / 5)), n_predictors)))
+    return math.floor(min(n_must + min(100, max(20, n_predictors / 5)), n_predictors))
 
 
 def padded_tables(feature_log_prob):
@@ -99,50 +104,58 @@ def _log_sum_exp(scores):
     return (top + np.log(np.sum(np.exp(scores - top), axis=1, keepdims=True)))[:, 0]
 
 
-def candidate_sums(tables, log_prior, codes, weights, subset, candidates):
-    """The sums behind B(J) for a subset and for the subset plus each candidate, in one scan.
+def candidate_tables(model):
+    """The full model's log tables as the candidate sums read them (:func:`padded_tables`, stacked), made
+    once per selection."""
+    tables = padded_tables([fit.log_prob for fit in model.counted_fits_])
+    starts = np.concatenate([[0], np.cumsum([len(t) for t in tables])]).astype(np.int64)
+    return kernels.CandidateTables(np.vstack(tables), starts, model.class_log_prior_)
 
-    For every row, the subset's per-class log-score ``log pi_k + sum_{j in S}
-    log p^j_{x_j k}`` is computed once; each candidate's term is added to it
-    and the log-sum-exp over classes taken (the log() term of B(J) in the
-    SPSS "Missing Values" section: missing values contribute no factor). A
-    row's term is ignored when every predictor of the subset is missing. Then
-    ``B(J) = -(1/N') sum_i log(sum_k pi_k prod_{j: x_ji not missing} p^j_{x_ji k})``
-    is ``-sums / kept`` (SPSS, "Missing Values"; N' counts the terms kept).
 
-    Parameters
-    ----------
-    tables : list of ndarray
-        :func:`padded_tables` of the full model.
-    log_prior : ndarray of shape (K,)
-    codes : ndarray of shape (n, n_attributes)
-        Codes under the final bins; 0 is missing. Only rows with a known
-        target may be given.
-    weights : ndarray of shape (n,) or None
-    subset : list of int
-    candidates : list of int
+def first_step_sums(model, tables, candidates):
+    """The candidate sums of the empty subset from the counts alone, without a pass over the rows.
 
-    Returns
-    -------
-    sums : ndarray of shape (1 + len(candidates),)
-        ``sum_i w_i log(sum_k pi_k prod_j p^j_{x_ji k})`` over the kept rows,
-        for the subset and then each candidate.
-    kept : ndarray of shape (1 + len(candidates),)
-        Weight of the kept rows (N').
+    With no predictor chosen, a row's term depends on its candidate's value only (and is ignored when that
+    value is missing), so ``sums[c] = sum_m N^c_m log sum_k pi_k p^c_mk`` and ``kept[c] = sum_m N^c_m``,
+    ``N^c_m`` the weighted rows of value m with a known target; the empty subset's own term is ignored.
+    Returns ``(sums, kept)`` as :func:`nbparallel.kernels.selection.candidate_sums` does.
     """
-    n = len(codes)
-    w = np.ones(n) if weights is None else np.asarray(weights, dtype=np.float64)
-    base = np.tile(log_prior, (n, 1))
-    present = np.zeros(n, dtype=bool)
-    for a in subset:
-        base += tables[a][codes[:, a]]
-        present |= codes[:, a] > 0
-    stacked = np.vstack([np.zeros((0, len(log_prior)))] + [tables[c] for c in candidates])
-    starts = np.concatenate([[0], np.cumsum([len(tables[c]) for c in candidates])]).astype(np.int64)
     sums, kept = np.zeros(len(candidates) + 1), np.zeros(len(candidates) + 1)
-    candidate_sums_kernel(codes, w, base, present, np.asarray(candidates, dtype=np.int64), stacked, starts,
-                           sums, kept)
+    for j, c in enumerate(candidates):
+        rows = model.counted_fits_[c].counts.sum(axis=1)
+        sums[j + 1] = np.dot(rows, _log_sum_exp(model.class_log_prior_ + tables[c][1:]))
+        kept[j + 1] = rows.sum()
     return sums, kept
+
+
+def _training_rows(model, X, y, w):
+    """A partition's codes under the final bins (row-major, as the candidate sums read them), class codes
+    (-1: unknown target) and weights: what every step of the exact B(J) reads, kept between its passes."""
+    codes, values = model.schema_.counted().split(X)
+    # categorical attributes only: their codes as they are (uint8 where they fit), else one uint16 array
+    codes = np.ascontiguousarray(codes) if not values.shape[1] else model.encode_split(codes, values)
+    return codes, model.schema_.encode_classes(y, w), None if w is None else np.asarray(w, np.float64)
+
+
+def _step_partition(model, tables, subset, candidates, rows, X, y, w):
+    """One step's candidate sums of a partition (:func:`nbparallel.kernels.selection.candidate_sums`), and
+    its rows (:func:`_training_rows`) for the next step."""
+    rows = _training_rows(model, X, y, w) if rows is None else rows
+    codes, labels, weights = rows
+    return rows, kernels.candidate_sums(tables, codes, labels, weights, subset, candidates)
+
+
+def _row_estimate(dataset, class_counts):
+    """The data's rows: known beforehand, else the (weighted) rows with a known target."""
+    if dataset.n_rows is not None:
+        return int(dataset.n_rows)
+    if dataset.partition_rows:
+        return int(sum(dataset.partition_rows))
+    return int(np.ceil(np.sum(class_counts)))
+
+
+def _add_pairs(*parts):
+    return sum(p[0] for p in parts), sum(p[1] for p in parts)
 
 
 def _known_rows(model, X, y, w):
@@ -151,15 +164,6 @@ def _known_rows(model, X, y, w):
     known = labels >= 0
     codes = model.encode(X)[known]
     return codes, None if w is None else np.asarray(w, dtype=np.float64)[known], labels[known]
-
-
-def _step_partition(model, tables, subset, candidates, X, y, w):
-    codes, weights, _ = _known_rows(model, X, y, w)
-    return candidate_sums(tables, model.class_log_prior_, codes, weights, subset, candidates)
-
-
-def _add_pairs(*parts):
-    return sum(p[0] for p in parts), sum(p[1] for p in parts)
 
 
 def sequence_log_likelihoods(tables, log_prior, codes, labels, weights, subsets):
@@ -207,8 +211,7 @@ def simulate_codes(model, size, random_state):
         seen = fit.counts.sum(axis=1) > 0
         prob = np.where(seen[:, None], np.exp(logp), 0.0)
         cdf = np.cumsum(prob / prob.sum(axis=0), axis=0)
-        u = rng.random_sample(size)
-        codes[:, a] = 1 + np.minimum((cdf.T[y] < u[:, None]).sum(axis=1), len(seen) - 1)
+        kernels.draw_codes(cdf.T, y, rng.random_sample(size), codes[:, a])
     return codes
 
 
@@ -217,11 +220,12 @@ class SelectedNaiveBayes(SelectorMixin, NaiveBayes):
 
     A classifier (the naive Bayes model of the selected predictors) and a
     scikit-learn feature selector (``get_support``, ``transform``). Fitting
-    runs the schema and counting passes of :class:`NaiveBayes`; with
-    ``b_estimate="sample"`` the whole selection then runs on the counts and
-    ``sample_size`` simulated cases (no more passes), with ``"exact"`` it runs
-    one pass per step, each scoring every remaining candidate. Test data adds
-    one pass that scores every subset of the sequence.
+    counts as :meth:`NaiveBayes.fit` does; with ``b_estimate="sample"`` the
+    whole selection then runs on the counts and ``sample_size`` simulated
+    cases (no more passes), with ``"exact"`` it runs one pass per step, each
+    scoring every remaining candidate (the partitions' codes are kept between
+    the steps when the data fit in memory). Test data adds one pass that
+    scores every subset of the sequence.
 
     The naive Bayes parameters are explicit keyword parameters, as scikit-learn
     requires of ``__init__`` (``get_params``/``clone`` read its signature, so
@@ -271,7 +275,8 @@ class SelectedNaiveBayes(SelectorMixin, NaiveBayes):
     b_estimate_ : str
         How B(J) was computed: "exact" or "sample" ("auto" resolved).
     passes_ : list of dict
-        Every pass of the fit: "schema", "count", "select" (exact B), "test".
+        Every pass of the fit: "count" (after a "schema" pass where the counting needs one), "select"
+        (one per step of the exact B), "test".
 
     Every fitted attribute of :class:`NaiveBayes` is there too;
     ``feature_log_prob_`` holds zeros for the predictors left out.
@@ -333,9 +338,9 @@ class SelectedNaiveBayes(SelectorMixin, NaiveBayes):
             raise ValueError("criterion='test' needs test data: pass X_test (and y_test) to fit")
         self._clear_fitted()
         dataset = self.dataset(X, y, sample_weight)
-        # the full model, every statistic in one counting pass after the schema pass
+        # the full model, every statistic counted as NaiveBayes.fit counts it
         self._fit_counts(X, dataset, classes=None, plan=CountingPlan.for_table(
-            self.get_params(), dataset, weighted=sample_weight is not None, by_value=False))
+            self.get_params(), dataset, weighted=sample_weight is not None))
         test = None
         if X_test is not None:
             test = self.dataset(X_test, y_test)
@@ -383,19 +388,30 @@ class SelectedNaiveBayes(SelectorMixin, NaiveBayes):
         attributes = self.schema_.counted().attributes
         target = self._target_size(len(usable), len(subset))
         tables = padded_tables([fit.log_prob for fit in self.counted_fits_])
+        prepared = candidate_tables(self)
         a0, terms = a_terms(self)
         self.b_estimate_ = resolve_b_estimate(self.b_estimate, float(self.counts_.class_counts.sum()),
                                               target - len(subset))
         if self.b_estimate_ == "sample":
             simulated = simulate_codes(self, self.sample_size, self.random_state)
+            chunks = [simulated[i:i + SAMPLE_CHUNK] for i in range(0, len(simulated), SAMPLE_CHUNK)]
+
+            def b_sums(subset, candidates):  # the chunks on a thread per core, summed in chunk order
+                def chunk_sums(codes):
+                    return kernels.candidate_sums(prepared, codes, None, None, subset, candidates)
+
+                return _add_pairs(*execution.map_locally([chunk_sums] * len(chunks), chunks))
+        else:  # one pass per step; each partition's codes are kept between them when the data fit in memory
+            scheduler = PassScheduler(dataset, split_every=self.split_every, verbose=bool(self.verbose))
+            scheduler.keep_if_fits(_row_estimate(dataset, self.counts_.class_counts))
 
             def b_sums(subset, candidates):
-                return candidate_sums(tables, self.class_log_prior_, simulated, None, subset, candidates)
-        else:
-            def b_sums(subset, candidates):
-                return self._run("select", execution.run_pass, dataset.partitions,
-                                 dataset.map(_step_partition, self, tables, list(subset), list(candidates)),
-                                 _add_pairs, name="nbparallel-select", token=dataset.token)[0]
+                if not subset:
+                    return first_step_sums(self, tables, candidates)
+                out = scheduler.run_stateful("select", _step_partition, _add_pairs, self, prepared, list(subset),
+                                             list(candidates))
+                self._record_pass("select", scheduler.passes[-1]["tree"], scheduler.passes[-1]["seconds"])
+                return out
 
         path, b_subset = [], (0.0 if not subset else None)
         while True:

@@ -1,0 +1,76 @@
+"""Cross-validation's scoring pass (each partition encoded once, each fold's rows scored from their codes)
+against k separate fits scored one by one, for the folds cross_validate makes itself."""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from nbparallel import NaiveBayes, cross_validate
+from nbparallel.data.partitions import PartitionInfo
+from nbparallel.model_selection.folds import Folds, class_count_matrix, tally_classes
+
+
+def mixed_frame(n=900, seed=0):
+    """A pandas category column, a string column with missing values, an integer column and a float column
+    (binned); the class depends on two of them."""
+    rng = np.random.default_rng(seed)
+    levels = np.array(["lo", "mid", "hi", "top"])
+    cat = pd.Categorical.from_codes(rng.integers(0, 4, n), levels)
+    text = pd.Series(rng.choice(["u", "v", "w", None], n), dtype=object)
+    count = rng.integers(0, 7, n)
+    level = rng.normal(size=n)
+    y = np.where(rng.random(n) < 0.3, "c0", np.where((cat.codes > 1) ^ (level > 0), "c1", "c2"))
+    return pd.DataFrame({"cat": cat, "text": text, "count": count, "level": level}), y
+
+
+def fold_labels(folds, y, classes):
+    """Each row's fold as cross_validate computes it for one partition holding every row."""
+    codes = np.searchsorted(classes, y)
+    return folds.of(PartitionInfo(0, 0), len(y), codes)
+
+
+def separate_scores(X, y, labels, k, params):
+    """Accuracy and average log-likelihood of fold i's rows under a model fitted on the other folds, with
+    the bins of the whole data (as cross-validation cuts them)."""
+    ranges = {c: (float(X[c].min()), float(X[c].max())) for c in ("count", "level")}
+    accuracy, log_likelihood = [], []
+    for i in range(k):
+        train, test = labels != i, labels == i
+        model = NaiveBayes(numeric_ranges=ranges, **params).fit(X[train], y[train])
+        proba = model.predict_proba(X[test])
+        truth = np.searchsorted(model.classes_, y[test])
+        accuracy.append(model.score(X[test], y[test]))
+        log_likelihood.append(np.mean(np.log(proba[np.arange(len(truth)), truth])))
+    return np.array(accuracy), np.array(log_likelihood)
+
+
+@pytest.mark.parametrize("shuffle, stratify", [(True, False), (False, True), (True, True)])
+@pytest.mark.parametrize("n_partitions", [1, 4])
+def test_own_folds_equal_separate_fits_on_mixed_columns(shuffle, stratify, n_partitions):
+    X, y = mixed_frame()
+    params = {"numeric_ranges": {c: (float(X[c].min()), float(X[c].max())) for c in ("count", "level")}}
+    result = cross_validate(NaiveBayes(n_partitions=n_partitions, **params), X, y, cv=5, shuffle=shuffle,
+                            stratify=stratify, random_state=11)
+    classes = np.unique(y)
+    if stratify:
+        values, counts = tally_classes(y)
+        tally, order = class_count_matrix([(values, counts)], lambda v: np.searchsorted(classes, v), len(classes))
+        folds = Folds.stratified(tally, 5, 11 if shuffle else None, order=order)
+    else:
+        folds = Folds.shuffled(len(y), 5, 11)
+    labels = fold_labels(folds, y, classes)
+    accuracy, log_likelihood = separate_scores(X, y, labels, 5, {})
+    np.testing.assert_array_equal(result["test_accuracy"], accuracy)
+    np.testing.assert_allclose(result["test_log_likelihood"], log_likelihood, rtol=1e-12)
+    assert result["n_test_rows"].tolist() == np.bincount(labels, minlength=5).tolist()
+
+
+def test_contiguous_folds_across_partition_edges_equal_separate_fits():
+    """Seven partitions and three folds: most partitions hold rows of two folds."""
+    X, y = mixed_frame(n=700, seed=3)
+    params = {"numeric_ranges": {c: (float(X[c].min()), float(X[c].max())) for c in ("count", "level")}}
+    result = cross_validate(NaiveBayes(n_partitions=7, **params), X, y, cv=3)
+    labels = Folds.blocks(len(y), 3).of(0, len(y))
+    accuracy, log_likelihood = separate_scores(X, y, labels, 3, {})
+    np.testing.assert_array_equal(result["test_accuracy"], accuracy)
+    np.testing.assert_allclose(result["test_log_likelihood"], log_likelihood, rtol=1e-12)
