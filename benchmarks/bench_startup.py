@@ -1,0 +1,107 @@
+"""How long the command line takes on a tiny file, and where the time goes.
+
+Usage: python benchmarks/bench_startup.py [--repeats R]
+
+Times, end to end in fresh processes (best of R, interleaved): ``nbparallel --help`` and
+``nbparallel fit weather.csv --target play -o model.json`` on a 14-row file (Quinlan's weather
+data with numeric temperature and humidity). Then, also in fresh processes, the CPU time of each
+import the fit needs, in the order the fit takes them, and of numba's first call of a cached
+kernel (its CPU target is set up on first use, not on import). Targets of issue 23: ``--help``
+under 0.5 s and the 14-row fit under 1.5 s. Writes benchmarks/results/startup.json.
+"""
+
+import argparse
+import json
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+WEATHER = """outlook,temperature,humidity,windy,play
+sunny,85,85,FALSE,no
+sunny,80,90,TRUE,no
+overcast,83,86,FALSE,yes
+rainy,70,96,FALSE,yes
+rainy,68,80,FALSE,yes
+rainy,65,70,TRUE,no
+overcast,64,65,TRUE,yes
+sunny,72,95,FALSE,no
+sunny,69,70,FALSE,yes
+rainy,75,80,FALSE,yes
+sunny,75,70,TRUE,yes
+overcast,72,90,TRUE,yes
+overcast,81,75,FALSE,yes
+rainy,71,91,TRUE,no
+"""
+
+#: step -> the statement it times, after the steps before it have run in the same process
+STEPS = {
+    "python itself": "pass",
+    "numpy": "import numpy",
+    "pandas": "import pandas",
+    "pyarrow (csv, parquet)": "import pyarrow.csv, pyarrow.parquet",
+    "scipy.stats (imported by sklearn.base)": "import scipy.stats",
+    "sklearn.base (the rest)": "import sklearn.base",
+    "numba": "import numba",
+    "dask": "import dask",
+    "nbparallel (models, cli)": "import nbparallel.models.naive_bayes, nbparallel.cli.commands",
+    "numba's first cached kernel call": (
+        "import numpy as np; from nbparallel.kernels.counting import count_partition; "
+        "count_partition(np.ones((1, 1), np.uint8), np.zeros((1, 0)), np.zeros(1, np.int64), None, "
+        "np.array([0, 2], np.int64), np.zeros((0, 1)), 1)"),
+}
+
+
+def wall(command, repeats):
+    """Best wall time of ``command`` (a list) over ``repeats`` runs."""
+    best = float("inf")
+    for _ in range(repeats):
+        start = time.perf_counter()
+        subprocess.run(command, check=True, capture_output=True)
+        best = min(best, time.perf_counter() - start)
+    return best
+
+
+def step_cpu_times():
+    """CPU seconds of each of ``STEPS`` in one fresh process."""
+    lines = ["import time, json", "c = time.process_time", "out = {}"]
+    for name, statement in STEPS.items():
+        lines += ["t = c()", statement, f"out[{name!r}] = c() - t"]
+    lines.append("print(json.dumps(out))")
+    done = subprocess.run([sys.executable, "-c", "\n".join(lines)], check=True, capture_output=True, text=True)
+    return json.loads(done.stdout.splitlines()[-1])
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeats", type=int, default=5)
+    args = parser.parse_args()
+    cli = shutil.which("nbparallel") or sys.exit("the nbparallel command is not installed (pip install -e .)")
+    with tempfile.TemporaryDirectory() as tmp:
+        data = Path(tmp) / "weather.csv"
+        data.write_text(WEATHER)
+        model = Path(tmp) / "model.json"
+        fit = [cli, "fit", str(data), "--target", "play", "-o", str(model)]
+        wall([cli, "--help"], 1), wall(fit, 1)  # warm the file cache and numba's kernel cache
+        help_s, fit_s = float("inf"), float("inf")
+        for _ in range(args.repeats):
+            help_s = min(help_s, wall([cli, "--help"], 1))
+            fit_s = min(fit_s, wall(fit, 1))
+    steps = [step_cpu_times() for _ in range(args.repeats)]
+    cpu = {name: min(s[name] for s in steps) for name in STEPS}
+    print(f"nbparallel --help          {help_s:6.2f} s wall  (target 0.5 s)  {'PASS' if help_s < 0.5 else 'FAIL'}")
+    print(f"nbparallel fit (14 rows)   {fit_s:6.2f} s wall  (target 1.5 s)  {'PASS' if fit_s < 1.5 else 'FAIL'}")
+    print("CPU seconds of each step of the fit's start, best of", args.repeats)
+    for name, seconds in cpu.items():
+        print(f"  {name:40s} {seconds:6.3f}")
+    print(f"  {'sum':40s} {sum(cpu.values()):6.3f}")
+    out = Path(__file__).parent / "results" / "startup.json"
+    out.write_text(json.dumps({"repeats": args.repeats, "help_s": help_s, "fit_14_rows_s": fit_s,
+                               "targets": {"help_s": 0.5, "fit_14_rows_s": 1.5}, "cpu_s": cpu}, indent=2) + "\n")
+    print("wrote", out)
+
+
+if __name__ == "__main__":
+    main()
