@@ -5,7 +5,6 @@ import pandas as pd
 import pytest
 from sklearn.metrics import adjusted_rand_score
 
-from nbparallel.kernels.counting import add_expected_counts
 from nbparallel.loading import load
 from nbparallel.models.autoclass import AutoClass
 
@@ -30,19 +29,6 @@ def fit(X, **params):
     defaults = dict(n_clusters=3, n_restarts=3, max_iter=25, random_state=0, categorical_features="all",
                     n_partitions=3)
     return AutoClass(**{**defaults, **params}).fit(X)
-
-
-def test_expected_count_kernel_matches_numpy():
-    rng = np.random.default_rng(1)
-    codes = rng.integers(0, 3, size=(50, 2)).astype(np.uint16)
-    resp = rng.random((50, 4))
-    offsets = np.array([0, 3, 6], dtype=np.int64)
-    table = np.zeros((6, 4))
-    add_expected_counts(codes, resp, offsets, table)
-    expected = np.zeros((6, 4))
-    for a in range(2):
-        np.add.at(expected, offsets[a] + codes[:, a].astype(int), resp)
-    np.testing.assert_allclose(table, expected)
 
 
 def test_log_posterior_never_decreases(planted):

@@ -16,7 +16,7 @@ import pytest
 from scipy.special import logsumexp
 
 from nbparallel import AutoClass, BoostedNaiveBayes, NaiveBayes, load
-from nbparallel.kernels.scoring import JOINT, best_of_rows, evaluate_rows, expected_counts, score_rows
+from nbparallel.kernels.scoring import JOINT, best_of_rows, evaluate_rows, score_rows
 
 RNG = np.random.default_rng(7)
 
@@ -145,27 +145,6 @@ def test_boosted_votes_equal_the_learners_references():
     np.testing.assert_array_equal(model.predict(test), model.classes_[np.argmax(shares, axis=1)])
 
 
-def test_autoclass_e_step_kernel_equals_the_numpy_e_step():
-    n, K, R = 500, 3, 2
-    codes = RNG.integers(0, 5, (n, 4)).astype(np.uint8)  # 0: missing
-    offsets = np.arange(5, dtype=np.int64) * 5
-    table = np.log(RNG.dirichlet(np.ones(5), size=(4, R * K)).transpose(0, 2, 1).reshape(20, R * K))
-    table[offsets[:-1]] = 0.0
-    prior = np.log(RNG.dirichlet(np.ones(K), size=R).ravel())
-    weights = RNG.random(n)
-    counts, totals, loglik = expected_counts(codes[:, :3], codes[:, 3:], table, offsets, prior, K, weights)
-    jll = prior + sum(table[offsets[a] + codes[:, a]] for a in range(4))
-    by = jll.reshape(n, R, K)
-    norm = logsumexp(by, axis=2, keepdims=True)
-    resp = (np.exp(by - norm).reshape(n, R * K)) * weights[:, None]
-    want = np.zeros_like(table)
-    for a in range(4):
-        np.add.at(want, offsets[a] + codes[:, a], resp)
-    np.testing.assert_allclose(counts, want, rtol=1e-12, atol=1e-12)
-    np.testing.assert_allclose(totals, resp.sum(axis=0), rtol=1e-12)
-    np.testing.assert_allclose(loglik, weights @ norm[:, :, 0], rtol=1e-12)
-
-
 def test_autoclass_predictions_equal_the_reference():
     X = pd.DataFrame({f"a{j}": RNG.choice(list("xyz"), 400) for j in range(4)})
     model = AutoClass(n_clusters=3, n_restarts=2, max_iter=5, random_state=0, n_partitions=2).fit(X)
@@ -188,8 +167,7 @@ def test_kernels_refuse_codes_outside_the_table_without_reading_them():
     none = np.empty((2, 0), dtype=np.uint8)
     for call in (lambda: score_rows(codes, none, table, offsets, np.zeros(2), mode=JOINT),
                  lambda: best_of_rows(codes[:, :1], codes[:, 1:], table, offsets, np.zeros(2), [0, 1]),
-                 lambda: evaluate_rows(codes, none, table, offsets, np.zeros(2), [0, 1], np.array([0, 1])),
-                 lambda: expected_counts(codes, none, table, offsets, np.zeros(2), 2, np.ones(2))):
+                 lambda: evaluate_rows(codes, none, table, offsets, np.zeros(2), [0, 1], np.array([0, 1]))):
         with pytest.raises(ValueError, match="outside"):
             call()
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import replace
+from functools import partial
 from operator import getitem
 
 from dask import delayed
@@ -23,7 +24,7 @@ from dask.base import tokenize
 
 from nbparallel.engine import execution
 from nbparallel.engine.memory import available_memory, fits_in_memory
-from nbparallel.engine.reduce import TreeRecord, tree_reduce
+from nbparallel.engine.reduce import TreeRecord, reduce_now, tree_reduce
 
 
 def _identity(X, y, w):
@@ -115,12 +116,22 @@ class PassScheduler:
         the first pass and whenever the partitions are not kept in memory
         (``fn`` must then rebuild it from the rows).
 
+        Partitions that stay in this process (:func:`~nbparallel.engine.execution.runs_locally`) run on a
+        thread each, without a Dask graph, as :func:`~nbparallel.engine.execution.run_pass` runs them.
+
         Returns the merged summary.
         """
         start = time.perf_counter()
-        token = self._token(kind, fn, args)
         unpack = self.dataset.map(_identity)
         states = self._states or [None] * len(self.dataset.partitions)
+        if execution.runs_locally(self.dataset.partitions, execution.active_client()):
+            leaves = execution.map_locally([partial(_stateful_leaf, unpack, fn, args, state=state) for state in states],
+                                           self.dataset.partitions)
+            summary, record = reduce_now([leaf[1] for leaf in leaves], merge, self.split_every)
+            self._states = [leaf[0] for leaf in leaves] if self.persisted else None
+            self.record(kind, record, start)
+            return summary
+        token = self._token(kind, fn, args)
         leaves = [
             delayed(_stateful_leaf, pure=True)(unpack, fn, args, part, state,
                                               dask_key_name=f"nbparallel-{kind}-map-{token}-{i}")

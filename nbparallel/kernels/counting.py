@@ -418,28 +418,3 @@ class CodeCounter:
         if self._layout is not None:
             self._layout.add_to(table, self._counts)
         return np.ascontiguousarray(table[: self.n_classes].T, dtype=np.float64)
-
-
-@njit(nogil=True, cache=True)
-def add_expected_counts(codes, resp, offsets, table):
-    """Add every row's responsibilities into the table rows of its codes.
-
-    Parameters
-    ----------
-    codes : ndarray of uint16, shape (n_rows, n_attributes)
-        Codes of all attributes, 0 for missing (which lands in the attribute's
-        missing row).
-    resp : ndarray of float64, shape (n_rows, n_columns)
-        Weighted responsibilities of every restart x cluster.
-    offsets : ndarray of int64, shape (n_attributes + 1,)
-        Table row ranges of the attributes.
-    table : ndarray of float64, shape (offsets[-1], n_columns)
-        Accumulated in place.
-    """
-    n_rows, n_attributes = codes.shape
-    n_columns = resp.shape[1]
-    for i in range(n_rows):
-        for a in range(n_attributes):
-            row = offsets[a] + codes[i, a]
-            for j in range(n_columns):
-                table[row, j] += resp[i, j]

@@ -454,49 +454,6 @@ def _evaluate_block_sums_kernel(truth, start, stop, acc, odds, arg, log_eps, log
 
 
 
-@njit(nogil=True, cache=True, error_model="numpy")
-def _expected_counts_kernel(first, second, table, offsets, log_prior, n_clusters, weights, counts, totals,
-                            log_likelihood):
-    n_columns = totals.shape[0]
-    acc = np.empty(n_columns)
-    resp = np.empty(n_columns)
-    extra = np.empty((0, n_columns))
-    n_restarts = n_columns // n_clusters
-    n_first = first.shape[1]
-    bad = 0
-    for i in range(first.shape[0]):
-        bad += _row_scores(first, second, i, table, offsets, log_prior, extra, acc)
-        w = weights[i]
-        for r in range(n_restarts):
-            lo = r * n_clusters
-            top = acc[lo]
-            for k in range(lo + 1, lo + n_clusters):
-                top = max(top, acc[k])
-            s = 0.0
-            for k in range(lo, lo + n_clusters):
-                resp[k] = 1.0 if acc[k] == top else np.exp(acc[k] - top)  # one exp per column, reused
-                s += resp[k]
-            log_likelihood[r] += w * (top + np.log(s))
-            scale = w / s
-            for k in range(lo, lo + n_clusters):
-                resp[k] *= scale
-        for k in range(n_columns):
-            totals[k] += resp[k]
-        for a in range(n_first):
-            c = np.int64(first[i, a])
-            if c < offsets[a + 1] - offsets[a]:
-                row = offsets[a] + c
-                for k in range(n_columns):
-                    counts[row, k] += resp[k]
-        for b in range(second.shape[1]):
-            c = np.int64(second[i, b])
-            if c < offsets[n_first + b + 1] - offsets[n_first + b]:
-                row = offsets[n_first + b] + c
-                for k in range(n_columns):
-                    counts[row, k] += resp[k]
-    return bad
-
-
 def _check_scoring(first, second, table, offsets, log_prior, extra, n_rows):
     for name, codes in (("first", first), ("second", second)):
         require_array(name, codes, 2)
@@ -705,40 +662,3 @@ def _evaluate_by_blocks(first, second, table, offsets, log_prior, extra, order, 
         _evaluate_block_sums_kernel(truth, start, stop, acc, shifted, arg, log_eps, log_1m_eps, bits, counts, sums)
     histogram += counts
     return bad
-
-
-def expected_counts(first, second, table, offsets, log_prior, n_clusters, weights):
-    """The E-step of a partition in one pass: responsibilities of every restart x cluster, normalised per
-    restart and weighted, added into a table like ``table``.
-
-    Parameters
-    ----------
-    first, second, table, offsets : as for :func:`score_rows`; ``table`` has R * K columns.
-    log_prior : ndarray of float64, shape (R * K,)
-    n_clusters : int
-        K; the columns are R restarts of K clusters each.
-    weights : ndarray of float64, shape (n_rows,)
-
-    Returns
-    -------
-    counts : ndarray, shape table.shape
-        Expected value-by-column counts (missing codes in each attribute's first row).
-    totals : ndarray, shape (R * K,)
-        Expected column sizes.
-    log_likelihood : ndarray, shape (R,)
-        Each restart's weighted sum of log P(x_i).
-    """
-    n_rows = first.shape[0]
-    _check_scoring(first, second, table, offsets, log_prior, None, n_rows)
-    if n_clusters < 1 or log_prior.shape[0] % n_clusters:
-        raise ValueError(f"{log_prior.shape[0]} columns are not restarts of {n_clusters} clusters")
-    weights = np.asarray(weights, dtype=np.float64)
-    if weights.shape != (n_rows,):
-        raise ValueError(f"weights must have shape ({n_rows},), got {weights.shape}")
-    counts = np.zeros(table.shape)
-    totals = np.zeros(log_prior.shape[0])
-    log_likelihood = np.zeros(log_prior.shape[0] // n_clusters)
-    second = second if second.shape[1] else _empty_codes(n_rows)
-    _raise_out_of_table(_expected_counts_kernel(first, second, table, offsets, log_prior, int(n_clusters),
-                                                weights, counts, totals, log_likelihood))
-    return counts, totals, log_likelihood

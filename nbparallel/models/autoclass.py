@@ -23,7 +23,9 @@ from nbparallel.data.schema import all_codes, schema_pass
 from nbparallel.engine import execution, memory
 from nbparallel.engine.scheduler import PassScheduler, passes_to_json
 from nbparallel.kernels.binning import bin_values
-from nbparallel.kernels.scoring import JOINT, expected_counts, score_rows
+from nbparallel.kernels.checks import CheckedCodes
+from nbparallel.kernels.clusters import expected_counts
+from nbparallel.kernels.scoring import JOINT, score_rows
 from nbparallel.models.base import PartitionedModel
 from nbparallel.models.params import Interval, Options
 from nbparallel.models.plan import CountingPlan
@@ -85,14 +87,13 @@ def _normalise(jll, n_clusters):
 
 def e_step_partition(schema, log_table, log_prior, n_clusters, state, X, y, w):
     """Expected counts of one partition, in one kernel pass over its codes
-    (:func:`nbparallel.kernels.scoring.expected_counts`); the state caches its codes and weights."""
+    (:func:`nbparallel.kernels.clusters.expected_counts`); the state keeps its codes, checked once, and its
+    weights."""
     if state is None:
-        first, second = scoring_codes(schema, X)
-        weights = np.ones(len(first)) if w is None else np.asarray(w, dtype=np.float64)
-        state = first, second, weights
-    first, second, weights = state
-    table, totals, log_likelihood = expected_counts(first, second, log_table, schema.offsets, log_prior,
-                                                    n_clusters, weights)
+        codes = CheckedCodes(*scoring_codes(schema, X), schema.offsets)
+        state = codes, (np.ones(len(codes)) if w is None else np.asarray(w, dtype=np.float64))
+    codes, weights = state
+    table, totals, log_likelihood = expected_counts(codes, log_table, log_prior, n_clusters, weights)
     return state, ExpectedCounts(table, totals, log_likelihood)
 
 

@@ -15,6 +15,7 @@ cost T + 1 passes after the schema pass.
 from __future__ import annotations
 
 import os
+from typing import NamedTuple
 
 import numpy as np
 from sklearn.utils.validation import check_is_fitted
@@ -23,6 +24,8 @@ from nbparallel.data.partitions import input_feature_names
 from nbparallel.data.schema import class_array, schema_pass
 from nbparallel.engine import execution
 from nbparallel.engine.scheduler import PassScheduler, passes_to_json
+from nbparallel.kernels.boosting import predict, reweight, round_labels
+from nbparallel.kernels.checks import CheckedCodes
 from nbparallel.kernels.counting import count_partition
 from nbparallel.models.base import PartitionedClassifier
 from nbparallel.models.naive_bayes import AUTO_SMOOTHING, NaiveBayes, check_classes, check_counts
@@ -34,26 +37,43 @@ from nbparallel.summaries.counts import CountSpec, CountTable
 from nbparallel.summaries.protocol import merge_summaries
 
 
-def _final_codes(learner, codes, values, cache):
-    """The partition's scoring codes under ``learner``'s final bins (:meth:`NaiveBayes.scoring_codes_of_split`),
-    and the cache to keep.
+class RoundScorer(NamedTuple):
+    """What a boosting pass needs of a learner: its final bins (the learner itself) and their identity (the
+    rows' codes are reused while it stays the same), and its log table, table layout, log prior and tie
+    order."""
 
-    Boosting multiplies weights by positive factors, so every learner has the
-    same non-empty bins and the same final edges: the codes are computed once
-    and reused while the edges stay the same.
+    learner: NaiveBayes
+    bins: tuple
+    table: np.ndarray
+    offsets: np.ndarray
+    log_prior: np.ndarray
+    order: np.ndarray
+
+    @classmethod
+    def of(cls, learner):
+        inputs = learner.inputs_of_codes(np.empty((0, 0), dtype=np.uint8))
+        bins = tuple(edges.tobytes() for edges in learner.bin_edges_.values())
+        return cls(learner, bins, inputs.table, inputs.offsets, inputs.log_prior, inputs.order)
+
+
+def _scoring_codes(scorer, codes, values, cached):
+    """The partition's codes under ``scorer``'s final bins, checked against its table once.
+
+    Boosting multiplies weights by positive factors, so the learners usually share their bins: ``cached``
+    (the previous learner's checked codes and bins) is reused while the bins stay the same.
     """
-    key = tuple(edges.tobytes() for edges in learner.bin_edges_.values())
-    if cache is not None and cache[0] == key:
-        return cache[1], cache
-    final = learner.scoring_codes_of_split(codes, values)
-    return final, (key, final)
+    if cached is not None and cached[1] == scorer.bins:
+        return cached
+    return CheckedCodes(*scorer.learner.scoring_codes_of_split(codes, values), scorer.offsets), scorer.bins
 
 
-def _wrong(learner, codes, values, classes, cache=None):
-    """Rows ``learner`` classifies wrongly (never those with a missing target), and the codes cache."""
-    final, cache = _final_codes(learner, codes, values, cache)
-    predicted = learner.inputs_of_codes(*final).best()
-    return (predicted != classes) & (classes >= 0), cache
+def _score_round(scorer, codes, values, classes, cached):
+    """The rows ``scorer``'s learner gets wrong (never those with a missing target), their labels in a
+    2K-class count, and the checked codes to keep."""
+    cached = _scoring_codes(scorer, codes, values, cached)
+    predicted = predict(cached[0], scorer.table, scorer.log_prior, scorer.order)
+    wrong, labels = round_labels(predicted, classes, len(scorer.order))
+    return wrong, labels, cached
 
 
 def boost_partition(spec, scored, current, state, X, y, w):
@@ -62,16 +82,17 @@ def boost_partition(spec, scored, current, state, X, y, w):
     Parameters
     ----------
     spec : nbparallel.summaries.counts.CountSpec
-    scored : tuple of (NaiveBayes, float, float)
+    scored : tuple of (RoundScorer, float, float)
         The learners scored so far, each with the weight factors of the rows
         it got right and wrong.
-    current : NaiveBayes or None
+    current : RoundScorer or None
         The learner this pass scores; None for the first pass, which only counts.
     state : tuple or None
-        ``(codes, values, classes, weights, wrong, cache)`` left by the
+        ``(codes, values, classes, weights, wrong, cached)`` left by the
         previous pass: the split rows, the weights the last learner was
-        trained on, the rows it got wrong and the rows' codes under the final
-        bins. None rebuilds it by replaying ``scored``.
+        trained on, the rows it got wrong (None before any) and the rows'
+        checked codes under the last learner's final bins. None rebuilds it
+        by replaying ``scored``.
 
     Returns
     -------
@@ -82,26 +103,34 @@ def boost_partition(spec, scored, current, state, X, y, w):
     if state is None:
         codes, values = spec.schema.split(X)
         classes = spec.schema.encode_classes(y, w)
-        weights = np.ones(len(classes)) if w is None else np.asarray(w, dtype=np.float64)
-        cache = None
-        for learner, right, wrong_factor in scored:
-            wrong, cache = _wrong(learner, codes, values, classes, cache)
-            weights = weights * np.where(wrong, wrong_factor, right)
+        weights = None if w is None else np.asarray(w, dtype=np.float64)
+        wrong = cached = None
+        for t, (scorer, _, _) in enumerate(scored):
+            if t:
+                weights = _reweighted_rows(weights, wrong, scored[t - 1], len(classes))
+            wrong, _, cached = _score_round(scorer, codes, values, classes, cached)
     else:
-        codes, values, classes, weights, wrong, cache = state
-        if wrong is not None:
-            _, right, wrong_factor = scored[-1]
-            weights = weights * np.where(wrong, wrong_factor, right)
+        codes, values, classes, weights, wrong, cached = state
+    if wrong is not None:
+        weights = _reweighted_rows(weights, wrong, scored[-1], len(classes))
     n_classes = len(spec.schema.classes)
     if current is None:
-        wrong, labels, n_columns = None, classes, n_classes
+        labels, n_columns = np.asarray(classes, dtype=np.int32), n_classes
     else:
-        wrong, cache = _wrong(current, codes, values, classes, cache)
-        labels, n_columns = np.where(classes >= 0, classes + n_classes * wrong, -1), 2 * n_classes
+        wrong, labels, cached = _score_round(current, codes, values, classes, cached)
+        n_columns = 2 * n_classes
     table, totals, all_missing, n_missing = count_partition(
-        codes, values, labels.astype(np.int32), weights, spec.offsets, spec.edges, n_columns)
+        codes, values, labels, weights, spec.offsets, spec.edges, n_columns)
     counts = CountTable(table, spec.offsets, totals, all_missing, int(n_missing))
-    return (codes, values, classes, weights, wrong, cache), counts
+    return (codes, values, classes, weights, wrong, cached), counts
+
+
+def _reweighted_rows(weights, wrong, round_factors, n_rows):
+    """The rows' weights after a round: ``wrong`` rows times its wrong factor, the others times its right one
+    (unit weights when ``weights`` is None)."""
+    _, right, wrong_factor = round_factors
+    weights = np.ones(n_rows) if weights is None else weights
+    return reweight(weights, wrong, right, wrong_factor)
 
 
 def _halves(counts, n_classes):
@@ -251,13 +280,13 @@ class BoostedNaiveBayes(PartitionedClassifier):
         self.resumed_rounds_ = len(rounds)
         spec = CountSpec.of(self.schema_)
         n_classes = len(self.classes_)
-        scored = tuple((self._learner(r["counts"]), r["right"], r["wrong"]) for r in rounds)
+        scored = tuple((RoundScorer.of(self._learner(r["counts"])), r["right"], r["wrong"]) for r in rounds)
         if pending is None and not rounds:
             pending = scheduler.run_stateful("count", boost_partition, merge_summaries, spec, scored, None)
             check_counts(pending)
             checkpoint.save(self._state(rounds, pending, stopped))
         while len(rounds) < self.n_rounds and not stopped:
-            learner = self._learner(pending)
+            learner = RoundScorer.of(self._learner(pending))
             counts = scheduler.run_stateful("boost", boost_partition, merge_summaries, spec, scored, learner)
             error, alpha, right, wrong = round_outcome(counts, n_classes)
             stopped = right is None
@@ -388,9 +417,10 @@ class BoostedNaiveBayes(PartitionedClassifier):
 def _predictions_of(learners, X, y, w):
     """Class index of every row under every learner (one column each)."""
     codes, values = learners[0].schema_.split(X)
-    cache = None
+    cached = None
     out = np.empty((len(codes), len(learners)), dtype=np.int64, order="F")
     for t, learner in enumerate(learners):
-        final, cache = _final_codes(learner, codes, values, cache)
-        learner.inputs_of_codes(*final).best(out[:, t])
+        scorer = RoundScorer.of(learner)
+        cached = _scoring_codes(scorer, codes, values, cached)
+        predict(cached[0], scorer.table, scorer.log_prior, scorer.order, out[:, t])
     return out
