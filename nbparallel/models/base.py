@@ -131,12 +131,19 @@ class _Slot:
         return ("nbparallel-slot", id(self.out), self.start, self.stop)
 
 
-def _slots(partitions, out_shape, dtype):
-    """``(out, slots)``: one preallocated output and each partition's rows of it, when every partition is in
-    this process's memory with a known size and no cluster runs the tasks; else ``(None, None)``."""
-    if execution.active_client() is not None or not all(isinstance(p, tuple) for p in partitions):
+def _slots(data, out_shape, dtype):
+    """``(out, slots)``: one preallocated output and each partition's rows of it, when every partition's
+    size is known (in memory, or from the files' metadata) and no cluster runs the tasks (they run in this
+    process); else ``(None, None)``."""
+    partitions = data.partitions
+    if execution.active_client() is not None:
         return None, None
-    sizes = [p[0].shape[0] for p in partitions]
+    if all(isinstance(p, tuple) for p in partitions):
+        sizes = [p[0].shape[0] for p in partitions]
+    elif getattr(data, "partition_rows", None) is not None and len(data.partition_rows) == len(partitions):
+        sizes = list(data.partition_rows)  # a Dataset of files (a SparseDataset has no row counts)
+    else:
+        return None, None
     out = np.empty((sum(sizes), *out_shape), dtype=dtype)
     bounds = np.concatenate([[0], np.cumsum(sizes)]).astype(int)
     return out, [_Slot(out, int(a), int(b)) for a, b in itertools.pairwise(bounds)]
@@ -338,7 +345,7 @@ class PartitionedClassifier(ClassifierMixin, PartitionedModel):
             memory.check_memory(memory.CELL_BYTES * int(n_rows) * n_classes * 2,
                                 f"the probabilities of {n_rows} rows x {n_classes} classes",
                                 "predict the classes only, or predict fewer rows at a time", data.partitions)
-        out, slots = _slots(data.partitions, (n_classes,), np.float64)
+        out, slots = _slots(data, (n_classes,), np.float64)
         tasks = [data.map(_scores_task, self, mode, slot) for slot in (slots or [None] * len(data.partitions))]
         parts = execution.map_partitions(data.partitions, tasks, name=name, token=data.token,
                                          verbose=bool(self.verbose))
@@ -362,7 +369,7 @@ class PartitionedClassifier(ClassifierMixin, PartitionedModel):
         """The class with the largest posterior (ties as :meth:`best_classes` breaks them)."""
         check_is_fitted(self, self._fitted_attribute)
         data = self.scoring_data(X)
-        out, slots = _slots(data.partitions, (), np.int64)
+        out, slots = _slots(data, (), np.int64)
         tasks = [data.map(_predict_task, self, slot) for slot in (slots or [None] * len(data.partitions))]
         parts = execution.map_partitions(data.partitions, tasks, name="nbparallel-predict", token=data.token,
                                          verbose=bool(self.verbose))

@@ -100,7 +100,9 @@ def file_dataset(path, y=None, sample_weight=None, *, n_partitions=None, categor
                     name=f"nbparallel-read-{token}", pure=True)(dask_key_name=f"nbparallel-read-{token}-{i}")
             for i, p in enumerate(parts)
         ]
-    dataset = Dataset(partitions, columns, kinds, target, weight, n_rows=n_rows, token=token)
+    rows = [p.n_rows for p in parts]  # from the Parquet footers; read_piece checks each partition against them
+    dataset = Dataset(partitions, columns, kinds, target, weight, n_rows=n_rows, token=token,
+                      partition_rows=None if None in rows else rows)
     if ranges and weight is None:  # rows of weight zero do not count in ranges
         dataset.ranges = {c: ranges[c] for c, k in zip(columns, kinds) if c in ranges and k == "numeric"}
     return dataset
