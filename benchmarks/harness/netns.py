@@ -39,6 +39,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from nbparallel.persistence.model_files import pid_alive
+
 ROOT = Path(__file__).resolve().parents[2]
 
 #: Prefix of every namespace this module creates: ``nbpnet-<pid>-<token>-<role>``.
@@ -90,16 +92,6 @@ def available():
     return True, ""
 
 
-def _pid_alive(pid):
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
-
-
 def _kill_namespace_processes(namespace):
     """SIGKILL every process in ``namespace`` (they are ours: we started them there)."""
     done = _run("ip", "netns", "pids", namespace, check=False)
@@ -118,7 +110,7 @@ def remove_stale():
     for line in listing:
         name = line.split(" ")[0]
         match = re.fullmatch(rf"{PREFIX}-(\d+)-([0-9a-f]+)-\w+", name)
-        if match and not _pid_alive(int(match.group(1))):
+        if match and not pid_alive(int(match.group(1))):
             _kill_namespace_processes(name)
             _run("ip", "netns", "del", name, check=False)
             _run("ip", "link", "del", f"nbpb{match.group(2)}", check=False)

@@ -70,7 +70,8 @@ def _umask():
     return mask
 
 
-def _pid_alive(pid):
+def pid_alive(pid):
+    """Whether process ``pid`` exists (on this machine); a process of another user counts as alive."""
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
@@ -84,7 +85,7 @@ def _remove_stale_temporaries(path):
     """Remove temporary files of saves to ``path`` whose process no longer runs."""
     for tmp in path.parent.glob(f".{path.name}.*.tmp"):
         pid = tmp.name[len(path.name) + 2 :].split(".", 1)[0]
-        if pid.isdigit() and int(pid) != os.getpid() and not _pid_alive(int(pid)):
+        if pid.isdigit() and int(pid) != os.getpid() and not pid_alive(int(pid)):
             try:
                 tmp.unlink()
             except OSError:
