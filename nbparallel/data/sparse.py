@@ -46,6 +46,9 @@ class SparseDataset:
         All the class labels, checked, when given.
     token : object
         Identifies the data for task keys; None to use the partitions' identities.
+    partition_rows : list of int or None
+        Each partition's rows, when known without reading them (as :class:`~nbparallel.data.dataset.Dataset`
+        has them); None here: in-memory partitions are counted where they are needed.
     """
 
     partitions: list
@@ -54,6 +57,7 @@ class SparseDataset:
     n_rows: int
     y: np.ndarray | None = None
     token: object = None
+    partition_rows: list | None = None
 
     def map(self, fn, *args, with_info=False):
         """``fn(*args, X, y, w[, info])`` as a function of one partition."""

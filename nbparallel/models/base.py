@@ -140,8 +140,8 @@ def _slots(data, out_shape, dtype):
         return None, None
     if all(isinstance(p, tuple) for p in partitions):
         sizes = [p[0].shape[0] for p in partitions]
-    elif getattr(data, "partition_rows", None) is not None and len(data.partition_rows) == len(partitions):
-        sizes = list(data.partition_rows)  # a Dataset of files (a SparseDataset has no row counts)
+    elif data.partition_rows is not None and len(data.partition_rows) == len(partitions):
+        sizes = list(data.partition_rows)
     else:
         return None, None
     out = np.empty((sum(sizes), *out_shape), dtype=dtype)
