@@ -103,6 +103,7 @@ def numeric_features(form):
 MODELS = {
     "NaiveBayes": lambda form: NaiveBayes(numeric_features=numeric_features(form)),
     "NaiveBayes, Gaussian": lambda form: NaiveBayes(numeric="gaussian", numeric_features=numeric_features(form)),
+    "NaiveBayes, MDL bins": lambda form: NaiveBayes(n_bins="mdl", numeric_features=numeric_features(form)),
     "BoostedNaiveBayes": lambda form: BoostedNaiveBayes(n_rounds=3, numeric_features=numeric_features(form)),
     "SelectedNaiveBayes": lambda form: SelectedNaiveBayes(max_features=2, b_estimate="exact",
                                                           numeric_features=numeric_features(form)),
