@@ -13,7 +13,13 @@ algorithm="SAMME")`` with 10 rounds against ``BoostedNaiveBayes(n_rounds=10)``.
 10^7 rows are measured on the inputs named in ``NBPARALLEL_BENCH_BIG`` (default: uint8 codes, pandas
 category, the Parquet directory); ``NBPARALLEL_BENCH_SIZES`` (default ``1e6,1e7``) sets the sizes. A pass
 whose first (warm-up) run takes longer than the budget over the repeats is timed once more only (the
-``runs`` column).
+``runs`` column); a fast pass is repeated more (up to ``MAX_REPEAT`` runs while they take under
+``FAST_BUDGET_S`` in all), since the shortest passes are the noisiest on a shared machine.
+
+A subset runs with ``NBPARALLEL_BENCH_INPUTS`` (input names, comma-separated), ``NBPARALLEL_BENCH_PASSES``
+(pass names; ``fit`` is always timed), ``NBPARALLEL_BENCH_CLASSES`` (default ``2,20``) and
+``NBPARALLEL_BENCH_PEERS=0`` (no scikit-learn peers); it is written as ``passes-partial.*``, never over the
+full table.
 """
 
 from __future__ import annotations
@@ -43,6 +49,7 @@ PASSES = ["fit", "predict", "predict_proba", "evaluate", "boosting round", "10-f
 TARGETS = {"predict": (1.5, 4.0), "predict_proba": (2.0, 4.0), "evaluate": (2.0, 4.0), "boosting round": (2.5, 2.5),
            "10-fold CV": (3.0, 3.0), "select 5": (3.0, 3.0), "EM iteration": (3.0, 3.0)}
 BOOST_ROUNDS, EM_ITERATIONS = 5, 10
+MAX_REPEAT, FAST_BUDGET_S = 9, 2.0
 
 
 def make_data(n_rows, n_classes, seed=0):
@@ -95,6 +102,12 @@ def _timed(fn):
     start = time.perf_counter()
     fn()
     return time.perf_counter() - start
+
+
+def _chosen(variable, default):
+    """The comma-separated names of an environment variable, or ``default``."""
+    value = os.environ.get(variable)
+    return default if not value else [v.strip() for v in value.split(",") if v.strip()]
 
 
 def pass_thunks(X, target, kind, n_classes):
@@ -164,9 +177,10 @@ def measure(thunks, repeat, budget, notes, label):
             times[tool] = [_timed(fn)]  # warm-up (compilation, caches) and the size probe
         except Exception as exc:  # noqa: BLE001 - a pass or a peer failing must not stop the benchmark
             notes.append(f"{label}: {tool} failed: {type(exc).__name__}: {str(exc).splitlines()[0][:200]}")
-    for _ in range(repeat):
+    for r in range(max(repeat, MAX_REPEAT)):
         for tool, runs in times.items():
-            if runs[0] * repeat <= budget or len(runs) == 1:
+            fast = runs[0] * MAX_REPEAT <= FAST_BUDGET_S
+            if (r < repeat and (runs[0] * repeat <= budget or len(runs) == 1)) or (fast and r < MAX_REPEAT):
                 runs.append(_timed(thunks[tool]))
     return {tool: (min(t[1:] or t), len(t) - 1) for tool, t in times.items()}
 
@@ -183,24 +197,32 @@ def run(ctx):
     notes, records = [], []
     big_inputs = set(os.environ.get("NBPARALLEL_BENCH_BIG", "uint8 codes,pandas category,Parquet directory")
                      .split(","))
+    inputs = _chosen("NBPARALLEL_BENCH_INPUTS", INPUTS)
+    passes = set(_chosen("NBPARALLEL_BENCH_PASSES", PASSES)) | {"fit"}
+    class_counts = [int(k) for k in _chosen("NBPARALLEL_BENCH_CLASSES", ["2", "20"])]
+    peers = os.environ.get("NBPARALLEL_BENCH_PEERS", "1") != "0"
+    unknown = sorted(set(inputs) - set(INPUTS)) + sorted(passes - set(PASSES))
+    if unknown:
+        raise ValueError(f"unknown inputs or passes {unknown}: inputs are {INPUTS}, passes {PASSES}")
+    partial = (inputs != INPUTS or passes != set(PASSES) or class_counts != [2, 20] or not peers)
     with dask.config.set(scheduler="threads", num_workers=WORKERS):
         for n_rows in sizes:
-            for n_classes in (2, 20):
+            for n_classes in class_counts:
                 codes, y = make_data(n_rows, n_classes)
                 with tempfile.TemporaryDirectory(prefix="nbparallel-passes-") as tmp:
                     files = Path(tmp)
                     write_files("parquet", codes, y, files / "parquet")
                     write_files("csv", codes, y, files / "csv")
-                    for name in INPUTS:
+                    for name in inputs:
                         if n_rows > 1_000_000 and name not in big_inputs:
                             continue
                         start = time.perf_counter()
                         X, target, kind = build(name, codes, y, files)
                         label = f"{name}, {n_rows} rows, {n_classes} classes"
-                        thunks = pass_thunks(X, target, kind, n_classes)
+                        thunks = {p: t for p, t in pass_thunks(X, target, kind, n_classes).items() if p in passes}
                         units = {p: u for p, (_, u) in thunks.items()}
                         timed = measure({p: f for p, (f, _) in thunks.items()}, repeat, budget, notes, label)
-                        if name in IN_MEMORY:
+                        if name in IN_MEMORY and peers:
                             timed.update(measure(peer_thunks(name, X, y, n_classes), repeat, budget, notes, label))
                         fit = timed.get("fit", (np.nan, 0))[0]
                         for tool, (best, runs) in timed.items():
@@ -224,9 +246,11 @@ def run(ctx):
         ("boosting round = BoostedNaiveBayes(n_rounds=5).fit / 5 (its schema and first counting pass included); "
          "EM iteration = AutoClass(3 clusters, 1 restart, max_iter=10, tol=0).fit / 10 (its schema pass included)"),
     ] + (["quick run: tiny sizes, the ratios are not meaningful"] if quick else [])
-    parameters = {"sizes": sizes, "attributes": N_ATTRIBUTES, "values": N_VALUES, "files": N_FILES,
+    parameters = {"sizes": sizes, "inputs": inputs, "passes": sorted(passes), "classes": class_counts,
+                  "max_repeat": MAX_REPEAT, "fast_budget_s": FAST_BUDGET_S, "attributes": N_ATTRIBUTES, "values": N_VALUES, "files": N_FILES,
                   "workers": WORKERS, "repeat": repeat, "budget_s": budget, "load_average": os.getloadavg()}
-    return Result("passes", rows, summary, _plot, parameters, _targets(rows), notes)
+    notes += ["partial run: a subset of the inputs, passes, classes or peers"] if partial else []
+    return Result("passes-partial" if partial else "passes", rows, summary, _plot, parameters, _targets(rows), notes)
 
 
 def _targets(rows):
