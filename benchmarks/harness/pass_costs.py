@@ -247,7 +247,8 @@ def run(ctx):
          "EM iteration = AutoClass(3 clusters, 1 restart, max_iter=10, tol=0).fit / 10 (its schema pass included)"),
     ] + (["quick run: tiny sizes, the ratios are not meaningful"] if quick else [])
     parameters = {"sizes": sizes, "inputs": inputs, "passes": sorted(passes), "classes": class_counts,
-                  "max_repeat": MAX_REPEAT, "fast_budget_s": FAST_BUDGET_S, "attributes": N_ATTRIBUTES, "values": N_VALUES, "files": N_FILES,
+                  "max_repeat": MAX_REPEAT, "fast_budget_s": FAST_BUDGET_S, "attributes": N_ATTRIBUTES,
+                  "values": N_VALUES, "files": N_FILES,
                   "workers": WORKERS, "repeat": repeat, "budget_s": budget, "load_average": os.getloadavg()}
     notes += ["partial run: a subset of the inputs, passes, classes or peers"] if partial else []
     return Result("passes-partial" if partial else "passes", rows, summary, _plot, parameters, _targets(rows), notes)
