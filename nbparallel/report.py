@@ -36,11 +36,11 @@ from pathlib import Path
 
 import numpy as np
 from scipy.special import logsumexp
-from sklearn.utils.validation import check_is_fitted
 
 from nbparallel.data.columns import CATEGORICAL
 from nbparallel.models.autoclass import AutoClass
 from nbparallel.models.boosting import BoostedNaiveBayes
+from nbparallel.models.estimator import check_is_fitted
 from nbparallel.models.text import BernoulliNaiveBayes, MultinomialNaiveBayes
 
 MAX_VALUES_SHOWN = 12

@@ -122,11 +122,6 @@ def as_dataset(X, y=None, sample_weight=None, *, n_partitions=None, categorical_
 
 def _as_target(y):
     """A 1-D array of class labels; a column vector is flattened with a warning."""
-    import warnings
-
-    from sklearn.exceptions import DataConversionWarning
-    from sklearn.utils.multiclass import type_of_target
-
     if isinstance(y, pd.Series):
         y = target_values(y)  # a nullable integer target as integers, not floats
     elif isinstance(y, (list, tuple)):
@@ -136,16 +131,28 @@ def _as_target(y):
             as_given[:] = list(y)
         y = as_given
     y = np.asarray(y)
+    # scikit-learn is imported only where it is used: a fit of class labels never imports it
     if y.ndim == 2 and y.shape[1] == 1:
+        import warnings
+
+        from sklearn.exceptions import DataConversionWarning
+
         warnings.warn(
             "A column-vector y was passed when a 1d array was expected; it was flattened to shape (n_samples,)",
             DataConversionWarning,
             stacklevel=4,
         )
         y = y.ravel()
-    if y.dtype.kind in "fc" and type_of_target(y[~pd.isna(y)]) == "continuous":
+    if y.dtype.kind in "fc" and _continuous(y[~pd.isna(y)]):
         raise ValueError("Unknown label type: continuous. y must hold class labels, not continuous values")
     return y
+
+
+def _continuous(y):
+    """Whether float labels are scikit-learn's "continuous" target type."""
+    from sklearn.utils.multiclass import type_of_target
+
+    return type_of_target(y) == "continuous"
 
 
 def _dask_frame_dataset(ddf, y, sample_weight, n_partitions, categorical_features, require_target,

@@ -14,8 +14,6 @@ from __future__ import annotations
 import os
 
 import numpy as np
-from sklearn.base import ClusterMixin
-from sklearn.utils.validation import check_is_fitted
 
 from nbparallel.data.inputs import as_dataset
 from nbparallel.data.partitions import input_feature_names
@@ -27,6 +25,7 @@ from nbparallel.kernels.checks import CheckedCodes
 from nbparallel.kernels.clusters import expected_counts
 from nbparallel.kernels.scoring import JOINT, score_rows
 from nbparallel.models.base import PartitionedModel
+from nbparallel.models.estimator import Clusterer, check_is_fitted
 from nbparallel.models.params import Interval, Options
 from nbparallel.models.plan import CountingPlan
 from nbparallel.persistence import validate
@@ -109,7 +108,7 @@ def random_counts(schema, n_clusters, n_rows, seed):
     return table, np.full(n_clusters, share)
 
 
-class AutoClass(ClusterMixin, PartitionedModel):
+class AutoClass(Clusterer, PartitionedModel):
     """Unsupervised naive Bayes clustering (AutoClass) by EM, one pass per iteration.
 
     All restarts run together: one pass per iteration computes the expected

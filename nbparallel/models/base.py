@@ -38,12 +38,11 @@ from typing import NamedTuple
 
 import numpy as np
 import pandas as pd
-from sklearn.base import BaseEstimator, ClassifierMixin
-from sklearn.utils.validation import check_is_fitted
 
 from nbparallel.data.partitions import feature_names_of, input_feature_names
 from nbparallel.engine import execution, memory
 from nbparallel.kernels import scoring
+from nbparallel.models.estimator import Classifier, Estimator, check_is_fitted
 from nbparallel.models.params import Interval, Options, check_params
 from nbparallel.persistence import model_files
 from nbparallel.summaries.evaluation import Evaluation
@@ -201,7 +200,7 @@ def _evaluation_task(model, X, y, w):
     return total if total is not None else Evaluation.empty(len(model.classes_))
 
 
-class PartitionedModel(NBParallelMixin, BaseEstimator):
+class PartitionedModel(NBParallelMixin, Estimator):
     """The rules every nbparallel estimator follows.
 
     - **Parameters** are declared in ``_parameter_constraints`` (see
@@ -292,7 +291,7 @@ class PartitionedModel(NBParallelMixin, BaseEstimator):
         self.passes_ = [*getattr(self, "passes_", []), {"kind": kind, "tree": record, "seconds": seconds}]
 
 
-class PartitionedClassifier(ClassifierMixin, PartitionedModel):
+class PartitionedClassifier(Classifier, PartitionedModel):
     """Base of the classifiers scored partition by partition (see the module docstring)."""
 
     # ------------------------------------------------------------- what models supply

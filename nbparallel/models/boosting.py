@@ -18,7 +18,6 @@ import os
 from typing import NamedTuple
 
 import numpy as np
-from sklearn.utils.validation import check_is_fitted
 
 from nbparallel.data.partitions import input_feature_names
 from nbparallel.data.schema import class_array, schema_pass
@@ -28,6 +27,7 @@ from nbparallel.kernels.boosting import predict, reweight, round_labels
 from nbparallel.kernels.checks import CheckedCodes
 from nbparallel.kernels.counting import count_partition
 from nbparallel.models.base import PartitionedClassifier
+from nbparallel.models.estimator import check_is_fitted
 from nbparallel.models.naive_bayes import AUTO_SMOOTHING, NaiveBayes, check_classes, check_counts
 from nbparallel.models.params import Interval, Options
 from nbparallel.models.plan import CountingPlan

@@ -9,7 +9,6 @@ from functools import cached_property
 
 import numpy as np
 import pandas as pd
-from sklearn.utils.validation import check_is_fitted
 
 from nbparallel.data.columns import BINNED, CATEGORICAL, GAUSSIAN, NUMERIC
 from nbparallel.data.inputs import as_dataset
@@ -20,6 +19,7 @@ from nbparallel.kernels.scoring import JOINT, best_classes
 from nbparallel.models import kinds
 from nbparallel.models.base import PartitionedClassifier, ScoringInputs
 from nbparallel.models.discretisation import FINE_BINS, MDL
+from nbparallel.models.estimator import check_is_fitted
 from nbparallel.models.params import Interval, Options
 from nbparallel.models.plan import BY_VALUE, WITH_MOMENTS, WITH_SCHEMA, CountingPlan, check_ranges, warn_out_of_range
 from nbparallel.persistence import validate
