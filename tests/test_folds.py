@@ -103,7 +103,8 @@ def test_cross_validate_stratified_equals_separate_fits_and_any_partitioning(tmp
     for n_partitions in (1, 4):
         result = cross_validate(NaiveBayes(n_partitions=n_partitions), X, y, cv=k, stratify=True)
         np.testing.assert_array_equal(result["test_accuracy"], expected)
-        assert [p["kind"] for p in result["passes"]] == ["schema", "count", "score"]
+        # class ranks need every partition's classes first: fit's pass, then the fold tables from its codes
+        assert [p["kind"] for p in result["passes"]] == ["count", "folds", "score"]
     # files and Dask frames: the same folds (the rows' global order is the same)
     data = X.assign(t=y)
     paths = []
@@ -121,7 +122,7 @@ def test_shuffled_repeats_are_repeated_kfold_in_two_passes():
     k, repeats = 4, 3
     result = cross_validate(NaiveBayes(n_partitions=3), X, y, cv=k, shuffle=True, n_repeats=repeats,
                             random_state=7)
-    assert [p["kind"] for p in result["passes"]] == ["schema", "count", "score"]
+    assert [p["kind"] for p in result["passes"]] == ["count", "score"]
     assert len(result["test_accuracy"]) == k * repeats
     assert result["repeat"].tolist() == np.repeat(np.arange(repeats), k).tolist()
     assert result["folds"] == {"n_splits": k, "n_repeats": repeats, "shuffle": True, "stratify": False,
