@@ -49,7 +49,6 @@ import numpy as np
 import pandas as pd
 
 from nbparallel.data.columns import CATEGORICAL
-from nbparallel.data.encoding import VocabularyPositions
 from nbparallel.data.partitions import PartitionInfo
 from nbparallel.data.schema import ColumnScan, EqualValuesOfTypes, merge_scans, scan_partition, schema_of_scan
 from nbparallel.data.sparse import as_partitions, check_weights, is_dask_array, row_slice
@@ -438,7 +437,7 @@ def _count_whole(coder, tally, budget, part):
     """A partition's codes to keep (or None) and its :class:`_CountsAndTallies`: its counts (one block,
     as its fit counts them) and, with ``tally``, its rows per class."""
     coded = coder(part)
-    counts = coded.count([np.zeros(len(coded), dtype=np.int64)], 1)
+    counts = coded.count()
     return _kept(coded, budget), _CountsAndTallies(counts, (coded.class_tally() if tally else None,))
 
 
@@ -502,9 +501,10 @@ def _local_table_rows(schema, coded):
     offsets = np.concatenate([[0], np.cumsum([len(p) for p in places])]).astype(np.int64)
     categorical = {}  # the model codes of the categorical attributes, the same for every model
     for j, (at, vocabulary, place) in enumerate(zip(attributes, vocabularies, places)):
-        if at.kind == CATEGORICAL:
-            positions = np.append(VocabularyPositions(at.categories)(vocabulary), -1)
-            categorical[j] = positions[place] + 1  # place -1 reads the appended -1: code 0
+        if at.kind == CATEGORICAL:  # the categories hold every value seen, of the same types (merged by value)
+            code = {v: i + 1 for i, v in enumerate(at.categories)}
+            model_codes = np.array([code.get(v, 0) for v in vocabulary] + [0], dtype=np.int64)
+            categorical[j] = model_codes[place]  # place -1 reads the appended 0: the missing row
     binned = [j for j, at in enumerate(attributes) if at.kind != CATEGORICAL]
     values = np.full((max([len(places[j]) for j in binned] + [0]), len(binned)), np.nan)
     for b, j in enumerate(binned):

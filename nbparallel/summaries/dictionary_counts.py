@@ -57,6 +57,7 @@ from nbparallel.data.schema import (
 from nbparallel.engine import execution
 from nbparallel.kernels.binning import bin_values
 from nbparallel.kernels.counting import CodeCounter, count_integers
+from nbparallel.kernels.folds import class_fold_codes
 from nbparallel.kernels.lookup import lookup_codes
 from nbparallel.kernels.ranges import column_ranges
 from nbparallel.summaries.counts import CountTable
@@ -64,6 +65,10 @@ from nbparallel.summaries.protocol import merge_summaries
 
 CODE_BUFFER_BYTES = 1 << 22
 """Size of the buffer a partition's columns are encoded into, a block of rows at a time, and counted from."""
+
+ROW_BLOCK_BYTES = 1 << 19
+"""Size of the column-major block a partition's codes are encoded into before their row-major copy is kept
+(:class:`CodedRows`): it stays in a core's cache."""
 
 
 def applies(dataset):
@@ -684,14 +689,16 @@ class CodedRows:
     def __len__(self):
         return len(self.classes_of_rows)
 
-    def count(self, blocks, n_blocks):
+    def count(self, blocks=None, n_blocks=1):
         """The :class:`DictionaryCounts` (of ``n_blocks`` blocks) of these rows, each counted under the class
-        columns of its block in every array of ``blocks`` (one block per row, -1: counted in none)."""
+        columns of its block in every array of ``blocks`` (one block per row, -1: counted in none); None
+        counts every row in one block, as :func:`count_dictionaries` does."""
         width = len(self.classes) + 1
         n_labels = width * n_blocks
         offsets = _offsets(self.vocabularies)
         table, totals, all_missing = np.zeros((int(offsets[-1]), n_labels)), np.zeros(n_labels), np.zeros(n_labels)
-        labels = [np.where(block >= 0, self.classes_of_rows + width * block, -1) for block in blocks]
+        labels = [self.classes_of_rows] if blocks is None else [class_fold_codes(self.classes_of_rows, block, width)
+                                                                 for block in blocks]
         for label in labels:  # each array of blocks counts the rows in columns of its own
             counted, class_totals = count_integers(self.codes, label, 1 - self.shift, offsets, n_labels)
             table += counted
@@ -752,10 +759,17 @@ def _coded(dictionaries, classes_of_rows, classes, integers):
     widest = max([len(v) for v in vocabularies] + [0])
     if widest > MAX_CATEGORIES:  # more than the codes hold: the two passes name the column
         raise WideIntegers(f"a column has {widest} values in a partition, more than {MAX_CATEGORIES}")
-    n_rows = len(classes_of_rows)
-    codes = column_major(n_rows, len(dictionaries), code_dtype([len(v) for v in vocabularies]))
-    for a, d in enumerate(dictionaries):
-        d.encode(0, n_rows, codes[:, a])
+    n_rows, n_columns = len(classes_of_rows), len(dictionaries)
+    dtype = code_dtype([len(v) for v in vocabularies])
+    # row-major, as the scoring kernels read a row's codes together; written a block of columns at a time
+    codes = np.empty((n_rows, n_columns), dtype=dtype)
+    block_rows = max(4096, ROW_BLOCK_BYTES // max(n_columns * np.dtype(dtype).itemsize, 1))
+    block = column_major(min(max(n_rows, 1), block_rows), n_columns, dtype)
+    for start in range(0, n_rows, block_rows):
+        stop = min(start + block_rows, n_rows)
+        for a, d in enumerate(dictionaries):
+            d.encode(start, stop, block[: stop - start, a])
+        codes[start:stop] = block[: stop - start]
     return CodedRows(codes, np.zeros(len(dictionaries), dtype=np.int64), vocabularies, [d.kept for d in dictionaries],
                      integers, classes_of_rows, classes)
 
@@ -768,10 +782,8 @@ def _coded_integer_array(X, lo, hi, classes_of_rows, classes):
     integers = (True,) * X.shape[1]
     if X.dtype in (np.uint8, np.uint16):
         return CodedRows(X, 1 - lo.astype(np.int64), vocabularies, kept, integers, classes_of_rows, classes)
-    codes = column_major(len(X), X.shape[1], code_dtype([len(v) for v in vocabularies]))
-    for a in range(X.shape[1]):
-        np.subtract(X[:, a], X.dtype.type(lo[a]), out=codes[:, a], casting="unsafe")  # at most the span: no wrap
-        codes[:, a] += 1
+    codes = np.empty(X.shape, dtype=code_dtype([len(v) for v in vocabularies]))
+    np.subtract(X, (lo - 1).astype(X.dtype), out=codes, casting="unsafe")  # at most the span: no wrap-around
     return CodedRows(codes, np.zeros(X.shape[1], dtype=np.int64), vocabularies, kept, integers, classes_of_rows,
                      classes)
 
