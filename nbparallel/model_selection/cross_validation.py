@@ -14,6 +14,18 @@ the same for any ``n_partitions``. Repeated cross-validation counts every
 repeat's folds in the same counting pass and scores them in the same scoring
 pass.
 
+How the passes read the data: a :class:`NaiveBayes` whose attributes are categorical or
+binned integer columns, on unweighted rows, is counted by value as its fit is
+(:mod:`nbparallel.summaries.dictionary_counts`: no schema pass), each partition coded
+once against its own dictionaries; its codes
+(:class:`~nbparallel.summaries.dictionary_counts.CodedRows`) stay in memory while they
+fit, so the scoring pass reads no file and hashes no string again. Where each
+partition's first row is known beforehand (in-memory data, Parquet footers) and
+the folds need no class ranks, that counting pass is the only one; else (CSV
+files, Dask collections, stratified folds) fit's own pass comes first and the
+fold tables are counted from the kept codes. Other models take a schema pass
+first, which also tallies each partition's rows per class for stratified folds.
+
 The models and their summaries:
 
 - :class:`NaiveBayes`, categorical and binned attributes: a count table
@@ -711,9 +723,12 @@ def cross_validate(estimator, X, y=None, *, cv=10, scoring=SCORINGS, sample_weig
         and ``repeat`` (each entry's fold and repeat), ``folds`` (the fold
         settings: ``n_splits``, ``n_repeats``, ``shuffle``, ``stratify``,
         ``random_state``), and ``passes`` (kind and seconds of each pass:
-        "schema" for NaiveBayes (it also counts each partition's rows and
-        classes, which place them in the global row order and class ranks),
-        "count", "score").
+        "count" and "score"; before them "schema" for a NaiveBayes not
+        counted by value (it also counts each partition's rows and classes,
+        which place them in the global row order and class ranks); for one
+        counted by value whose rows or class ranks are known only once read,
+        "count" is fit's pass and "folds" counts the fold tables from the
+        codes it kept).
 
     Warns
     -----

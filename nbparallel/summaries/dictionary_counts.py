@@ -20,6 +20,13 @@ once from the merged values as the schema pass decides it), each partition's
 table is the same kernel's sums over the same rows, and tables are added in the
 same tree order (adding the zeros of values a partition lacks changes no sum). Weighted data takes the two passes (see
 :func:`count_dictionaries`).
+
+Cross-validation keeps a partition as codes against its own dictionaries
+(:class:`CodedRows`: strings dictionary-encoded by the same hash pass, a 2-D
+array of small unsigned integers as it is) and counts them with each row under
+the class columns of its fold, a block of ``len(classes) + 1`` columns per fold
+(:attr:`DictionaryCounts.n_blocks`); the kept codes serve its later passes, so
+files are read and strings hashed once.
 """
 
 from __future__ import annotations
@@ -84,7 +91,8 @@ def applies(dataset):
 
 
 class WideIntegers(Exception):
-    """A binned integer column spans too many values in a partition to be counted per value."""
+    """A binned integer column spans too many values in a partition to be counted per value (or, kept as
+    codes, a column holds more values than the codes do)."""
 
 
 @dataclass(frozen=True, eq=False)
