@@ -340,11 +340,15 @@ def _column_dictionary(column, numeric, classes_of_rows, n_classes, name=None):
 
 def _factorized(column):
     """The :class:`_Dictionary` of a string or object column dictionary-encoded by one hash pass
-    (:func:`nbparallel.data.factorize.factorize`): codes ``1 + index``, 0 for a missing value."""
+    (:func:`nbparallel.data.factorize.factorize`): codes ``1 + index``, 0 for a missing value, held in the
+    smallest code dtype (not the pass's int64 indices: a partition's columns wait for their encoding together)."""
     indices, uniques = factorize(column)
+    codes = np.empty(len(indices), dtype=code_dtype([len(uniques)]))
+    np.add(indices, 1, out=codes, casting="unsafe")
+    del indices
 
     def encode(start, stop, out):
-        np.add(indices[start:stop], 1, out=out, casting="unsafe")
+        out[:] = codes[start:stop]
 
     return _Dictionary([python_value(v) for v in uniques], np.zeros(len(uniques), bool), encode)
 
