@@ -331,8 +331,8 @@ def test_kept_codes_hold_the_values_and_count_as_the_one_pass(n_partitions):
 
 
 def test_kept_codes_count_each_row_under_the_class_columns_of_its_blocks():
-    """Two arrays of blocks (two repeats of four folds, some rows in none) against a plain counter of the
-    rows of each block."""
+    """Two repeats of four folds given as each row's fold (some rows in none) and a third as runs of rows,
+    against a plain counter of the rows of each block."""
     rng = np.random.default_rng(23)
     n = 900
     frame = pd.DataFrame({"s": rng.choice(["a", "b", "c", None], n).astype(object),
@@ -340,20 +340,25 @@ def test_kept_codes_count_each_row_under_the_class_columns_of_its_blocks():
                           "k": rng.integers(-2, 3, n)})
     frame.loc[::17, ["s", "c"]] = None
     y = rng.choice(["p", "q", "r", None], n).astype(object)
-    blocks = [rng.integers(-1, 4, n), np.where(rng.random(n) < 0.1, -1, rng.integers(4, 8, n))]
+    folds = [rng.integers(-1, 4, n), np.where(rng.random(n) < 0.1, -1, rng.integers(0, 4, n))]
+    runs = np.repeat(np.arange(4), [300, 1, 299, 300])  # the third repeat's folds: contiguous
+    blocks = [folds[0], np.where(folds[1] >= 0, folds[1] + 4, -1), runs + 8]  # each row's block in each repeat
     dataset = as_dataset(frame, y, n_partitions=3, categorical_features="all")
     schema, _, _ = count_in_one_pass(dataset)
     coder = partition_coder(dataset)
     parts, start = [], 0
     for part in dataset.partitions:
         coded = coder(part)
-        parts.append(coded.count([b[start : start + len(coded)] for b in blocks], 8))
+        rows = slice(start, start + len(coded))
+        cuts = np.searchsorted(runs[rows], np.arange(5)) if len(coded) else np.zeros(5, int)
+        partition_runs = [(slice(int(a), int(b)), 8 + f) for f, (a, b) in enumerate(zip(cuts[:-1], cuts[1:])) if a < b]
+        parts.append(coded.count(partition_runs, [(folds[0][rows], 0), (folds[1][rows], 4)], 12))
         start += len(coded)
     table = merge_summaries(*parts).count_table(schema)
     n_classes = len(schema.classes)
-    assert table.table.shape[1] == 8 * n_classes
-    for j in range(8):
-        rows = np.flatnonzero((blocks[0] == j) | (blocks[1] == j))
+    assert table.table.shape[1] == 12 * n_classes
+    for j in range(12):
+        rows = np.flatnonzero((blocks[0] == j) | (blocks[1] == j) | (blocks[2] == j))
         plain = reference.plain_count(frame.iloc[rows].to_numpy().tolist(), list(y[rows]), ["categorical"] * 3)
         for k, label in enumerate(schema.classes):
             column = j * n_classes + k
@@ -382,7 +387,7 @@ def test_kept_codes_count_rows_missing_every_value_and_tally_classes_in_order_of
         tally = coded.class_tally()
         assert tally[0].tolist() == values.tolist() and tally[1].tolist() == counts.tolist()
         block = np.arange(n) % 2
-        table = coded.count([block], 2)
+        table = coded.count(blocks=[(block, 0)], n_blocks=2)
         labels = np.asarray(y, dtype=object)
         every = frame.isna().all(axis=1).to_numpy()
         width = len(coded.classes) + 1
@@ -396,7 +401,7 @@ def test_counts_of_several_blocks_merge_only_with_as_many_and_round_trip_through
     frame = pd.DataFrame({"s": rng.choice(["a", "b"], 60).astype(object)})
     y = rng.choice(["u", "v"], 60)
     coded = partition_coder(as_dataset(frame, y, n_partitions=1))(as_dataset(frame, y, n_partitions=1).partitions[0])
-    three = coded.count([np.arange(60) % 3], 3)
+    three = coded.count(blocks=[(np.arange(60) % 3, 0)], n_blocks=3)
     restored = DictionaryCounts.from_dict(json.loads(json.dumps(three.to_dict())))
     assert restored.n_blocks == 3 and np.array_equal(restored.table, three.table)
     assert np.array_equal((DictionaryCounts.empty(1, 3) + three).table, three.table)

@@ -261,3 +261,13 @@ def test_fold_of_rows_and_class_fold_codes_equal_their_definitions(shuffle):
     np.testing.assert_array_equal(folds.of(info, 400, classes), fold)
     np.testing.assert_array_equal(folds.labels_of(classes, n_classes, info),
                                   np.where(classes < 0, -1, classes + n_classes * fold))
+    # a later repeat's folds numbered after the earlier repeats': first + fold
+    from nbparallel.kernels.folds import class_fold_codes
+
+    np.testing.assert_array_equal(class_fold_codes(classes, fold, n_classes, 3 * k),
+                                  np.where(classes < 0, -1, classes + n_classes * (3 * k + fold)))
+    assert folds.is_contiguous is not shuffle
+    if not shuffle:  # contiguous folds: a run of rows per fold, as each row's fold says
+        runs = folds.segments(info, 400)
+        assert all(isinstance(rows, slice) for _, rows in runs)
+        np.testing.assert_array_equal(np.concatenate([np.full(rows.stop - rows.start, i) for i, rows in runs]), fold)

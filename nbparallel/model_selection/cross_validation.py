@@ -454,23 +454,26 @@ def _count_whole(coder, tally, budget, part):
 
 
 def _fold_blocks(repeats, k, classes, coded, info):
-    """Each row's block ``fold + k * repeat`` under every repeat's folds (-1: in no fold). ``classes``: the
-    schema's classes (stratified folds place rows by class rank), or None."""
+    """``(runs, blocks)`` of :meth:`CodedRows.count`: each row's block ``fold + k * repeat`` under every
+    repeat's folds, as runs of rows for contiguous folds, else as each row's fold (-1: in none). ``classes``:
+    the schema's classes (stratified folds place rows by class rank), or None."""
     truth = None if classes is None else _class_positions(classes, coded.classes)[coded.classes_of_rows]
-    blocks = []
+    runs, blocks = [], []
     for r, folds in enumerate(repeats):
-        fold = folds.of(info, len(coded), truth)
-        blocks.append(np.where(fold >= 0, fold + k * r, -1))
-    return blocks
+        if folds.is_contiguous:
+            runs += [(rows, i + k * r) for i, rows in folds.segments(info, len(coded))]
+        else:
+            blocks.append((folds.of(info, len(coded), truth), k * r))
+    return runs, blocks
 
 
 def _count_blocks(coder, blocks, k, n_repeats, budget, limit, info, part):
     """A partition's codes to keep (or None) and its :class:`DictionaryCounts` of ``k * n_repeats`` blocks,
-    each row counted under its block of every repeat (``blocks(coded, info)``); ``part`` is the partition or
-    its kept codes."""
+    each row counted under its block of every repeat (``blocks(coded, info)``: see :func:`_fold_blocks`);
+    ``part`` is the partition or its kept codes."""
     coded = part if isinstance(part, CodedRows) else coder(part)
     limit.check(sum(len(v) + 1 for v in coded.vocabularies), len(coded.classes) + 1, k, n_repeats)
-    return _kept(coded, budget), coded.count(blocks(coded, info), k * n_repeats)
+    return _kept(coded, budget), coded.count(*blocks(coded, info), k * n_repeats)
 
 
 def _class_positions(classes, local):

@@ -701,22 +701,37 @@ class CodedRows:
     def __len__(self):
         return len(self.classes_of_rows)
 
-    def count(self, blocks=None, n_blocks=1):
+    def count(self, runs=None, blocks=(), n_blocks=1):
         """The :class:`DictionaryCounts` (of ``n_blocks`` blocks) of these rows, each counted under the class
-        columns of its block in every array of ``blocks`` (one block per row, -1: counted in none); None
-        counts every row in one block, as :func:`count_dictionaries` does."""
+        columns of a block for each of
+
+        - ``runs``: ``(rows, block)`` pairs, ``rows`` a slice of rows all in ``block`` (contiguous folds:
+          no array per row); None (and no ``blocks``) counts every row in block 0, as
+          :func:`count_dictionaries` does;
+        - ``blocks``: ``(folds, first)`` pairs, row ``i`` in block ``first + folds[i]`` (none where
+          ``folds[i] < 0``).
+        """
         width = len(self.classes) + 1
         n_labels = width * n_blocks
         offsets = _offsets(self.vocabularies)
+        runs = [(slice(None), 0)] if runs is None and not blocks else runs or []
         table, totals, all_missing = np.zeros((int(offsets[-1]), n_labels)), np.zeros(n_labels), np.zeros(n_labels)
-        labels = [self.classes_of_rows] if blocks is None else [class_fold_codes(self.classes_of_rows, block, width)
-                                                                 for block in blocks]
-        for label in labels:  # each array of blocks counts the rows in columns of its own
+        for rows, block in runs:
+            columns = slice(block * width, (block + 1) * width)
+            counted, class_totals = count_integers(self.codes[rows], self.classes_of_rows[rows], 1 - self.shift,
+                                                   offsets, width)
+            table[:, columns] += counted
+            totals[columns] += class_totals
+        labels = [class_fold_codes(self.classes_of_rows, folds, width, first) for folds, first in blocks]
+        for label in labels:
             counted, class_totals = count_integers(self.codes, label, 1 - self.shift, offsets, n_labels)
             table += counted
             totals += class_totals
         if self.vocabularies and table[offsets[:-1]].sum(axis=1).min() > 0:  # rows may miss every value
             every = np.logical_and.reduce([self.codes[:, a] == 0 for a in range(self.codes.shape[1])])
+            for rows, block in runs:
+                classes = self.classes_of_rows[rows][every[rows]]
+                all_missing[block * width : (block + 1) * width] += np.bincount(classes, minlength=width)
             for label in labels:
                 label = label[every]
                 all_missing += np.bincount(label[label >= 0], minlength=n_labels)
