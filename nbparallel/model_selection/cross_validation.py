@@ -457,7 +457,7 @@ def _fold_blocks(repeats, k, classes, coded, info):
     """``(runs, blocks)`` of :meth:`CodedRows.count`: each row's block ``fold + k * repeat`` under every
     repeat's folds, as runs of rows for contiguous folds, else as each row's fold (-1: in none). ``classes``:
     the schema's classes (stratified folds place rows by class rank), or None."""
-    truth = None if classes is None else _class_positions(classes, coded.classes)[coded.classes_of_rows]
+    truth = None if classes is None else _truth(classes, coded)
     runs, blocks = [], []
     for r, folds in enumerate(repeats):
         if folds.is_contiguous:
@@ -483,12 +483,22 @@ def _class_positions(classes, local):
     return np.array([index[c] for c in local] + [-1], dtype=np.int64)
 
 
+def _truth(classes, coded):
+    """The position in ``classes`` of each kept row's class, -1 for a missing target: the kept class codes
+    themselves when they are those positions (no array per row)."""
+    positions = _class_positions(classes, coded.classes)
+    same = np.array_equal(positions[:-1], np.arange(len(classes)))
+    if same and not np.any(coded.classes_of_rows == len(classes)):
+        return coded.classes_of_rows
+    return positions[coded.classes_of_rows]
+
+
 def _score_coded(models, repeats, info, coded):
     """:func:`_score_folds` of a partition's kept codes: each fold's rows scored by the scoring kernel through
     its model's log table re-indexed to the partition's dictionaries (a lookup of the table's rows per model,
     no work per row), the terms added in the table's order as from the model's own codes."""
     schema = models[0].schema_
-    truth = _class_positions(schema.classes, coded.classes)[coded.classes_of_rows]
+    truth = _truth(schema.classes, coded)
     codes, rows_of = _local_table_rows(schema, coded)
     k = len(models) // len(repeats)
     out = [Evaluation.empty(len(schema.classes)) for _ in models]
