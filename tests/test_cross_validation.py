@@ -374,15 +374,17 @@ def test_files_are_read_once_when_their_codes_are_kept(tmp_path, monkeypatch, ke
 
     X, y, forms = coded_inputs(tmp_path)
     reads = []
-    read_piece = file_dataset.read_piece
-    monkeypatch.setattr(file_dataset, "read_piece", lambda *args: reads.append(1) or read_piece(*args))
+    for reader in ("read_parquet_unit", "read_csv_unit"):  # what reads one file
+        read = getattr(file_dataset, reader)
+        monkeypatch.setattr(file_dataset, reader, lambda *args, read=read, **kwargs: reads.append(1) or read(*args,
+                                                                                                          **kwargs))
     if not kept:
         monkeypatch.setattr(cross_validation, "_keep_budget", lambda partitions: None)
     expected = cross_validate(NaiveBayes(n_partitions=1, categorical_features="all"), X, y, cv=4)
-    for name, passes in (("Parquet", 2), ("CSV", 3)):
+    for name, n_files, passes in (("Parquet", 3, 2), ("CSV", 2, 3)):
         reads.clear()
         result = cross_validate(NaiveBayes(n_partitions=2, categorical_features="all"), *forms[name], cv=4)
-        assert len(reads) == 2 * (1 if kept else passes), name
+        assert len(reads) == n_files * (1 if kept else passes), name
         np.testing.assert_array_equal(result["confusion_matrices"], expected["confusion_matrices"])
         np.testing.assert_allclose(result["test_log_likelihood"], expected["test_log_likelihood"], rtol=1e-12)
 
