@@ -43,7 +43,8 @@ def test_equals_k_separate_fits_on_categorical_data(cv, params):
     log_loss = cross_val_score(NaiveBayes(**params), X, y, cv=cv, scoring="neg_log_loss")
     np.testing.assert_array_equal(result["test_accuracy"], accuracy)
     np.testing.assert_allclose(result["test_log_likelihood"], log_loss, rtol=1e-12, atol=1e-14)
-    assert [p["kind"] for p in result["passes"]] == ["schema", "count", "score"]
+    # categorical data counted by value, its rows known beforehand: every fold's table in one pass
+    assert [p["kind"] for p in result["passes"]] == ["count", "score"]
 
 
 def test_integer_folds_are_unshuffled_kfold_and_weights_count():
@@ -71,8 +72,9 @@ def test_same_result_for_any_partitioning_lazy_or_not(n_partitions):
         np.testing.assert_array_equal(result["confusion_matrices"], reference["confusion_matrices"])
         np.testing.assert_allclose(result["test_log_likelihood"], reference["test_log_likelihood"], rtol=1e-12)
     lazy = cross_validate(NaiveBayes(), dd.from_pandas(frame, npartitions=n_partitions), "t", cv=5)
-    # the schema pass counts the partitions' rows: no separate pass for their offsets
-    assert [p["kind"] for p in lazy["passes"]] == ["schema", "count", "score"]
+    # a Dask frame's rows per partition are known once read: fit's pass counts them, and the fold tables are
+    # counted from the codes it kept
+    assert [p["kind"] for p in lazy["passes"]] == ["count", "folds", "score"]
 
 
 def test_numeric_bins_come_from_all_rows_and_differ_little():
@@ -308,3 +310,118 @@ def test_text_models_refuse_splitters_on_dask_arrays_and_bad_counts():
     X[0, 0] = -1
     with pytest.raises(ValueError, match="Negative values in data passed to MultinomialNaiveBayes"):
         cross_validate(MultinomialNaiveBayes(), X, y, cv=3)
+
+
+# ----------------------------------------------------------------- counted by value, rows kept as codes
+
+def coded_inputs(tmp_path):
+    """The same rows as arrays, frames, Parquet and CSV files and Dask frames, with missing values."""
+    rng = np.random.default_rng(41)
+    n = 1500
+    X = pd.DataFrame({"s": pd.Series(rng.choice(["a", "bb", "c", None], n), dtype=object),
+                      "t": pd.Series(rng.choice(["x", "y", "z"], n), dtype="str"),
+                      "c": pd.Categorical(rng.choice(["lo", "hi", None], n)),
+                      "k": rng.integers(-3, 4, n)})
+    y = np.array(["p", "q", "r"], dtype=object)[(rng.integers(0, 3, n) + (X.k.to_numpy() > 1)) % 3]
+    data = X.assign(target=y)
+    parquet, csv = tmp_path / "parquet", tmp_path / "csv"
+    parquet.mkdir()
+    csv.mkdir()
+    for i, (a, b) in enumerate([(0, 600), (600, 601), (601, n)]):
+        data.iloc[a:b].to_parquet(parquet / f"part{i}.parquet", index=False)
+    for i, (a, b) in enumerate([(0, 700), (700, n)]):
+        data.iloc[a:b].to_csv(csv / f"part{i}.csv", index=False)
+    return X, y, {"frame": (X, y), "Parquet": (str(parquet), "target"), "CSV": (str(csv), "target"),
+                  "Dask": (dd.from_pandas(data, npartitions=3), "target"),
+                  "Dask read_parquet": (dd.read_parquet(str(parquet)), "target")}
+
+
+FOLD_KINDS = {"contiguous": {}, "shuffled": {"shuffle": True, "random_state": 3},
+              "stratified": {"stratify": True, "shuffle": True, "random_state": 4},
+              "repeated": {"shuffle": True, "n_repeats": 2, "random_state": 5}}
+
+
+@pytest.mark.parametrize("folds", FOLD_KINDS)
+def test_by_value_equals_the_schema_pass_route_for_every_input_form(tmp_path, folds):
+    """Counted by value (its rows known beforehand or not, its codes kept) as after a schema pass (rows of
+    weight one take that route): the same folds and the same scores."""
+    X, y, forms = coded_inputs(tmp_path)
+    kwargs = FOLD_KINDS[folds]
+    reference = cross_validate(NaiveBayes(n_partitions=3, categorical_features="all"), X, y, cv=5,
+                               sample_weight=np.ones(len(y)), **kwargs)
+    assert [p["kind"] for p in reference["passes"]] == ["schema", "count", "score"]
+    for name, (data, target) in forms.items():
+        model = NaiveBayes(n_partitions=3 if name == "frame" else None, categorical_features="all")
+        result = cross_validate(model, data, target, cv=5, **kwargs)
+        rows_known = name in ("frame", "Parquet", "Dask read_parquet") and folds != "stratified"
+        assert [p["kind"] for p in result["passes"]] == (["count", "score"] if rows_known
+                                                        else ["count", "folds", "score"]), name
+        np.testing.assert_array_equal(result["confusion_matrices"], reference["confusion_matrices"], err_msg=name)
+        np.testing.assert_array_equal(result["n_test_rows"], reference["n_test_rows"], err_msg=name)
+        for score in ("log_likelihood", "log_loss", "roc_auc"):
+            np.testing.assert_allclose(result[f"test_{score}"], reference[f"test_{score}"], rtol=1e-12, err_msg=name)
+        if name == "frame":  # the same partitions: the same sums, bit for bit
+            for score in ("accuracy", "log_likelihood", "log_loss", "roc_auc"):
+                np.testing.assert_array_equal(result[f"test_{score}"], reference[f"test_{score}"])
+
+
+@pytest.mark.parametrize("kept", [True, False])
+def test_files_are_read_once_when_their_codes_are_kept(tmp_path, monkeypatch, kept):
+    """Parquet files (rows known from their footers) and CSV files (rows known once read): read by the
+    counting pass only while their codes are kept, else read again by the passes after."""
+    import nbparallel.data.files.dataset as file_dataset
+    import nbparallel.model_selection.cross_validation as cross_validation
+
+    X, y, forms = coded_inputs(tmp_path)
+    reads = []
+    for reader in ("read_parquet_unit", "read_csv_unit"):  # what reads one file
+        read = getattr(file_dataset, reader)
+        monkeypatch.setattr(file_dataset, reader, lambda *args, read=read, **kwargs: reads.append(1) or read(*args,
+                                                                                                          **kwargs))
+    if not kept:
+        monkeypatch.setattr(cross_validation, "_keep_budget", lambda partitions: None)
+    expected = cross_validate(NaiveBayes(n_partitions=1, categorical_features="all"), X, y, cv=4)
+    for name, n_files, passes in (("Parquet", 3, 2), ("CSV", 2, 3)):
+        reads.clear()
+        result = cross_validate(NaiveBayes(n_partitions=2, categorical_features="all"), *forms[name], cv=4)
+        assert len(reads) == n_files * (1 if kept else passes), name
+        np.testing.assert_array_equal(result["confusion_matrices"], expected["confusion_matrices"])
+        np.testing.assert_allclose(result["test_log_likelihood"], expected["test_log_likelihood"], rtol=1e-12)
+
+
+def test_integer_arrays_kept_as_they_are_or_offset_equal_k_separate_fits():
+    """uint8 codes (kept as they are, 0 a value like any other), negative int16 codes and a binned int32
+    column, many classes, against scikit-learn's cross_val_score of separate fits."""
+    rng = np.random.default_rng(43)
+    n = 1200
+    codes = rng.integers(0, 6, (n, 4)).astype(np.uint8)
+    y = (codes[:, 0].astype(int) + codes[:, 1] + rng.integers(0, 3, n)) % 7
+    for X, features in ((codes, "all"), (codes.astype(np.int16) - 3, "all")):
+        result = assert_equals_separate_fits(NaiveBayes(categorical_features=features, n_partitions=3), X, y,
+                                             KFold(6, shuffle=True, random_state=1), rtol=1e-12)
+        assert [p["kind"] for p in result["passes"]] == ["count", "score"]
+    binned = np.column_stack([codes[:, :2], rng.integers(-50, 50, n)]).astype(np.int32)
+    by_value = cross_validate(NaiveBayes(n_partitions=3), binned, y, cv=5)
+    schema_first = cross_validate(NaiveBayes(n_partitions=3), binned, y, cv=5, sample_weight=np.ones(n))
+    assert [p["kind"] for p in by_value["passes"]] == ["count", "score"]
+    for key in ("test_accuracy", "test_log_likelihood", "confusion_matrices"):
+        np.testing.assert_array_equal(by_value[key], schema_first[key])
+
+
+def test_integers_too_wide_to_count_by_value_take_the_schema_pass():
+    rng = np.random.default_rng(47)
+    X = np.column_stack([rng.integers(0, 5, 600), rng.integers(-10**6, 10**6, 600)])
+    y = rng.integers(0, 2, 600)
+    result = cross_validate(NaiveBayes(n_partitions=2), X, y, cv=4)
+    weighted = cross_validate(NaiveBayes(n_partitions=2), X, y, cv=4, sample_weight=np.ones(600))
+    assert [p["kind"] for p in result["passes"]] == ["schema", "count", "score"]
+    np.testing.assert_array_equal(result["test_log_likelihood"], weighted["test_log_likelihood"])
+
+
+def test_fold_tables_beyond_memory_are_refused(monkeypatch):
+    import nbparallel.engine.memory as memory
+
+    X, y = categorical_frame(n=100)
+    monkeypatch.setattr(memory, "available_memory", lambda partitions=None: 10_000)
+    with pytest.raises(ValueError, match="fold tables of .* classes x 50 folds x 1 repeats need about"):
+        cross_validate(NaiveBayes(), X, y, cv=50)

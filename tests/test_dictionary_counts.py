@@ -10,7 +10,13 @@ import pytest
 from nbparallel import NaiveBayes
 from nbparallel.data.dataset import Dataset
 from nbparallel.data.inputs import as_dataset
-from nbparallel.summaries.dictionary_counts import DictionaryCounts, count_dictionaries, count_in_one_pass
+from nbparallel.summaries.dictionary_counts import (
+    DictionaryCounts,
+    count_dictionaries,
+    count_in_one_pass,
+    partition_coder,
+    schema_of_counts,
+)
 from nbparallel.summaries.protocol import merge_summaries
 from tests import reference
 from tests.legacy_data import legacy_fit_counts
@@ -283,3 +289,121 @@ def test_arrow_tables_count_from_their_dictionary_indices(n_partitions):
         for k, label in enumerate(schema.classes):
             for i in range(-1, len(at.categories)):
                 assert counts.table[schema.offsets[a] + 1 + i, k] == plain["cells"][(a, i, label)]
+
+
+# ------------------------------------------------------------------ rows kept as codes (cross-validation)
+
+def _decoded(coded, a):
+    """Attribute ``a``'s values from a partition's kept codes (None where missing)."""
+    index = coded.codes[:, a].astype(np.int64) + coded.shift[a] - 1
+    vocabulary = coded.vocabularies[a]
+    return [vocabulary[i] if i >= 0 else None for i in index]
+
+
+def _same_values(decoded, column):
+    column = pd.Series(column).astype(object)
+    missing = column.isna().to_numpy()
+    assert [v is None for v in decoded] == missing.tolist()
+    assert [d for d, m in zip(decoded, missing) if not m] == column[~missing].tolist()
+
+
+@pytest.mark.parametrize("n_partitions", [1, 3])
+def test_kept_codes_hold_the_values_and_count_as_the_one_pass(n_partitions):
+    """Every input kind (arrays kept as they are, strings hashed, categories, integers offset, binned integers):
+    the kept codes decode to the partition's values, and counted they give the one pass's schema and counts."""
+    forms = [(name, X, y, "all") for name, X, y, _ in _inputs()]
+    forms += [(name, X, y, "auto") for name, X, y in _binned_inputs()]
+    for name, X, y, features in forms:
+        dataset = as_dataset(X, y, n_partitions=n_partitions, categorical_features=features)
+        schema, counts, _ = count_in_one_pass(dataset)
+        coder = partition_coder(dataset)
+        coded = [coder(part) for part in dataset.partitions]
+        merged = merge_summaries(*[c.count() for c in coded])
+        assert schema_of_counts(dataset, merged, 10).to_dict() == schema.to_dict(), name
+        assert merged.count_table(schema).equals(counts), name
+        start = 0
+        for c in coded:
+            rows = slice(start, start + len(c))
+            for a in range(c.codes.shape[1]):
+                column = X.iloc[rows, a] if isinstance(X, pd.DataFrame) else X[rows, a]
+                _same_values(_decoded(c, a), column)
+            start += len(c)
+
+
+def test_kept_codes_count_each_row_under_the_class_columns_of_its_blocks():
+    """Two repeats of four folds given as each row's fold (some rows in none) and a third as runs of rows,
+    against a plain counter of the rows of each block."""
+    rng = np.random.default_rng(23)
+    n = 900
+    frame = pd.DataFrame({"s": rng.choice(["a", "b", "c", None], n).astype(object),
+                          "c": pd.Categorical(rng.choice(["lo", "hi", None], n)),
+                          "k": rng.integers(-2, 3, n)})
+    frame.loc[::17, ["s", "c"]] = None
+    y = rng.choice(["p", "q", "r", None], n).astype(object)
+    folds = [rng.integers(-1, 4, n), np.where(rng.random(n) < 0.1, -1, rng.integers(0, 4, n))]
+    runs = np.repeat(np.arange(4), [300, 1, 299, 300])  # the third repeat's folds: contiguous
+    blocks = [folds[0], np.where(folds[1] >= 0, folds[1] + 4, -1), runs + 8]  # each row's block in each repeat
+    dataset = as_dataset(frame, y, n_partitions=3, categorical_features="all")
+    schema, _, _ = count_in_one_pass(dataset)
+    coder = partition_coder(dataset)
+    parts, start = [], 0
+    for part in dataset.partitions:
+        coded = coder(part)
+        rows = slice(start, start + len(coded))
+        cuts = np.searchsorted(runs[rows], np.arange(5)) if len(coded) else np.zeros(5, int)
+        partition_runs = [(slice(int(a), int(b)), 8 + f) for f, (a, b) in enumerate(zip(cuts[:-1], cuts[1:])) if a < b]
+        parts.append(coded.count(partition_runs, [(folds[0][rows], 0), (folds[1][rows], 4)], 12))
+        start += len(coded)
+    table = merge_summaries(*parts).count_table(schema)
+    n_classes = len(schema.classes)
+    assert table.table.shape[1] == 12 * n_classes
+    for j in range(12):
+        rows = np.flatnonzero((blocks[0] == j) | (blocks[1] == j) | (blocks[2] == j))
+        plain = reference.plain_count(frame.iloc[rows].to_numpy().tolist(), list(y[rows]), ["categorical"] * 3)
+        for k, label in enumerate(schema.classes):
+            column = j * n_classes + k
+            for a, at in enumerate(schema.attributes):
+                values = [None] + at.categories
+                cells = table.table[schema.offsets[a] : schema.offsets[a + 1], column]
+                expected = [plain["cells"][(a, -1 if v is None else plain["vocab"][a].index(v), label)]
+                            if v is None or v in plain["vocab"][a] else 0 for v in values]
+                assert cells.tolist() == expected
+            assert table.class_totals[column] == np.sum(y[rows] == label)
+
+
+def test_kept_codes_count_rows_missing_every_value_and_tally_classes_in_order_of_appearance():
+    from nbparallel.model_selection.folds import tally_classes
+
+    rng = np.random.default_rng(29)
+    n = 400
+    frame = pd.DataFrame({"s": rng.choice(["a", "b", None], n).astype(object),
+                          "c": pd.Categorical(rng.choice(["lo", "hi", None], n))})
+    frame.loc[::13, :] = None
+    for y in (rng.choice(["zeta", "mu", "alpha", None], n).astype(object), rng.integers(5, 9, n),
+              pd.Categorical(rng.choice(["b", "a"], n), categories=["a", "b"])):
+        dataset = as_dataset(frame, y, n_partitions=1, categorical_features="all")
+        coded = partition_coder(dataset)(dataset.partitions[0])
+        values, counts = tally_classes(np.asarray(y, dtype=object))
+        tally = coded.class_tally()
+        assert tally[0].tolist() == values.tolist() and tally[1].tolist() == counts.tolist()
+        block = np.arange(n) % 2
+        table = coded.count(blocks=[(block, 0)], n_blocks=2)
+        labels = np.asarray(y, dtype=object)
+        every = frame.isna().all(axis=1).to_numpy()
+        width = len(coded.classes) + 1
+        for b in range(2):
+            for k, label in enumerate(coded.classes):
+                assert table.all_missing[b * width + k] == np.sum(every & (block == b) & (labels == label))
+
+
+def test_counts_of_several_blocks_merge_only_with_as_many_and_round_trip_through_json():
+    rng = np.random.default_rng(31)
+    frame = pd.DataFrame({"s": rng.choice(["a", "b"], 60).astype(object)})
+    y = rng.choice(["u", "v"], 60)
+    coded = partition_coder(as_dataset(frame, y, n_partitions=1))(as_dataset(frame, y, n_partitions=1).partitions[0])
+    three = coded.count(blocks=[(np.arange(60) % 3, 0)], n_blocks=3)
+    restored = DictionaryCounts.from_dict(json.loads(json.dumps(three.to_dict())))
+    assert restored.n_blocks == 3 and np.array_equal(restored.table, three.table)
+    assert np.array_equal((DictionaryCounts.empty(1, 3) + three).table, three.table)
+    with pytest.raises(ValueError, match="blocks"):
+        three + coded.count()

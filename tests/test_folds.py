@@ -103,7 +103,8 @@ def test_cross_validate_stratified_equals_separate_fits_and_any_partitioning(tmp
     for n_partitions in (1, 4):
         result = cross_validate(NaiveBayes(n_partitions=n_partitions), X, y, cv=k, stratify=True)
         np.testing.assert_array_equal(result["test_accuracy"], expected)
-        assert [p["kind"] for p in result["passes"]] == ["schema", "count", "score"]
+        # class ranks need every partition's classes first: fit's pass, then the fold tables from its codes
+        assert [p["kind"] for p in result["passes"]] == ["count", "folds", "score"]
     # files and Dask frames: the same folds (the rows' global order is the same)
     data = X.assign(t=y)
     paths = []
@@ -121,7 +122,7 @@ def test_shuffled_repeats_are_repeated_kfold_in_two_passes():
     k, repeats = 4, 3
     result = cross_validate(NaiveBayes(n_partitions=3), X, y, cv=k, shuffle=True, n_repeats=repeats,
                             random_state=7)
-    assert [p["kind"] for p in result["passes"]] == ["schema", "count", "score"]
+    assert [p["kind"] for p in result["passes"]] == ["count", "score"]
     assert len(result["test_accuracy"]) == k * repeats
     assert result["repeat"].tolist() == np.repeat(np.arange(repeats), k).tolist()
     assert result["folds"] == {"n_splits": k, "n_repeats": repeats, "shuffle": True, "stratify": False,
@@ -260,3 +261,13 @@ def test_fold_of_rows_and_class_fold_codes_equal_their_definitions(shuffle):
     np.testing.assert_array_equal(folds.of(info, 400, classes), fold)
     np.testing.assert_array_equal(folds.labels_of(classes, n_classes, info),
                                   np.where(classes < 0, -1, classes + n_classes * fold))
+    # a later repeat's folds numbered after the earlier repeats': first + fold
+    from nbparallel.kernels.folds import class_fold_codes
+
+    np.testing.assert_array_equal(class_fold_codes(classes, fold, n_classes, 3 * k),
+                                  np.where(classes < 0, -1, classes + n_classes * (3 * k + fold)))
+    assert folds.is_contiguous is not shuffle
+    if not shuffle:  # contiguous folds: a run of rows per fold, as each row's fold says
+        runs = folds.segments(info, 400)
+        assert all(isinstance(rows, slice) for _, rows in runs)
+        np.testing.assert_array_equal(np.concatenate([np.full(rows.stop - rows.start, i) for i, rows in runs]), fold)

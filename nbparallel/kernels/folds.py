@@ -55,20 +55,21 @@ def feistel_permute(index, n, keys, half, m1, m2):
 
 
 @njit(nogil=True, cache=True)
-def _class_fold_codes_kernel(classes, fold, n_classes, out):
+def _class_fold_codes_kernel(classes, fold, n_classes, first, out):
     for i in range(classes.shape[0]):
-        out[i] = -1 if classes[i] < 0 or fold[i] < 0 else classes[i] + n_classes * fold[i]
+        out[i] = -1 if classes[i] < 0 or fold[i] < 0 else classes[i] + n_classes * (fold[i] + first)
 
 
-def class_fold_codes(classes, fold, n_classes):
-    """``class + n_classes * fold`` of every row as int32, -1 where the class or the fold is (-1: none)."""
+def class_fold_codes(classes, fold, n_classes, first=0):
+    """``class + n_classes * (first + fold)`` of every row as int32, -1 where the class or the fold is
+    (-1: none); ``first`` numbers a repeat's folds after the earlier repeats'."""
     require_array("classes", classes, 1)
     require_array("fold", fold, 1)
     if classes.shape != fold.shape:
         raise ValueError(f"classes and fold must have the same shape, got {classes.shape} and {fold.shape}")
-    if classes.size and (int(classes.max()) >= n_classes
-                         or int(fold.max()) * n_classes + n_classes > np.iinfo(np.int32).max):
-        raise ValueError(f"classes must lie below n_classes={n_classes} and the codes fit in int32")
+    if first < 0 or (classes.size and (int(classes.max()) >= n_classes
+                                       or (int(fold.max()) + first + 1) * n_classes > np.iinfo(np.int32).max)):
+        raise ValueError(f"classes must lie below n_classes={n_classes}, first be >= 0 and the codes fit in int32")
     out = np.empty(classes.shape[0], dtype=np.int32)
-    _class_fold_codes_kernel(classes, fold, int(n_classes), out)
+    _class_fold_codes_kernel(classes, fold, int(n_classes), int(first), out)
     return out

@@ -14,6 +14,18 @@ the same for any ``n_partitions``. Repeated cross-validation counts every
 repeat's folds in the same counting pass and scores them in the same scoring
 pass.
 
+How the passes read the data: a :class:`NaiveBayes` whose attributes are categorical or
+binned integer columns, on unweighted rows, is counted by value as its fit is
+(:mod:`nbparallel.summaries.dictionary_counts`: no schema pass), each partition coded
+once against its own dictionaries; its codes
+(:class:`~nbparallel.summaries.dictionary_counts.CodedRows`) stay in memory while they
+fit, so the scoring pass reads no file and hashes no string again. Where each
+partition's first row is known beforehand (in-memory data, Parquet footers) and
+the folds need no class ranks, that counting pass is the only one; else (CSV
+files, Dask collections, stratified folds) fit's own pass comes first and the
+fold tables are counted from the kept codes. Other models take a schema pass
+first, which also tallies each partition's rows per class for stratified folds.
+
 The models and their summaries:
 
 - :class:`NaiveBayes`, categorical and binned attributes: a count table
@@ -39,25 +51,36 @@ measured difference).
 
 from __future__ import annotations
 
+import math
 import time
 import warnings
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from functools import partial
 
 import numpy as np
 import pandas as pd
 
+from nbparallel.data.columns import CATEGORICAL
 from nbparallel.data.partitions import PartitionInfo
-from nbparallel.data.schema import ColumnScan, merge_scans, scan_partition, schema_of_scan
+from nbparallel.data.schema import ColumnScan, EqualValuesOfTypes, merge_scans, scan_partition, schema_of_scan
 from nbparallel.data.sparse import as_partitions, check_weights, is_dask_array, row_slice
 from nbparallel.engine import execution, memory
+from nbparallel.engine.reduce import reduce_now
 from nbparallel.engine.scheduler import PassScheduler
 from nbparallel.kernels.counting import count_partition
 from nbparallel.model_selection.folds import Folds, class_count_matrix, tally_classes
 from nbparallel.models.complement import ComplementNaiveBayes
 from nbparallel.models.naive_bayes import NaiveBayes, check_classes
-from nbparallel.models.plan import CountingPlan
+from nbparallel.models.plan import BY_VALUE, CountingPlan
 from nbparallel.models.text import BernoulliNaiveBayes, MultinomialNaiveBayes
 from nbparallel.summaries.counts import CountSpec, CountTable
+from nbparallel.summaries.dictionary_counts import (
+    CodedRows,
+    DictionaryCounts,
+    WideIntegers,
+    partition_coder,
+    schema_of_counts,
+)
 from nbparallel.summaries.evaluation import Evaluation
 from nbparallel.summaries.features import count_part
 from nbparallel.summaries.moments import CountsAndMoments, GaussianMoments, gaussian_values, partition_moments
@@ -172,17 +195,18 @@ def _score_folds(models, repeats, X, y, w, info):
     return PerRepeat(tuple(out))
 
 
-class _NaiveBayesRun:
-    """Cross-validation of a :class:`NaiveBayes`: DataFrames, arrays, Dask collections, files."""
+class _WithSchemaRun:
+    """Cross-validation of a :class:`NaiveBayes` after a schema pass: Gaussian attributes, weighted rows,
+    fixed bin ranges and integer columns too wide to count by value; DataFrames, arrays, Dask collections,
+    files."""
 
-    def __init__(self, estimator, X, y, sample_weight, record, stratify):
+    def __init__(self, estimator, dataset, record, stratify):
         self.estimator, self.record = estimator, record
         self.verbose = bool(estimator.verbose)
         start = time.perf_counter()
         # the three passes read the same partitions: read them once when they fit in memory (known from the
         # files' metadata before the schema pass, else from the rows it counts)
-        scheduler = PassScheduler(estimator.dataset(X, y, sample_weight), split_every=estimator.split_every,
-                                  verbose=self.verbose)
+        scheduler = PassScheduler(dataset, split_every=estimator.split_every, verbose=self.verbose)
         if scheduler.dataset.n_rows is not None:
             scheduler.keep_if_fits(scheduler.dataset.n_rows)
         dataset = scheduler.dataset
@@ -210,12 +234,7 @@ class _NaiveBayesRun:
 
     def in_memory(self):
         """``(X, y)`` of in-memory data, to hand a splitter."""
-        if not all(isinstance(p, tuple) for p in self.dataset.partitions):
-            raise TypeError("a scikit-learn splitter needs in-memory data; for Dask collections and files pass "
-                            "cv as the number of folds")
-        Xs = [p[0] for p in self.dataset.partitions]
-        frame = pd.concat(Xs) if isinstance(Xs[0], pd.DataFrame) else np.concatenate(Xs)
-        return frame, np.concatenate([p[1] for p in self.dataset.partitions])
+        return _in_memory(self.dataset)
 
     def _run(self, kind, fn, args, merge):
         start = time.perf_counter()
@@ -233,10 +252,8 @@ class _NaiveBayesRun:
         per repeat."""
         table = self.schema.counted()
         n_classes = len(self.classes)
-        memory.check_memory(memory.table_bytes(table.offsets[-1] + 2 * len(self.gaussian),
-                                               n_classes * k * len(repeats), len(self.dataset.partitions)),
-                            f"the fold tables of {n_classes} classes x {k} folds x {len(repeats)} repeats",
-                            "use fewer folds, repeats or bins", self.dataset.partitions)
+        limit = _TableLimit.of(self.dataset.partitions)
+        limit.check(table.offsets[-1] + 2 * len(self.gaussian), n_classes, k, len(repeats))
         summary = self._run("count", _count_folds, (CountSpec.of(table), repeats, k, self.gaussian),
                             merge_summaries)
         return [[part.class_columns(slice(i * n_classes, (i + 1) * n_classes)) for i in range(k)]
@@ -251,6 +268,282 @@ class _NaiveBayesRun:
 
     def score(self, models, repeats):
         return self._run("score", _score_folds, (models, repeats), merge_summaries)
+
+
+class _ByValueRun:
+    """Cross-validation of a :class:`NaiveBayes` whose attributes are categorical or binned integer columns
+    and whose rows are unweighted, counted by value as its fit counts (no schema pass: see
+    :mod:`nbparallel.summaries.dictionary_counts`), each partition's rows kept as codes
+    (:class:`~nbparallel.summaries.dictionary_counts.CodedRows`) for the passes after while they fit in this
+    process's memory: files are read and strings hashed once.
+
+    When every partition's first row is known beforehand (in-memory data, Parquet footers) and the folds
+    need no class ranks, one counting pass counts every fold's table (a row of its partition's class ``c``
+    in fold ``f`` under column ``c + (K + 1) * f``); else a first pass counts the rows and their classes (fit's
+    pass) and a second counts the fold tables from the kept codes (reading only partitions not kept). The
+    scoring pass scores kept codes through each model's log table re-indexed to the partition's
+    dictionaries.
+    """
+
+    def __init__(self, estimator, dataset, plan, record, stratify):
+        self.estimator, self.dataset, self.plan, self.record = estimator, dataset, plan, record
+        self.verbose = bool(estimator.verbose)
+        self.coder = partition_coder(dataset)
+        self.parts = list(dataset.partitions)  # a partition, or its CodedRows once kept
+        self.budget = _keep_budget(self.parts)
+        self.limit = _TableLimit.of(self.parts)
+        self.schema = None
+        rows = _known_rows(dataset)
+        if rows is None or stratify:  # the rows, classes and vocabularies first: fit's own pass
+            summary = self._pass("count", [partial(_count_whole, self.coder, stratify, self.budget)] * len(self.parts))
+            rows = list(summary.counts.partition_rows)
+            self._set_schema(summary.counts)
+            if stratify:
+                self.class_counts, self.class_order = class_count_matrix(summary.tallies, self.schema.encode_classes,
+                                                                         len(self.classes))
+        self.dataset = replace(dataset, partition_rows=rows)
+        self.infos = self.dataset.partition_infos()
+        self.n_rows = int(sum(rows))
+
+    def in_memory(self):
+        """``(X, y)`` of in-memory data, to hand a splitter."""
+        return _in_memory(self.dataset)
+
+    def in_two_passes(self):
+        """The same cross-validation after a schema pass (an integer column too wide to count by value)."""
+        return _WithSchemaRun(self.estimator, self.dataset, self.record, stratify=False)
+
+    def _set_schema(self, counts):
+        schema = schema_of_counts(self.dataset, counts, self.plan.n_bins)
+        check_classes(schema.classes)
+        self.schema = self.plan.finish_schema(schema)
+        self.classes = np.asarray(schema.classes)
+
+    def _pass(self, kind, fns):
+        """One pass over the partitions (or their kept codes): each leaf gives its CodedRows to keep (or None)
+        and its summary; returns the merged summary."""
+        start = time.perf_counter()
+        try:
+            leaves = execution.map_partitions(self.parts, fns, name="nbparallel-cv-count", token=self.dataset.token,
+                                              verbose=self.verbose)
+            summary, _ = reduce_now([leaf[1] for leaf in leaves], merge_summaries, self.estimator.split_every)
+        except EqualValuesOfTypes as exc:
+            raise exc.naming(self.dataset.columns) from None
+        self.parts = [part if kept is None else kept for part, (kept, _) in zip(self.parts, leaves)]
+        self.record(kind, start)
+        return summary
+
+    def stratified(self, k, seed, stream):
+        return Folds.stratified(self.class_counts, k, seed, stream, order=self.class_order)
+
+    def count(self, repeats, k):
+        """Every fold's count table of every repeat in one pass; returns a list of k fold tables per repeat."""
+        classes = None if self.schema is None else self.schema.classes
+        blocks = partial(_fold_blocks, repeats, k, classes)
+        counts = self._pass("count" if self.schema is None else "folds",
+                            [partial(_count_blocks, self.coder, blocks, k, len(repeats), self.budget, self.limit, info)
+                             for info in self.infos])
+        if self.schema is None:
+            self._set_schema(counts)
+        table = counts.count_table(self.schema)
+        n = len(self.classes)
+        return [[table.class_columns(slice((r * k + i) * n, (r * k + i + 1) * n)) for i in range(k)]
+                for r in range(len(repeats))]
+
+    def model(self, train):
+        return NaiveBayes.from_counts(train, self.schema, n_features_in=len(self.dataset.columns),
+                                      **self.estimator.get_params())
+
+    def score(self, models, repeats):
+        start = time.perf_counter()
+        read = self.dataset.map(_score_folds, models, repeats, with_info=True)  # partitions not kept
+        fns = [partial(_score_coded, models, repeats, info) if isinstance(part, CodedRows) else read[i]
+               for i, (part, info) in enumerate(zip(self.parts, self.infos))]
+        out, _ = execution.run_pass(self.parts, fns, merge_summaries, split_every=self.estimator.split_every,
+                                    name="nbparallel-cv-score", token=self.dataset.token, verbose=self.verbose)
+        self.record("score", start)
+        return out
+
+
+def _naive_bayes_run(estimator, X, y, sample_weight, record, stratify):
+    """The cross-validation run of a :class:`NaiveBayes`: by value where its fit counts by value, else after
+    a schema pass."""
+    dataset = estimator.dataset(X, y, sample_weight)
+    plan = CountingPlan.for_table(estimator.get_params(), dataset, weighted=sample_weight is not None)
+    if plan.kind == BY_VALUE:
+        try:
+            return _ByValueRun(estimator, dataset, plan, record, stratify)
+        except WideIntegers:  # an integer column too wide to count by value
+            pass
+    return _WithSchemaRun(estimator, dataset, record, stratify)
+
+
+def _in_memory(dataset):
+    """``(X, y)`` of a dataset of in-memory partitions, to hand a splitter."""
+    if not all(isinstance(p, tuple) for p in dataset.partitions):
+        raise TypeError("a scikit-learn splitter needs in-memory data; for Dask collections and files pass "
+                        "cv as the number of folds")
+    Xs = [p[0] for p in dataset.partitions]
+    frame = pd.concat(Xs) if isinstance(Xs[0], pd.DataFrame) else np.concatenate(Xs)
+    return frame, np.concatenate([p[1] for p in dataset.partitions])
+
+
+def _known_rows(dataset):
+    """Each partition's row count when known before reading it (in-memory data, files' metadata), else None."""
+    rows = dataset.partition_rows
+    if rows is not None and len(rows) == len(dataset.partitions):
+        return list(rows)
+    if all(isinstance(p, tuple) for p in dataset.partitions):
+        return [len(p[0]) for p in dataset.partitions]
+    return None
+
+
+def _keep_budget(partitions):
+    """Bytes of codes each partition may keep between passes: half this process's free memory shared among
+    the partitions; None (keep nothing) when the passes run on a cluster's workers, whose codes would travel."""
+    client = execution.active_client()
+    if client is not None and not execution.runs_locally(partitions, client):
+        return None
+    available = memory.available_memory(partitions)
+    return math.inf if available is None else 0.5 * available / max(len(partitions), 1)
+
+
+@dataclass(frozen=True)
+class _TableLimit:
+    """The memory the fold tables may take: ``cell_bytes`` per table cell (the tables alive at once, see
+    :func:`nbparallel.engine.memory.table_bytes`) within ``available`` bytes (None: unknown)."""
+
+    cell_bytes: int
+    available: int | None
+
+    @classmethod
+    def of(cls, partitions):
+        return cls(memory.table_bytes(1, 1, len(partitions)), memory.available_memory(partitions))
+
+    def check(self, n_table_rows, n_classes, k, n_repeats):
+        """ValueError when the fold tables of ``n_classes`` classes do not fit."""
+        n_bytes = int(n_table_rows) * n_classes * k * n_repeats * self.cell_bytes
+        if self.available is not None and n_bytes > self.available:
+            memory.check_memory(n_bytes, f"the fold tables of {n_classes} classes x {k} folds x {n_repeats} repeats",
+                                "use fewer folds, repeats or bins")
+
+
+@dataclass(frozen=True)
+class _CountsAndTallies:
+    """The first by-value pass's summary: the counts, and each partition's rows per class (stratified folds;
+    else None) in partition order."""
+
+    counts: DictionaryCounts
+    tallies: tuple
+
+    def __add__(self, other):
+        return _CountsAndTallies(self.counts + other.counts, self.tallies + other.tallies)
+
+
+def _kept(coded, budget):
+    """``coded`` when it is to be kept (within ``budget`` bytes), else None."""
+    return coded if budget is not None and coded.nbytes <= budget else None
+
+
+def _count_whole(coder, tally, budget, part):
+    """A partition's codes to keep (or None) and its :class:`_CountsAndTallies`: its counts (one block,
+    as its fit counts them) and, with ``tally``, its rows per class."""
+    coded = coder(part)
+    counts = coded.count()
+    return _kept(coded, budget), _CountsAndTallies(counts, (coded.class_tally() if tally else None,))
+
+
+def _fold_blocks(repeats, k, classes, coded, info):
+    """``(runs, blocks)`` of :meth:`CodedRows.count`: each row's block ``fold + k * repeat`` under every
+    repeat's folds, as runs of rows for contiguous folds, else as each row's fold (-1: in none). ``classes``:
+    the schema's classes (stratified folds place rows by class rank), or None."""
+    truth = None if classes is None else _truth(classes, coded)
+    runs, blocks = [], []
+    for r, folds in enumerate(repeats):
+        if folds.is_contiguous:
+            runs += [(rows, i + k * r) for i, rows in folds.segments(info, len(coded))]
+        else:
+            blocks.append((folds.of(info, len(coded), truth), k * r))
+    return runs, blocks
+
+
+def _count_blocks(coder, blocks, k, n_repeats, budget, limit, info, part):
+    """A partition's codes to keep (or None) and its :class:`DictionaryCounts` of ``k * n_repeats`` blocks,
+    each row counted under its block of every repeat (``blocks(coded, info)``: see :func:`_fold_blocks`);
+    ``part`` is the partition or its kept codes."""
+    coded = part if isinstance(part, CodedRows) else coder(part)
+    limit.check(sum(len(v) + 1 for v in coded.vocabularies), len(coded.classes) + 1, k, n_repeats)
+    return _kept(coded, budget), coded.count(*blocks(coded, info), k * n_repeats)
+
+
+def _class_positions(classes, local):
+    """The position in ``classes`` of each of a partition's classes ``local``, and -1 after them (the
+    code of a missing target)."""
+    index = {c: i for i, c in enumerate(classes)}
+    return np.array([index[c] for c in local] + [-1], dtype=np.int64)
+
+
+def _truth(classes, coded):
+    """The position in ``classes`` of each kept row's class, -1 for a missing target: the kept class codes
+    themselves when they are those positions (no array per row)."""
+    positions = _class_positions(classes, coded.classes)
+    same = np.array_equal(positions[:-1], np.arange(len(classes)))
+    if same and not np.any(coded.classes_of_rows == len(classes)):
+        return coded.classes_of_rows
+    return positions[coded.classes_of_rows]
+
+
+def _score_coded(models, repeats, info, coded):
+    """:func:`_score_folds` of a partition's kept codes: each fold's rows scored by the scoring kernel through
+    its model's log table re-indexed to the partition's dictionaries (a lookup of the table's rows per model,
+    no work per row), the terms added in the table's order as from the model's own codes."""
+    schema = models[0].schema_
+    truth = _truth(schema.classes, coded)
+    codes, rows_of = _local_table_rows(schema, coded)
+    k = len(models) // len(repeats)
+    out = [Evaluation.empty(len(schema.classes)) for _ in models]
+    for r, folds in enumerate(repeats):
+        for i, rows in folds.segments(info, len(truth), truth):
+            model = models[r * k + i]
+            inputs = model.inputs_of_codes(codes[rows])
+            table_rows, offsets = rows_of(model, inputs.offsets)
+            out[r * k + i] = inputs._replace(table=inputs.table[table_rows], offsets=offsets).evaluation(truth[rows])
+    return PerRepeat(tuple(out))
+
+
+def _local_table_rows(schema, coded):
+    """``(codes, rows_of)``: a partition's codes with its attributes in table order, and
+    ``rows_of(model, model_offsets) -> (rows, offsets)``, the rows of a model's log table that the
+    partition's codes ``0 ..`` of each attribute stand for (0, the missing row, for a missing value)
+    and the offsets of those codes."""
+    attributes = schema.counted().attributes
+    order = [schema.position_of(at.name) for at in attributes]
+    codes = coded.codes if order == list(range(coded.codes.shape[1])) else np.asfortranarray(coded.codes[:, order])
+    vocabularies = [coded.vocabularies[a] for a in order]
+    places = []  # per attribute: the vocabulary index of each code, -1 for none
+    for a, vocabulary in zip(order, vocabularies):
+        places.append(np.arange(len(vocabulary) + 1 - coded.shift[a]) + coded.shift[a] - 1)
+    offsets = np.concatenate([[0], np.cumsum([len(p) for p in places])]).astype(np.int64)
+    categorical = {}  # the model codes of the categorical attributes, the same for every model
+    for j, (at, vocabulary, place) in enumerate(zip(attributes, vocabularies, places)):
+        if at.kind == CATEGORICAL:  # the categories hold every value seen, of the same types (merged by value)
+            code = {v: i + 1 for i, v in enumerate(at.categories)}
+            model_codes = np.array([code.get(v, 0) for v in vocabulary] + [0], dtype=np.int64)
+            categorical[j] = model_codes[place]  # place -1 reads the appended 0: the missing row
+    binned = [j for j, at in enumerate(attributes) if at.kind != CATEGORICAL]
+    values = np.full((max([len(places[j]) for j in binned] + [0]), len(binned)), np.nan)
+    for b, j in enumerate(binned):
+        valid = places[j] >= 0
+        values[: len(places[j])][valid, b] = np.asarray(vocabularies[j], dtype=np.float64)[places[j][valid]]
+
+    def rows_of(model, model_offsets):
+        bins = model.final_bin_codes(values) if binned else None
+        model_codes = [categorical[j] if j in categorical else bins[: len(places[j]), binned.index(j)]
+                       for j in range(len(attributes))]
+        return np.concatenate([model_offsets[j] + c.astype(np.int64) for j, c in enumerate(model_codes)]
+                              + [np.zeros(0, np.int64)]), offsets
+
+    return codes, rows_of
 
 
 def _count_text_folds(classes, repeats, k, n_features, binarize, allow_negative, name, X, y, w, info):
@@ -341,7 +634,7 @@ def _folds_from_splitter(cv, X, y, n_rows):
 
 def _runner(estimator):
     if type(estimator) is NaiveBayes:
-        return _NaiveBayesRun
+        return _naive_bayes_run
     if type(estimator) in TEXT_MODELS:
         return _TextRun
     raise TypeError("cross_validate takes a NaiveBayes (categorical, binned or Gaussian attributes: "
@@ -443,9 +736,12 @@ def cross_validate(estimator, X, y=None, *, cv=10, scoring=SCORINGS, sample_weig
         and ``repeat`` (each entry's fold and repeat), ``folds`` (the fold
         settings: ``n_splits``, ``n_repeats``, ``shuffle``, ``stratify``,
         ``random_state``), and ``passes`` (kind and seconds of each pass:
-        "schema" for NaiveBayes (it also counts each partition's rows and
-        classes, which place them in the global row order and class ranks),
-        "count", "score").
+        "count" and "score"; before them "schema" for a NaiveBayes not
+        counted by value (it also counts each partition's rows and classes,
+        which place them in the global row order and class ranks); for one
+        counted by value whose rows or class ranks are known only once read,
+        "count" is fit's pass and "folds" counts the fold tables from the
+        codes it kept).
 
     Warns
     -----
@@ -481,7 +777,11 @@ def cross_validate(estimator, X, y=None, *, cv=10, scoring=SCORINGS, sample_weig
             repeats = [Folds.shuffled(run.n_rows, k, seed, r) for r in range(n_repeats)]
         else:
             repeats = [Folds.blocks(run.n_rows, k)]
-    per_repeat = run.count(repeats, k)
+    try:
+        per_repeat = run.count(repeats, k)
+    except WideIntegers:  # an integer column too wide to count by value: after a schema pass
+        run = run.in_two_passes()
+        per_repeat = run.count(repeats, k)
     total = merge_summaries(*per_repeat[0])
     tests = [test for fold_tests in per_repeat for test in fold_tests]
     warn_unseen_classes(tests, total, run.classes, k)

@@ -156,6 +156,12 @@ class Folds:
     def is_stratified(self):
         return self.class_bounds is not None
 
+    @property
+    def is_contiguous(self):
+        """True for contiguous blocks of the global order: a partition's rows of a fold are one run
+        (:meth:`segments` gives slices)."""
+        return self.labels is None and self.seed is None and not self.is_stratified
+
     def of(self, info, n=None, classes=None, w=None):
         """Folds of a partition's ``n`` rows.
 
@@ -191,7 +197,7 @@ class Folds:
 
     def segments(self, info, n=None, classes=None, w=None):
         """``(fold, rows)`` of a partition's rows in some fold; rows is a slice for contiguous blocks."""
-        if self.labels is None and self.seed is None and not self.is_stratified:
+        if self.is_contiguous:
             offset = getattr(info, "row_offset", info)
             n = len(classes) if n is None else n
             starts = np.clip(self.bounds - offset, 0, n)

@@ -20,6 +20,13 @@ once from the merged values as the schema pass decides it), each partition's
 table is the same kernel's sums over the same rows, and tables are added in the
 same tree order (adding the zeros of values a partition lacks changes no sum). Weighted data takes the two passes (see
 :func:`count_dictionaries`).
+
+Cross-validation keeps a partition as codes against its own dictionaries
+(:class:`CodedRows`: strings dictionary-encoded by the same hash pass, a 2-D
+array of small unsigned integers as it is) and counts them with each row under
+the class columns of its fold, a block of ``len(classes) + 1`` columns per fold
+(:attr:`DictionaryCounts.n_blocks`); the kept codes serve its later passes, so
+files are read and strings hashed once.
 """
 
 from __future__ import annotations
@@ -57,6 +64,7 @@ from nbparallel.data.schema import (
 from nbparallel.engine import execution
 from nbparallel.kernels.binning import bin_values
 from nbparallel.kernels.counting import CodeCounter, count_integers
+from nbparallel.kernels.folds import class_fold_codes
 from nbparallel.kernels.lookup import lookup_codes
 from nbparallel.kernels.ranges import column_ranges
 from nbparallel.summaries.counts import CountTable
@@ -64,6 +72,10 @@ from nbparallel.summaries.protocol import merge_summaries
 
 CODE_BUFFER_BYTES = 1 << 22
 """Size of the buffer a partition's columns are encoded into, a block of rows at a time, and counted from."""
+
+ROW_BLOCK_BYTES = 1 << 19
+"""Size of the column-major block a partition's codes are encoded into before their row-major copy is kept
+(:class:`CodedRows`): it stays in a core's cache."""
 
 
 def applies(dataset):
@@ -79,7 +91,8 @@ def applies(dataset):
 
 
 class WideIntegers(Exception):
-    """A binned integer column spans too many values in a partition to be counted per value."""
+    """A binned integer column spans too many values in a partition to be counted per value (or, kept as
+    codes, a column holds more values than the codes do)."""
 
 
 @dataclass(frozen=True, eq=False)
@@ -106,6 +119,11 @@ class DictionaryCounts:
     integers : tuple of bool
         Per attribute: the column was a column of integers in some partition, so that its vocabulary is
         decided from its values by :func:`nbparallel.data.encoding.integer_vocabulary`.
+    n_blocks : int
+        The table's columns are ``n_blocks`` blocks of ``len(classes) + 1`` (class ``c`` of block ``b`` in
+        column ``b * (len(classes) + 1) + c``, the block's last column for a missing target); so are
+        ``class_totals`` and ``all_missing``. One block for a fit; cross-validation counts each row under
+        the block of its fold.
     """
 
     classes: list
@@ -117,6 +135,7 @@ class DictionaryCounts:
     n_missing_target: int
     partition_rows: tuple
     integers: tuple = ()  # per attribute: True when a partition's column was a column of integers
+    n_blocks: int = 1
 
     @property
     def offsets(self):
@@ -124,20 +143,24 @@ class DictionaryCounts:
         return _offsets(self.vocabularies)
 
     @classmethod
-    def empty(cls, n_attributes):
+    def empty(cls, n_attributes, n_blocks=1):
         """The counts of no rows."""
         return cls([], [[] for _ in range(n_attributes)], [np.zeros(0, bool) for _ in range(n_attributes)],
-                   np.zeros((n_attributes, 1)), np.zeros(1), np.zeros(1), 0, ())
+                   np.zeros((n_attributes, n_blocks)), np.zeros(n_blocks), np.zeros(n_blocks), 0, (), (), n_blocks)
 
     def __add__(self, other):
+        if self.n_blocks != other.n_blocks:
+            raise ValueError(f"cannot add counts of {other.n_blocks} blocks to counts of {self.n_blocks}")
         classes = _union(self.classes, other.classes, "target")
         vocabularies = [_union(a, b, i) for i, (a, b) in enumerate(zip(self.vocabularies, other.vocabularies))]
         offsets = _offsets(vocabularies)
-        table = np.zeros((int(offsets[-1]), len(classes) + 1))
-        totals, all_missing = np.zeros(len(classes) + 1), np.zeros(len(classes) + 1)
+        width = (len(classes) + 1) * self.n_blocks
+        table = np.zeros((int(offsets[-1]), width))
+        totals, all_missing = np.zeros(width), np.zeros(width)
         kept = [np.zeros(len(v), dtype=bool) for v in vocabularies]
         for part in (self, other):
-            columns = np.append(_positions(classes, part.classes), len(classes))
+            columns = _block_columns(np.append(_positions(classes, part.classes), len(classes)), len(classes) + 1,
+                                     self.n_blocks)
             rows = []
             for a, values in enumerate(part.vocabularies):
                 places = _positions(vocabularies[a], values)
@@ -150,7 +173,7 @@ class DictionaryCounts:
             if self.integers and other.integers else self.integers or other.integers
         return DictionaryCounts(classes, vocabularies, kept, table, totals, all_missing,
                                 self.n_missing_target + other.n_missing_target,
-                                self.partition_rows + other.partition_rows, integers)
+                                self.partition_rows + other.partition_rows, integers, self.n_blocks)
 
     def to_dict(self):
         """Plain values, for JSON."""
@@ -158,18 +181,18 @@ class DictionaryCounts:
                 "kept": [k.tolist() for k in self.kept], "table": self.table.tolist(),
                 "class_totals": self.class_totals.tolist(), "all_missing": self.all_missing.tolist(),
                 "n_missing_target": self.n_missing_target, "partition_rows": list(self.partition_rows),
-                "integers": list(self.integers)}
+                "integers": list(self.integers), "n_blocks": self.n_blocks}
 
     @classmethod
     def from_dict(cls, d):
         """Inverse of :meth:`to_dict`."""
-        n_classes = len(d["classes"]) + 1
-        table = np.asarray(d["table"], dtype=np.float64).reshape(-1, n_classes)
+        n_blocks = int(d.get("n_blocks", 1))
+        table = np.asarray(d["table"], dtype=np.float64).reshape(-1, (len(d["classes"]) + 1) * n_blocks)
         return cls(list(d["classes"]), [list(v) for v in d["vocabularies"]],
                    [np.asarray(k, dtype=bool) for k in d["kept"]], table,
                    np.asarray(d["class_totals"], dtype=np.float64), np.asarray(d["all_missing"], dtype=np.float64),
                    int(d["n_missing_target"]), tuple(int(n) for n in d["partition_rows"]),
-                   tuple(bool(i) for i in d.get("integers", ())))
+                   tuple(bool(i) for i in d.get("integers", ())), n_blocks)
 
     def scan(self, numeric):
         """The :class:`nbparallel.data.schema.ColumnScan` the schema pass would have returned for the same rows.
@@ -184,19 +207,22 @@ class DictionaryCounts:
         lo = np.array([min(v) if is_numeric and v else np.nan for v, is_numeric in zip(values, numeric)], float)
         hi = np.array([max(v) if is_numeric and v else np.nan for v, is_numeric in zip(values, numeric)], float)
         values = [None if is_numeric else v for v, is_numeric in zip(values, numeric)]
-        classes = {c for c, total in zip(self.classes, self.class_totals) if total > 0}
+        per_class = self.class_totals.reshape(self.n_blocks, -1).sum(axis=0)
+        classes = {c for c, total in zip(self.classes, per_class) if total > 0}
         return ColumnScan(values, lo, hi, classes, sum(self.partition_rows), self.partition_rows,
                           tuple(self.integers), True)
 
     def count_table(self, schema):
-        """These counts in the layout of ``schema`` (which must hold every counted value and class).
+        """These counts in the layout of ``schema`` (which must hold every counted value and class), with
+        ``n_blocks * len(schema.classes)`` columns: class ``c`` of block ``b`` in column
+        ``b * len(schema.classes) + c`` (rows whose target is missing are left out).
 
         A binned attribute's values are summed into their bins, binned by the
         kernel that bins them in the counting pass.
         """
-        columns = _positions(self.classes, schema.classes)
+        columns = _block_columns(_positions(self.classes, schema.classes), len(self.classes) + 1, self.n_blocks)
         offsets = self.offsets
-        table = np.zeros((int(schema.offsets[-1]), len(schema.classes)))
+        table = np.zeros((int(schema.offsets[-1]), len(columns)))
         for at, start in zip(schema.attributes, schema.offsets):
             a = schema.columns.index(at.name)
             vocabulary = self.vocabularies[a]
@@ -218,6 +244,11 @@ class DictionaryCounts:
 def _offsets(vocabularies):
     """Table row offsets of attributes with these vocabularies (one missing row each)."""
     return np.concatenate([[0], np.cumsum([len(v) + 1 for v in vocabularies])]).astype(np.int64)
+
+
+def _block_columns(columns, width, n_blocks):
+    """``columns`` of one block repeated in each of ``n_blocks`` blocks of ``width`` columns."""
+    return (columns[None, :] + width * np.arange(n_blocks, dtype=np.int64)[:, None]).ravel()
 
 
 def _union(first, second, where):
@@ -260,7 +291,9 @@ def _column_dictionary(column, numeric, classes_of_rows, n_classes, name=None):
     ``MAX_CATEGORIES`` values is offset by its minimum (``kept`` marks the
     whole range, as the schema pass takes it); both are encoded in blocks.
     Any other categorical column is counted by value in one hash pass
-    (:func:`nbparallel.data.factorize.count_values`). A ``numeric`` column must be
+    (:func:`nbparallel.data.factorize.count_values`), or, when ``classes_of_rows``
+    is None (its codes are wanted), dictionary-encoded by the same pass
+    (:func:`nbparallel.data.factorize.factorize`). A ``numeric`` column must be
     such an integer column (else :class:`WideIntegers`).
     """
     if is_categorical_series(column) and not numeric:
@@ -281,8 +314,10 @@ def _column_dictionary(column, numeric, classes_of_rows, n_classes, name=None):
                 return _Dictionary(list(range(lo, hi + 1)), np.zeros(hi - lo + 1, bool), encode)
         if numeric:
             raise WideIntegers(f"column {column.name!r} is a nullable integer column")
-        counts, uniques = count_trusted_values(column.to_numpy(dtype=object, na_value=None), classes_of_rows,
-                                               n_classes)
+        objects = column.to_numpy(dtype=object, na_value=None)
+        if classes_of_rows is None:
+            return _factorized(objects)
+        counts, uniques = count_trusted_values(objects, classes_of_rows, n_classes)
         return _Dictionary([python_value(v) for v in uniques], np.zeros(len(uniques), bool), counts=counts)
     plain = None if is_string_series(column) else plain_array(column)
     if plain is not None and plain.dtype.kind in "iu" and len(plain):
@@ -293,11 +328,29 @@ def _column_dictionary(column, numeric, classes_of_rows, n_classes, name=None):
     if numeric:
         raise WideIntegers(f"column {column.name!r} is not an integer column spanning fewer than "
                            f"{MAX_CATEGORIES} values" if isinstance(column, pd.Series) else "a numeric column")
-    counts, uniques = count_trusted_values(column if plain is None else plain, classes_of_rows, n_classes)
-    values = [python_value(v) for v in uniques]
+    if classes_of_rows is None:
+        dictionary = _factorized(column if plain is None else plain)
+    else:
+        counts, uniques = count_trusted_values(column if plain is None else plain, classes_of_rows, n_classes)
+        dictionary = _Dictionary([python_value(v) for v in uniques], np.zeros(len(uniques), bool), counts=counts)
     if plain is not None and plain.dtype == object:
-        check_equal_values(set(values), plain, column.name if isinstance(column, pd.Series) else name)
-    return _Dictionary(values, np.zeros(len(uniques), bool), counts=counts)
+        check_equal_values(set(dictionary.values), plain, column.name if isinstance(column, pd.Series) else name)
+    return dictionary
+
+
+def _factorized(column):
+    """The :class:`_Dictionary` of a string or object column dictionary-encoded by one hash pass
+    (:func:`nbparallel.data.factorize.factorize`): codes ``1 + index``, 0 for a missing value, held in the
+    smallest code dtype (not the pass's int64 indices: a partition's columns wait for their encoding together)."""
+    indices, uniques = factorize(column)
+    codes = np.empty(len(indices), dtype=code_dtype([len(uniques)]))
+    np.add(indices, 1, out=codes, casting="unsafe")
+    del indices
+
+    def encode(start, stop, out):
+        out[:] = codes[start:stop]
+
+    return _Dictionary([python_value(v) for v in uniques], np.zeros(len(uniques), bool), encode)
 
 
 def _dense(lo, hi, n_values, numeric):
@@ -336,8 +389,8 @@ def _categorical(codes, values):
     return _Dictionary(values, np.zeros(len(values), bool), encode)
 
 
-def _count_integer_array(X, classes_of_rows, n_classes, numeric):
-    """``(counts, vocabularies, kept)`` of a 2-D integer array counted by value as it is, or None.
+def _integer_array_span(X, numeric):
+    """``(lo, hi)`` of each column of a 2-D integer array counted by value as it is, or None.
 
     None for other inputs, and for an array with a categorical column spanning
     more than ``MAX_CATEGORIES`` values, or many more than its rows (see :func:`_dense`; its columns are
@@ -357,9 +410,23 @@ def _count_integer_array(X, classes_of_rows, n_classes, numeric):
         raise WideIntegers(f"column {int(np.flatnonzero(wide)[0])} spans {MAX_CATEGORIES} values or more")
     if np.any(wide):
         return None
-    vocabularies = [list(range(int(low), int(h) + 1)) for low, h in zip(lo, hi)]
+    return lo, hi
+
+
+def _integer_vocabularies(lo, hi):
+    """The vocabularies ``lo..hi`` of an integer array's columns."""
+    return [list(range(int(low), int(h) + 1)) for low, h in zip(lo, hi)]
+
+
+def _count_integer_array(X, classes_of_rows, n_classes, numeric):
+    """``(counts, vocabularies, kept)`` of a 2-D integer array counted by value as it is, or None
+    (see :func:`_integer_array_span`)."""
+    span = _integer_array_span(X, numeric)
+    if span is None:
+        return None
+    vocabularies = _integer_vocabularies(*span)
     offsets = _offsets(vocabularies)
-    table, totals = count_integers(X, classes_of_rows, lo, offsets, n_classes)
+    table, totals = count_integers(X, classes_of_rows, span[0], offsets, n_classes)
     counted = CountTable(table, offsets, totals, np.zeros(n_classes))
     return counted, vocabularies, [np.zeros(len(v), bool) for v in vocabularies]
 
@@ -484,6 +551,16 @@ def count_arrow_table(columns, target, numeric, table):
     them. Converting the dictionary columns to ``Categorical`` cost more than
     counting them.
     """
+    classes_of_rows, classes, dictionaries, missing, integers = _arrow_dictionaries(columns, target, numeric, table,
+                                                                                    counted=True)
+    return _counts(classes, classes_of_rows,
+                   *_count_dictionaries(dictionaries, missing, classes_of_rows, len(classes) + 1), integers=integers)
+
+
+def _arrow_dictionaries(columns, target, numeric, table, counted):
+    """``(classes_of_rows, classes, dictionaries, missing, integers)`` of an Arrow table's columns (see
+    :func:`count_arrow_table`); string columns that are not dictionaries are counted by value when
+    ``counted``, else dictionary-encoded."""
     from nbparallel.data.files.arrow import table_to_pandas
 
     table = table.combine_chunks()  # one array per column, the dictionaries of its chunks unified
@@ -501,7 +578,8 @@ def count_arrow_table(columns, target, numeric, table):
     dictionaries, missing = [], []
     for a, name in enumerate(columns):
         if native[name] is None:
-            dictionaries.append(_column_dictionary(rest[name], numeric[a], classes_of_rows, n_classes))
+            dictionaries.append(_column_dictionary(rest[name], numeric[a], classes_of_rows if counted else None,
+                                                   n_classes))
             missing.append(partial(pd.isna, rest[name]))
         else:
             codes, values = native[name]
@@ -509,8 +587,7 @@ def count_arrow_table(columns, target, numeric, table):
             missing.append(partial(np.less, codes, 0))
     integers = tuple(native[name] is None and bool(pd.api.types.is_integer_dtype(rest[name].dtype))
                      for name in columns)
-    return _counts(classes, classes_of_rows, *_count_dictionaries(dictionaries, missing, classes_of_rows, n_classes),
-                   integers=integers)
+    return classes_of_rows, classes, dictionaries, missing, integers
 
 
 def _dictionary_codes(chunked):
@@ -532,14 +609,25 @@ def _dictionary_codes(chunked):
     return indices.to_numpy(zero_copy_only=False), values
 
 
-def _count_partition(columns, target, numeric, count, part):
-    """``count(part)``, except that a DataFrame's categorical target is passed as it is, not as objects,
-    and an Arrow table is counted as it is (:func:`count_arrow_table`)."""
+def _by_form(of_rows, of_arrow_table, columns, target, numeric, unpacked, part):
+    """``unpacked(part)`` (``of_rows(numeric, X, y, w)`` of the partition's rows), except that a DataFrame's
+    categorical target is passed as it is, not as objects, and an Arrow table goes to ``of_arrow_table``
+    as it is (see :func:`count_arrow_table`)."""
     if is_arrow_table(part) and target is not None:
-        return count_arrow_table(columns, target, numeric, part)
+        return of_arrow_table(columns, target, numeric, part)
     if isinstance(part, pd.DataFrame) and target is not None and isinstance(part[target].dtype, pd.CategoricalDtype):
-        return count_dictionaries(numeric, part[columns], part[target], None)
-    return count(part)
+        return of_rows(numeric, part[columns], part[target], None)
+    return unpacked(part)
+
+
+def numeric_flags(dataset):
+    """Per attribute of a dataset counted by value: True for a binned integer column."""
+    return tuple(kind == NUMERIC for kind in dataset.kinds)
+
+
+def schema_of_counts(dataset, counts, n_bins):
+    """The schema of ``dataset`` from its merged :class:`DictionaryCounts`, as the schema pass makes it."""
+    return schema_of_scan(dataset, counts.scan(numeric_flags(dataset)), n_bins, None)
 
 
 def count_in_one_pass(dataset, *, n_bins=10, split_every=2, verbose=False):
@@ -557,11 +645,11 @@ def count_in_one_pass(dataset, *, n_bins=10, split_every=2, verbose=False):
         When a binned integer column spans too many values in a partition to
         be counted per value: the caller takes the two passes instead.
     """
-    numeric = tuple(kind == NUMERIC for kind in dataset.kinds)
+    numeric = numeric_flags(dataset)
     try:
         counts, record = execution.run_pass(
             dataset.partitions,
-            partial(_count_partition, dataset.columns, dataset.target, numeric,
+            partial(_by_form, count_dictionaries, count_arrow_table, dataset.columns, dataset.target, numeric,
                     dataset.map(count_dictionaries, numeric)),
             merge_summaries,
             split_every=split_every,
@@ -571,5 +659,164 @@ def count_in_one_pass(dataset, *, n_bins=10, split_every=2, verbose=False):
         )
     except EqualValuesOfTypes as exc:
         raise exc.naming(dataset.columns) from None
-    schema = schema_of_scan(dataset, counts.scan(numeric), n_bins, None)
+    schema = schema_of_counts(dataset, counts, n_bins)
     return schema, counts.count_table(schema), record
+
+
+# ------------------------------------------------------------------ a partition kept as codes
+
+class CodedRows:
+    """A partition's rows as codes against its own dictionaries, kept for the passes after its count.
+
+    Cross-validation counts a partition's rows once per fold layout and then scores them: coded once (files
+    read and strings hashed once), its codes serve every later pass. :meth:`count` gives the
+    :class:`DictionaryCounts` that :func:`count_dictionaries` gives for the same rows, with each row counted
+    under the block its caller names.
+
+    Parameters
+    ----------
+    codes : ndarray of uint8 or uint16, shape (n_rows, n_attributes), any layout
+        Attribute ``a``'s code ``c`` stands for ``vocabularies[a][c + shift[a] - 1]``; ``c + shift[a] == 0``
+        for a missing value.
+    shift : ndarray of int64, shape (n_attributes,)
+        0, or ``1 - min`` for a 2-D integer array kept as it is (its values are its codes).
+    vocabularies, kept, integers
+        As in :class:`DictionaryCounts`.
+    classes_of_rows : ndarray of int64, shape (n_rows,)
+        Each row's position in ``classes``, ``len(classes)`` for a missing target.
+    classes : list
+        The partition's classes.
+    """
+
+    def __init__(self, codes, shift, vocabularies, kept, integers, classes_of_rows, classes):
+        self.codes, self.shift = codes, np.asarray(shift, dtype=np.int64)
+        self.vocabularies, self.kept, self.integers = [list(v) for v in vocabularies], list(kept), tuple(integers)
+        self.classes_of_rows, self.classes = classes_of_rows, list(classes)
+
+    @property
+    def nbytes(self):
+        """Bytes of the codes and class codes (what keeping the partition costs)."""
+        return int(self.codes.nbytes + self.classes_of_rows.nbytes)
+
+    def __len__(self):
+        return len(self.classes_of_rows)
+
+    def count(self, runs=None, blocks=(), n_blocks=1):
+        """The :class:`DictionaryCounts` (of ``n_blocks`` blocks) of these rows, each counted under the class
+        columns of a block for each of
+
+        - ``runs``: ``(rows, block)`` pairs, ``rows`` a slice of rows all in ``block`` (contiguous folds:
+          no array per row); None (and no ``blocks``) counts every row in block 0, as
+          :func:`count_dictionaries` does;
+        - ``blocks``: ``(folds, first)`` pairs, row ``i`` in block ``first + folds[i]`` (none where
+          ``folds[i] < 0``).
+        """
+        width = len(self.classes) + 1
+        n_labels = width * n_blocks
+        offsets = _offsets(self.vocabularies)
+        runs = [(slice(None), 0)] if runs is None and not blocks else runs or []
+        table, totals, all_missing = np.zeros((int(offsets[-1]), n_labels)), np.zeros(n_labels), np.zeros(n_labels)
+        for rows, block in runs:
+            columns = slice(block * width, (block + 1) * width)
+            counted, class_totals = count_integers(self.codes[rows], self.classes_of_rows[rows], 1 - self.shift,
+                                                   offsets, width)
+            table[:, columns] += counted
+            totals[columns] += class_totals
+        labels = [class_fold_codes(self.classes_of_rows, folds, width, first) for folds, first in blocks]
+        for label in labels:
+            counted, class_totals = count_integers(self.codes, label, 1 - self.shift, offsets, n_labels)
+            table += counted
+            totals += class_totals
+        if self.vocabularies and table[offsets[:-1]].sum(axis=1).min() > 0:  # rows may miss every value
+            every = np.logical_and.reduce([self.codes[:, a] == 0 for a in range(self.codes.shape[1])])
+            for rows, block in runs:
+                classes = self.classes_of_rows[rows][every[rows]]
+                all_missing[block * width : (block + 1) * width] += np.bincount(classes, minlength=width)
+            for label in labels:
+                label = label[every]
+                all_missing += np.bincount(label[label >= 0], minlength=n_labels)
+        n_missing = int(np.count_nonzero(self.classes_of_rows == len(self.classes)))
+        return DictionaryCounts(self.classes, self.vocabularies, self.kept, table, totals, all_missing, n_missing,
+                                (len(self),), self.integers, n_blocks)
+
+    def class_tally(self):
+        """The rows per class with a known target, the classes in order of first appearance:
+        ``(values, counts)`` as :func:`nbparallel.model_selection.folds.tally_classes` gives them."""
+        known = self.classes_of_rows[self.classes_of_rows < len(self.classes)]
+        first = pd.unique(known)
+        counts = np.bincount(known, minlength=len(self.classes))[first]
+        return np.asarray([self.classes[c] for c in first]), counts.astype(np.int64)
+
+
+def code_rows(numeric, X, y, w):
+    """The :class:`CodedRows` of one partition's unweighted rows (``numeric``: see :func:`count_dictionaries`).
+
+    A 2-D array of small unsigned integers is kept as it is; any other partition is coded column by column,
+    its string and object columns dictionary-encoded by one hash pass.
+
+    Raises
+    ------
+    WideIntegers
+        As :func:`count_dictionaries`.
+    """
+    if w is not None:
+        raise ValueError("rows are kept as codes unweighted; weighted data is counted in two passes")
+    classes_of_rows, classes = _class_codes(y)
+    classes_of_rows = classes_of_rows.astype(np.int64, copy=False)
+    span = _integer_array_span(X, numeric)
+    if span is not None:
+        return _coded_integer_array(X, *span, classes_of_rows, classes)
+    columns = [column for _, column in X.items()] if isinstance(X, pd.DataFrame) else [X[:, a]
+                                                                                     for a in range(X.shape[1])]
+    dictionaries = [_column_dictionary(c, numeric[a], None, 0, str(a)) for a, c in enumerate(columns)]
+    return _coded(dictionaries, classes_of_rows, classes, _integer_flags(X))
+
+
+def code_arrow_table(columns, target, numeric, table):
+    """:func:`code_rows` of an Arrow table's rows, its string dictionary columns coded from their indices
+    (see :func:`count_arrow_table`)."""
+    classes_of_rows, classes, dictionaries, _, integers = _arrow_dictionaries(columns, target, numeric, table,
+                                                                              counted=False)
+    return _coded(dictionaries, classes_of_rows, classes, integers)
+
+
+def _coded(dictionaries, classes_of_rows, classes, integers):
+    """The :class:`CodedRows` of columns' :class:`_Dictionary` s (each with an encoder)."""
+    vocabularies = [d.values for d in dictionaries]
+    widest = max([len(v) for v in vocabularies] + [0])
+    if widest > MAX_CATEGORIES:  # more than the codes hold: the two passes name the column
+        raise WideIntegers(f"a column has {widest} values in a partition, more than {MAX_CATEGORIES}")
+    n_rows, n_columns = len(classes_of_rows), len(dictionaries)
+    dtype = code_dtype([len(v) for v in vocabularies])
+    # row-major, as the scoring kernels read a row's codes together; written a block of columns at a time
+    codes = np.empty((n_rows, n_columns), dtype=dtype)
+    block_rows = max(4096, ROW_BLOCK_BYTES // max(n_columns * np.dtype(dtype).itemsize, 1))
+    block = column_major(min(max(n_rows, 1), block_rows), n_columns, dtype)
+    for start in range(0, n_rows, block_rows):
+        stop = min(start + block_rows, n_rows)
+        for a, d in enumerate(dictionaries):
+            d.encode(start, stop, block[: stop - start, a])
+        codes[start:stop] = block[: stop - start]
+    return CodedRows(codes, np.zeros(len(dictionaries), dtype=np.int64), vocabularies, [d.kept for d in dictionaries],
+                     integers, classes_of_rows, classes)
+
+
+def _coded_integer_array(X, lo, hi, classes_of_rows, classes):
+    """The :class:`CodedRows` of a 2-D integer array spanning ``lo..hi`` per column: the array itself when
+    its values fit the code dtypes, else its values less ``lo - 1``."""
+    vocabularies = _integer_vocabularies(lo, hi)
+    kept = [np.zeros(len(v), bool) for v in vocabularies]
+    integers = (True,) * X.shape[1]
+    if X.dtype in (np.uint8, np.uint16):
+        return CodedRows(X, 1 - lo.astype(np.int64), vocabularies, kept, integers, classes_of_rows, classes)
+    codes = np.empty(X.shape, dtype=code_dtype([len(v) for v in vocabularies]))
+    np.subtract(X, (lo - 1).astype(X.dtype), out=codes, casting="unsafe")  # at most the span: no wrap-around
+    return CodedRows(codes, np.zeros(X.shape[1], dtype=np.int64), vocabularies, kept, integers, classes_of_rows,
+                     classes)
+
+
+def partition_coder(dataset):
+    """A picklable function of one of ``dataset``'s partitions giving its :class:`CodedRows`."""
+    numeric = numeric_flags(dataset)
+    return partial(_by_form, code_rows, code_arrow_table, dataset.columns, dataset.target, numeric,
+                   dataset.map(code_rows, numeric))
