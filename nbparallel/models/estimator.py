@@ -12,6 +12,7 @@ scikit-learn only when scikit-learn itself asks for their tags, or when an unfit
 from __future__ import annotations
 
 import inspect
+from functools import cache
 
 
 class Estimator:
@@ -19,17 +20,19 @@ class Estimator:
     attributes of the same names and nothing else, read by ``get_params`` and written by ``set_params``."""
 
     @classmethod
+    @cache
     def _get_param_names(cls):
-        """The names of ``__init__``'s parameters, sorted (scikit-learn's name for this method)."""
+        """The names of ``__init__``'s parameters, sorted (scikit-learn's name for this method); read from
+        the signature once per class, since every fold, round or selected model asks for them."""
         if cls.__init__ is object.__init__:
-            return []
+            return ()
         names = []
         for p in inspect.signature(cls.__init__).parameters.values():
             if p.kind == p.VAR_POSITIONAL:
                 raise RuntimeError(f"{cls.__name__} must name its parameters in __init__'s signature, no *args")
             if p.name != "self" and p.kind != p.VAR_KEYWORD:
                 names.append(p.name)
-        return sorted(names)
+        return tuple(sorted(names))
 
     def get_params(self, deep=True):
         """The estimator's parameters; with ``deep``, those of estimators among them as ``name__param``."""
