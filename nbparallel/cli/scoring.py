@@ -12,6 +12,8 @@ them, and either returned or written to a file of its own.
 
 from __future__ import annotations
 
+import functools
+
 import pandas as pd
 
 from nbparallel.cli.options import check_columns
@@ -73,9 +75,10 @@ def scoring_files(model, path, settings=None, target=None, keep=()):
     return files, features, layout.n_partitions
 
 
-def partition_predictions(model, features, proba, X, y, w):
-    """The predictions of one partition's rows (and their probabilities when ``proba``) as a DataFrame."""
-    labels, probabilities = model.predict_part(X[features], proba)
+def batch_predictions(model, features, proba, X):
+    """The predictions of a batch of rows of ``features`` (read in any order), and their probabilities when
+    ``proba``, as a DataFrame."""
+    labels, probabilities = model.predict_part(X if list(X.columns) == features else X[features], proba)
     out = pd.DataFrame({"prediction": labels})
     if proba:
         names = getattr(model, "classes_", range(probabilities.shape[1]))  # clusters are numbered
@@ -158,7 +161,7 @@ def predict_files(model, path, *, settings=None, keep=(), proba=False, directory
                   for i, pair in enumerate(zip(data.readers, copiers))]
     if directory is not None and not isinstance(directory, str):
         directory.mkdir(exist_ok=True)
-    predict = data.map(partition_predictions, model, features, proba)
+    predict = functools.partial(batch_predictions, model, features, proba)
     storage_options = dict(settings or {}).get("storage_options")
     tasks = [PartitionOutput(predict, keep, directory, storage_options, i) for i in range(len(partitions))]
     return execution.map_partitions(partitions, tasks, name="nbparallel-cli-predict", token=token, verbose=verbose)
