@@ -99,8 +99,8 @@ def row_groups(tmp_path, labelled, monkeypatch):
 def test_batches_write_the_files_of_whole_partitions(tmp_path, labelled, row_groups, suffix, monkeypatch):
     model = NaiveBayes().fit(Files(row_groups, drop=["id"]), "y")
     written = {}
-    for batch_rows in (10**9, 64):  # the whole partition at once, then batches of 64 rows
-        monkeypatch.setattr(scoring, "BATCH_ROWS", batch_rows)
+    for batch_rows in (10**9, 64):  # the whole partition at once, then batches of 64 rows (of 4 columns)
+        monkeypatch.setattr(scoring, "BATCH_VALUES", 4 * batch_rows)
         out = tmp_path / f"out-{batch_rows}{suffix}"
         rows = predict_files(model, row_groups, directory=out, proba=True, keep=["id"])
         written[batch_rows] = {p.name: p.read_bytes() for p in sorted(out.iterdir())}
@@ -117,9 +117,9 @@ def test_batches_write_the_files_of_whole_partitions(tmp_path, labelled, row_gro
 
 def test_batches_return_the_frames_of_whole_partitions(labelled, row_groups, monkeypatch):
     model = NaiveBayes().fit(Files(row_groups, drop=["id"]), "y")
-    monkeypatch.setattr(scoring, "BATCH_ROWS", 10**9)
+    monkeypatch.setattr(scoring, "BATCH_VALUES", 10**9)
     whole = predict_files(model, row_groups, proba=True, keep=["id", "a0"])
-    monkeypatch.setattr(scoring, "BATCH_ROWS", 100)
+    monkeypatch.setattr(scoring, "BATCH_VALUES", 400)
     batched = predict_files(model, row_groups, proba=True, keep=["id", "a0"])
     assert [len(p) for p in batched] == [900, 800, 300, 0]
     for got, want in zip(batched, whole):

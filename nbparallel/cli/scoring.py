@@ -87,8 +87,9 @@ def batch_predictions(model, features, proba, X):
     return out
 
 
-#: Rows of a partition predicted at a time: its memory is that of one batch, whatever the partition's size.
-BATCH_ROWS = 2**16
+#: Values (rows x the model's columns) of a partition predicted at a time: its memory is that of one batch,
+#: whatever the partition's size (a batch of 2^20 values decoded by pyarrow takes about 20 MiB).
+BATCH_VALUES = 2**20
 
 
 class PartitionOutput:
@@ -112,14 +113,14 @@ class PartitionOutput:
 
 def partition_output(predict, keep, directory, storage_options, index, readers):
     """One partition's output: the ``keep`` columns and ``predict`` of the model's columns, read
-    :data:`BATCH_ROWS` rows at a time; returned, or written to ``directory`` (a path, or a URL string; then
+    :data:`BATCH_VALUES` values at a time; returned, or written to ``directory`` (a path, or a URL string; then
     its row count).
 
     ``readers`` are the partition's :class:`~nbparallel.data.files.dataset.PieceReader` of the model's
     columns and, with ``keep``, that of the columns to copy (read whole).
     """
     reader, copier = readers
-    outs = [predict(batch) for batch in reader.batches(BATCH_ROWS)]
+    outs = [predict(batch) for batch in reader.batches(max(1, BATCH_VALUES // len(reader.columns)))]
     out = outs[0] if len(outs) == 1 else pd.concat(outs, ignore_index=True)
     if keep:
         copied = copier.read()
@@ -141,7 +142,7 @@ def predict_files(model, path, *, settings=None, keep=(), proba=False, directory
 
     The partitions are the files' own (not the training data's number), so
     each file gets its own output file. Each is read and predicted
-    :data:`BATCH_ROWS` rows at a time, inside its task, and its output
+    :data:`BATCH_VALUES` values at a time, inside its task, and its output
     written once. The ``keep`` columns are copied as the files hold them,
     read beside the model's columns partition by partition (any type: they
     are no attributes).
