@@ -10,7 +10,7 @@ import pytest
 
 from nbparallel import NaiveBayes
 from nbparallel.data.files.arrow import is_text
-from nbparallel.data.files.dataset import read_files
+from nbparallel.data.files.dataset import file_readers, read_files
 from nbparallel.data.files.options import Files, list_files
 from nbparallel.data.files.pieces import Unit, pieces
 from nbparallel.data.inputs import as_dataset
@@ -440,3 +440,83 @@ def test_small_directories_read_at_once_give_the_model_read_in_tasks(tmp_path, f
     np.testing.assert_array_equal(at_once.predict_proba(unlabelled), expected)
     with local_below(0):
         np.testing.assert_array_equal(in_tasks.predict_proba(unlabelled), expected)
+
+
+def write_row_groups(frame, path, sizes):
+    """``frame`` as one Parquet file whose row groups hold ``sizes`` rows (0: an empty row group)."""
+    table = pa.Table.from_pandas(frame, preserve_index=False)
+    with pq.ParquetWriter(path, table.schema) as writer:
+        start = 0
+        for size in sizes:
+            writer.write_table(table.slice(start, size))
+            start += size
+    assert start == len(frame)
+    return path
+
+
+def as_values(frame):
+    """The frame's values as objects (categories of different partitions compare by value), NaN as None."""
+    return frame.astype(object).where(frame.notna(), None).reset_index(drop=True)
+
+
+@pytest.mark.parametrize("n_partitions", [None, 2, 7])
+@pytest.mark.parametrize("kind", ["parquet", "csv"])
+def test_batches_are_the_partitions_rows_in_order(tmp_path, frame, kind, n_partitions, monkeypatch):
+    import nbparallel.data.files.parquet as files
+
+    monkeypatch.setattr(files, "ROWS_PER_PARTITION", 900)  # the second file: runs of row groups
+    directory = tmp_path / "data"
+    directory.mkdir()
+    if kind == "parquet":
+        write_row_groups(frame.iloc[:1000], directory / "a.parquet", [1000])
+        write_row_groups(frame.iloc[1000:], directory / "b.parquet", [300, 0, 500, 250, 0, 350])
+    else:
+        write_parts(frame, directory, "csv", 2)
+    readers = as_dataset(directory, "y", n_partitions=n_partitions).readers
+    for reader in readers:
+        whole = reader.read()
+        batches = list(reader.batches(128))
+        assert all(len(b) <= 128 for b in batches) and sum(map(len, batches)) == len(whole)
+        assert all(list(b.columns) == list(whole.columns) for b in batches)
+        pd.testing.assert_frame_equal(as_values(pd.concat(batches)), as_values(whole))
+    rows = pd.concat([as_values(r.read()) for r in readers], ignore_index=True)
+    pd.testing.assert_frame_equal(rows, as_values(frame[rows.columns]))
+
+
+def test_a_partition_without_rows_is_one_empty_batch(tmp_path, frame):
+    path = write_row_groups(frame.iloc[:0], tmp_path / "empty.parquet", [0, 0])
+    reader, = file_readers(path)
+    batch, = reader.batches(100)
+    assert len(batch) == 0
+    pd.testing.assert_frame_equal(batch, reader.read())
+
+
+def test_batches_are_decoded_one_at_a_time_and_name_a_bad_file(tmp_path, frame):
+    path = write_row_groups(frame, tmp_path / "one.parquet", [1200, 1200])
+    reader, = file_readers(path)
+    batches = reader.batches(500)
+    assert len(next(batches)) == 500  # read when asked for: a change after the first batch is not seen yet
+    path.write_bytes(path.read_bytes()[:-20])
+    with pytest.raises(ValueError, match=r"one.parquet' changed after the data was listed"):
+        next(reader.batches(500))
+    path = tmp_path / "corrupt.parquet"
+    pq.write_table(pa.Table.from_pandas(frame, preserve_index=False), path, write_page_checksum=True,
+                   compression="none")
+    data = bytearray(path.read_bytes())
+    for i in range(200, 260):  # inside the first column's data page
+        data[i] ^= 0xFF
+    path.write_bytes(bytes(data))
+    reader, = file_readers(path)
+    with pytest.raises(ValueError, match=r"cannot read parquet file .*corrupt.parquet"):
+        list(reader.batches(500))
+
+
+def test_a_file_of_fewer_rows_than_its_footer_says_is_named_by_batches(tmp_path, frame, monkeypatch):
+    import nbparallel.data.files.dataset as dataset_module
+
+    path = write_row_groups(frame, tmp_path / "one.parquet", [2400])
+    reader, = file_readers(path)
+    monkeypatch.setattr(dataset_module, "parquet_unit_batches",
+                        lambda unit, columns, types, max_rows: iter([pa.table({c: [] for c in columns})]))
+    with pytest.raises(ValueError, match=r"one.parquet' has 0 rows where its metadata said 2400"):
+        list(reader.batches(500))

@@ -2,7 +2,8 @@
 
 The labels of each partition are taken from the classes by position (:meth:`predict_part`), and each
 partition's task is tokenized without the model: the output must be what ``model.predict`` says, with the
-dtype a DataFrame of those labels has, returned or written.
+dtype a DataFrame of those labels has, returned or written. Partitions are predicted a batch of rows at a
+time: the files written must be those of the whole partition predicted at once, byte for byte.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import pytest
 from dask.base import tokenize
 
 from nbparallel import Files, NaiveBayes
+import nbparallel.cli.scoring as scoring
 from nbparallel.cli.scoring import PartitionOutput, predict_files
 
 RNG = np.random.default_rng(11)
@@ -52,3 +54,96 @@ def test_partition_tasks_are_tokenized_by_their_settings_not_their_model():
     assert tokenize(one) == tokenize(PartitionOutput(predict, [], None, None, 0))
     assert tokenize(one) != tokenize(PartitionOutput(predict, [], None, None, 1))
     assert tokenize(one) != tokenize(PartitionOutput(object(), [], None, None, 0))
+
+
+def write_row_groups(frame, path, sizes):
+    """``frame`` as one Parquet file whose row groups hold ``sizes`` rows (0: an empty row group)."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    table = pa.Table.from_pandas(frame, preserve_index=False)
+    with pq.ParquetWriter(path, table.schema) as writer:
+        start = 0
+        for size in sizes:
+            writer.write_table(table.slice(start, size))
+            start += size
+    return path
+
+
+@pytest.fixture(scope="module")
+def labelled():
+    n = 2000
+    X = pd.DataFrame({f"a{j}": RNG.choice(["x", "y", "z", None], n) for j in range(3)})
+    X["num"] = np.where(RNG.random(n) < 0.05, np.nan, RNG.normal(size=n))
+    X["id"] = np.arange(n) * 7
+    X["y"] = np.where((X["a0"] == "x") | (X["num"] > 1), "yes", "no")
+    return X
+
+
+@pytest.fixture(params=["parquet", "csv"])
+def files(request, tmp_path, labelled, monkeypatch):
+    """``(directory, rows of each partition)``. Parquet: a file of row groups of 300 rows with empty ones
+    between, one split into partitions by its row groups, and one without rows; CSV: two files and one of a
+    header only."""
+    import nbparallel.data.files.parquet as parquet
+
+    monkeypatch.setattr(parquet, "ROWS_PER_PARTITION", 700)
+    directory = tmp_path / "data"
+    directory.mkdir()
+    if request.param == "csv":
+        labelled.iloc[:900].to_csv(directory / "p0.csv", index=False)
+        labelled.iloc[900:].to_csv(directory / "p1.csv", index=False)
+        labelled.iloc[:0].to_csv(directory / "p2.csv", index=False)
+        return directory, [900, 1100, 0]
+    write_row_groups(labelled.iloc[:900], directory / "p0.parquet", [300, 0, 300, 0, 300])
+    write_row_groups(labelled.iloc[900:], directory / "p1.parquet", [400, 400, 300])
+    write_row_groups(labelled.iloc[:0], directory / "p2.parquet", [0])
+    return directory, [900, 800, 300, 0]
+
+
+@pytest.mark.parametrize("suffix", ["", ".csv"])
+def test_batches_write_the_files_of_whole_partitions(tmp_path, labelled, files, suffix, monkeypatch):
+    directory, partition_rows = files
+    model = NaiveBayes().fit(Files(directory, drop=["id"]), "y")
+    written = {}
+    for batch_rows in (10**9, 64):  # the whole partition at once, then batches of 64 rows (of 4 columns)
+        monkeypatch.setattr(scoring, "BATCH_VALUES", 4 * batch_rows)
+        out = tmp_path / f"out-{batch_rows}{suffix}"
+        assert predict_files(model, directory, directory=out, proba=True, keep=["id"]) == partition_rows
+        written[batch_rows] = {p.name: p.read_bytes() for p in sorted(out.iterdir())}
+    assert list(written[64]) == [f"part-{i:05d}{suffix or '.parquet'}" for i in range(len(partition_rows))]
+    assert written[64] == written[10**9]
+    read = pd.read_csv if suffix else pd.read_parquet
+    got = pd.concat([read(tmp_path / f"out-64{suffix}" / name) for name in written[64]], ignore_index=True)
+    np.testing.assert_array_equal(got["id"], labelled["id"])  # rows in order
+    np.testing.assert_array_equal(got["prediction"], model.predict(Files(directory, drop=["id"])))
+    np.testing.assert_allclose(got[["proba_no", "proba_yes"]].to_numpy(dtype=float),
+                               model.predict_proba(Files(directory, drop=["id"])), rtol=0, atol=1e-12)
+
+
+def test_batches_return_the_frames_of_whole_partitions(files, monkeypatch):
+    directory, partition_rows = files
+    model = NaiveBayes().fit(Files(directory, drop=["id"]), "y")
+    monkeypatch.setattr(scoring, "BATCH_VALUES", 10**9)
+    whole = predict_files(model, directory, proba=True, keep=["id", "a0"])
+    monkeypatch.setattr(scoring, "BATCH_VALUES", 400)
+    batched = predict_files(model, directory, proba=True, keep=["id", "a0"])
+    assert [len(p) for p in batched] == partition_rows
+    for got, want in zip(batched, whole):
+        pd.testing.assert_frame_equal(got, want)
+
+
+def test_a_partition_is_predicted_a_bounded_batch_at_a_time(files, monkeypatch):
+    directory, partition_rows = files
+    model = NaiveBayes().fit(Files(directory, drop=["id"]), "y")
+    sizes = []
+
+    def recorded(model, features, proba, X):
+        sizes.append(len(X))
+        return scoring_batch_predictions(model, features, proba, X)
+
+    scoring_batch_predictions = scoring.batch_predictions
+    monkeypatch.setattr(scoring, "batch_predictions", recorded)
+    monkeypatch.setattr(scoring, "BATCH_VALUES", 4 * 100)  # 100 rows of the model's 4 columns
+    assert predict_files(model, directory) and sum(sizes) == sum(partition_rows)
+    assert max(sizes) == 100 and len(sizes) >= sum(-(-n // 100) for n in partition_rows)

@@ -4,18 +4,21 @@ The files go to the model's own data route (``model.dataset``, as ``fit`` and
 ``predict`` take them) as a :class:`~nbparallel.data.files.options.Files` that
 reads the model's attribute columns (those it binned as numbers, as numbers,
 as its fit read them) and the target, and no other. Each partition is
-predicted by ``model.predict_part`` where it is read, beside the columns to
-copy into the output as the files hold them, and either returned or written
-to a file of its own.
+predicted by ``model.predict_part`` inside the task that reads it, a batch of
+rows at a time (so that its memory stays that of a batch, however large the
+partition), beside the columns to copy into the output as the files hold
+them, and either returned or written to a file of its own.
 """
 
 from __future__ import annotations
+
+import functools
 
 import pandas as pd
 
 from nbparallel.cli.options import check_columns
 from nbparallel.cli.output import write_table
-from nbparallel.data.files.dataset import file_layout, read_files
+from nbparallel.data.files.dataset import file_layout, file_readers
 from nbparallel.data.files.options import Files
 from nbparallel.engine import execution
 
@@ -72,9 +75,10 @@ def scoring_files(model, path, settings=None, target=None, keep=()):
     return files, features, layout.n_partitions
 
 
-def partition_predictions(model, features, proba, X, y, w):
-    """The predictions of one partition's rows (and their probabilities when ``proba``) as a DataFrame."""
-    labels, probabilities = model.predict_part(X[features], proba)
+def batch_predictions(model, features, proba, X):
+    """The predictions of a batch of rows of ``features`` (read in any order), and their probabilities when
+    ``proba``, as a DataFrame."""
+    labels, probabilities = model.predict_part(X if list(X.columns) == features else X[features], proba)
     out = pd.DataFrame({"prediction": labels})
     if proba:
         names = getattr(model, "classes_", range(probabilities.shape[1]))  # clusters are numbered
@@ -83,9 +87,9 @@ def partition_predictions(model, features, proba, X, y, w):
     return out
 
 
-def paired(part, copied):
-    """A partition and the same rows' columns to copy, as one task's input."""
-    return part, copied
+#: Values (rows x the model's columns) of a partition predicted at a time: its memory is that of one batch,
+#: whatever the partition's size (a batch of 2^20 values decoded by pyarrow takes about 20 MiB).
+BATCH_VALUES = 2**20
 
 
 class PartitionOutput:
@@ -99,21 +103,27 @@ class PartitionOutput:
         self.predict, self.keep, self.directory = predict, keep, directory
         self.storage_options, self.index = storage_options, index
 
-    def __call__(self, part):
-        return partition_output(self.predict, self.keep, self.directory, self.storage_options, self.index, part)
+    def __call__(self, readers):
+        return partition_output(self.predict, self.keep, self.directory, self.storage_options, self.index, readers)
 
     def __dask_tokenize__(self):
         return ("nbparallel-partition-output", id(self.predict), tuple(self.keep), str(self.directory),
                 repr(self.storage_options), self.index)
 
 
-def partition_output(predict, keep, directory, storage_options, index, part):
-    """One partition's output: the ``keep`` columns (when ``part`` is paired with them) and ``predict(part)``;
-    returned, or written to ``directory`` (a path, or a URL string; then its row count)."""
+def partition_output(predict, keep, directory, storage_options, index, readers):
+    """One partition's output: the ``keep`` columns and ``predict`` of the model's columns, read
+    :data:`BATCH_VALUES` values at a time; returned, or written to ``directory`` (a path, or a URL string; then
+    its row count).
+
+    ``readers`` are the partition's :class:`~nbparallel.data.files.dataset.PieceReader` of the model's
+    columns and, with ``keep``, that of the columns to copy (read whole).
+    """
+    reader, copier = readers
+    outs = [predict(batch) for batch in reader.batches(max(1, BATCH_VALUES // len(reader.columns)))]
+    out = outs[0] if len(outs) == 1 else pd.concat(outs, ignore_index=True)
     if keep:
-        part, copied = part
-    out = predict(part)
-    if keep:
+        copied = copier.read()
         if len(copied) != len(out):
             raise ValueError(f"partition {index} gave {len(out)} predictions for {len(copied)} rows: "
                              "the files changed while they were read")
@@ -131,26 +141,28 @@ def predict_files(model, path, *, settings=None, keep=(), proba=False, directory
     ``directory/part-NNNNN.parquet`` (``.csv`` when the directory's name ends so).
 
     The partitions are the files' own (not the training data's number), so
-    each file gets its own output file. The ``keep`` columns are copied as
-    the files hold them, read beside the model's columns partition by
-    partition (any type: they are no attributes).
+    each file gets its own output file. Each is read and predicted
+    :data:`BATCH_VALUES` values at a time, inside its task, and its output
+    written once. The ``keep`` columns are copied as the files hold them,
+    read beside the model's columns partition by partition (any type: they
+    are no attributes).
     """
+    from dask import delayed
+    from dask.base import tokenize
+
     keep = list(keep)
     files, features, n_partitions = scoring_files(model, path, settings, keep=keep)
     model.set_params(n_partitions=n_partitions)
     data = model.dataset(files, None, require_target=False)
-    partitions = data.partitions
-    if keep:
-        from dask import delayed
-
-        copies = read_files(Files(path, **dict(settings or {})), columns=keep).to_delayed()
-        if len(copies) != len(partitions):
-            raise ValueError(f"{len(copies)} partitions of columns to copy for {len(partitions)} to predict")
-        partitions = [delayed(paired, pure=True)(part, copied) for part, copied in zip(partitions, copies)]
+    copiers = file_readers(Files(path, **dict(settings or {})), columns=keep) if keep else [None] * len(data.readers)
+    if len(copiers) != len(data.readers):
+        raise ValueError(f"{len(copiers)} partitions of columns to copy for {len(data.readers)} to predict")
+    token = tokenize(data.token, keep)
+    partitions = [delayed(pair, name=f"nbparallel-readers-{token}-{i}", traverse=False)  # read by the task
+                  for i, pair in enumerate(zip(data.readers, copiers))]
     if directory is not None and not isinstance(directory, str):
         directory.mkdir(exist_ok=True)
-    predict = data.map(partition_predictions, model, features, proba)
+    predict = functools.partial(batch_predictions, model, features, proba)
     storage_options = dict(settings or {}).get("storage_options")
     tasks = [PartitionOutput(predict, keep, directory, storage_options, i) for i in range(len(partitions))]
-    return execution.map_partitions(partitions, tasks, name="nbparallel-cli-predict", token=data.token,
-                                    verbose=verbose)
+    return execution.map_partitions(partitions, tasks, name="nbparallel-cli-predict", token=token, verbose=verbose)

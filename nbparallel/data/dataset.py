@@ -45,6 +45,10 @@ class Dataset:
         Numeric attributes whose dtype is a numpy integer in every partition,
         known without reading the data: a fit may count them by value in one
         pass (see :mod:`nbparallel.summaries.dictionary_counts`).
+    readers : list or None
+        Files: each partition's :class:`~nbparallel.data.files.dataset.PieceReader`,
+        which also reads it in batches of bounded size (prediction to files
+        does); None for other inputs.
     """
 
     partitions: list
@@ -57,6 +61,7 @@ class Dataset:
     ranges: dict | None = None
     partition_rows: list | None = None
     integer_columns: frozenset = frozenset()
+    readers: list | None = None
 
     @property
     def target_column(self):

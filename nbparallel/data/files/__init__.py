@@ -8,8 +8,8 @@ grouped into partitions), :mod:`~.csv`, :mod:`~.parquet` and :mod:`~.arff` (each
 layout and reads), :mod:`~.dataset` (a path to a dataset).
 """
 
-from nbparallel.data.files.dataset import file_dataset, read_files, read_piece
+from nbparallel.data.files.dataset import PieceReader, file_dataset, file_readers, read_files
 from nbparallel.data.files.filesystems import write_table
 from nbparallel.data.files.options import Files, list_files
 
-__all__ = ["Files", "file_dataset", "list_files", "read_files", "read_piece", "write_table"]
+__all__ = ["Files", "PieceReader", "file_dataset", "file_readers", "list_files", "read_files", "write_table"]

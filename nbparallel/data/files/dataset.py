@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-import functools
+import contextlib
+from dataclasses import dataclass
 from typing import NamedTuple
 
 from nbparallel.data.columns import column_roles, kinds_for
@@ -25,8 +26,14 @@ from nbparallel.data.files.options import (
     list_files,
     unit_store,
 )
-from nbparallel.data.files.parquet import parquet_layout, read_parquet_files, read_parquet_unit, tables_of_pieces
-from nbparallel.data.files.pieces import default_pieces, piece_table, pieces
+from nbparallel.data.files.parquet import (
+    parquet_layout,
+    parquet_unit_batches,
+    read_parquet_files,
+    read_parquet_unit,
+    tables_of_pieces,
+)
+from nbparallel.data.files.pieces import Piece, default_pieces, piece_table, pieces
 from nbparallel.engine import execution
 
 
@@ -92,17 +99,18 @@ def file_dataset(path, y=None, sample_weight=None, *, n_partitions=None, categor
     parts = (pieces(units, n_partitions) if n_partitions is not None
              else default_pieces(units, execution.available_workers()))
     token = tokenize("nbparallel-files", kind, repr(parts), needed, repr(options), {c: str(t) for c, t in types.items()})
+    readers = [PieceReader(kind, p, needed, types, options) for p in parts]
     if opened and opened[0][2] is not None:
         partitions = tables_of_pieces(parts, files, opened, needed, types)
     else:
-        partitions = [  # named, their arguments in a partial that dask neither tokenizes nor searches for collections
-            delayed(functools.partial(read_piece, kind, p, needed, types, options),
-                    name=f"nbparallel-read-{token}", pure=True)(dask_key_name=f"nbparallel-read-{token}-{i}")
-            for i, p in enumerate(parts)
+        partitions = [  # named, their arguments in a reader that dask neither tokenizes nor searches for collections
+            delayed(reader.read, name=f"nbparallel-read-{token}", pure=True)(
+                dask_key_name=f"nbparallel-read-{token}-{i}")
+            for i, reader in enumerate(readers)
         ]
-    rows = [p.n_rows for p in parts]  # from the Parquet footers; read_piece checks each partition against them
+    rows = [p.n_rows for p in parts]  # from the Parquet footers; the readers check each partition against them
     dataset = Dataset(partitions, columns, kinds, target, weight, n_rows=n_rows, token=token,
-                      partition_rows=None if None in rows else rows)
+                      partition_rows=None if None in rows else rows, readers=readers)
     if ranges and weight is None:  # rows of weight zero do not count in ranges
         dataset.ranges = {c: ranges[c] for c, k in zip(columns, kinds) if c in ranges and k == "numeric"}
     return dataset
@@ -168,8 +176,19 @@ def read_files(path, columns=None):
     """A Dask DataFrame over a CSV, Parquet or ARFF file or directory, local or a URL (or :class:`Files`),
     read lazily."""
     import dask.dataframe as dd
+    import pandas as pd
     from dask import delayed
 
+    readers = file_readers(path, columns)
+    meta = pandas_dtypes(readers[0].types)
+    empty = pd.DataFrame({c: pd.Series(dtype=d) for c, d in meta.items()})
+    return dd.from_delayed([delayed(r.read, pure=True)() for r in readers], meta=empty, verify_meta=False)
+
+
+def file_readers(path, columns=None):
+    """A :class:`PieceReader` for each of the files' own partitions (a file, or a run of a large Parquet file's
+    row groups), of ``columns`` (by default every column a :class:`Files` path does not drop) as the files
+    hold them; ValueError naming a column that does not exist."""
     kind, units, types, options = _layout(path)
     dropped = dropped_columns(path, list(types))
     types = {c: t for c, t in types.items() if c not in dropped}
@@ -180,48 +199,100 @@ def read_files(path, columns=None):
         if missing:
             raise ValueError(f"column {missing[0]!r} does not exist; columns are {list(types)}")
         types = {c: types[c] for c in columns}
-    needed = list(types)
-    meta = pandas_dtypes(types)
-    import pandas as pd
-
-    empty = pd.DataFrame({c: pd.Series(dtype=d) for c, d in meta.items()})
-    parts = [delayed(read_piece, pure=True)(kind, p, needed, types, options) for p in pieces(units)]
-    return dd.from_delayed(parts, meta=empty, verify_meta=False)
+    return [PieceReader(kind, p, list(types), types, options) for p in pieces(units)]
 
 
-def read_piece(kind, piece, columns, types, options):
-    """Read one partition as a pandas DataFrame of ``columns`` (inside its task).
+@dataclass(frozen=True, eq=False)
+class PieceReader:
+    """How one partition of files is read, made when the dataset is and called inside the task that uses the
+    rows: the files' ``kind``, the :class:`~nbparallel.data.files.pieces.Piece`, the ``columns`` read and their
+    Arrow ``types``, and the :class:`~nbparallel.data.files.options.ReadOptions`.
 
-    ``options`` is a :class:`~nbparallel.data.files.options.ReadOptions` (or
-    a tuple of ``na_values``, or None). Raises ValueError naming the file
-    when it cannot be read, was deleted or changed since the dataset was
-    made, or has an unexpected number of rows.
+    Every read raises ValueError naming the file when it cannot be read, was deleted or changed since the
+    dataset was made, or has another number of rows than its footer says.
     """
-    import pyarrow as pa
 
-    options = ReadOptions.of(options)
-    na_values = options.na_values
-    tables = []
-    for unit in piece.units:
+    kind: str
+    piece: Piece
+    columns: list
+    types: dict
+    options: ReadOptions
+
+    def read(self):
+        """The partition as one pandas DataFrame of ``columns``."""
+        return self._frame(piece_table([self._unit_table(unit) for unit in self.piece.units], self.piece))
+
+    def batches(self, max_rows):
+        """The partition as DataFrames of at most ``max_rows`` rows, in order, each read when it is asked for;
+        at least one (an empty one for a partition without rows).
+
+        A Parquet file's rows are decoded a batch at a time, so the partition's memory is that of a batch
+        whatever its size; other files (and a Parquet partition that is a slice of its files) are read whole
+        and given in slices.
+        """
+        if self.kind != "parquet" or self.piece.m > 1:
+            table = piece_table([self._unit_table(unit) for unit in self.piece.units], self.piece)
+            for start in range(0, max(table.num_rows, 1), max_rows):
+                yield self._frame(table.slice(start, max_rows))
+            return
+        empty = True
+        for unit in self.piece.units:
+            for table in self._unit_batches(unit, max_rows):
+                empty = False
+                yield self._frame(table)
+        if empty:
+            yield self.read()
+
+    def _unit_table(self, unit):
+        """The Arrow table of ``unit``'s rows, text columns that ``types`` reads as numbers parsed."""
+        self._check_unchanged(unit)
+        with self._named_errors(unit):
+            if self.kind == "parquet":
+                table = parse_numeric_text(read_parquet_unit(unit, self.columns, self.types), self.types,
+                                           self.options.na_values, unit.path)
+            elif self.kind == "arff":
+                table = read_arff_unit(unit, self.columns, self.types, self.options)
+            else:
+                table = read_csv_unit(unit, self.columns, self.types, self.options)
+        self._check_rows(unit, table.num_rows)
+        return table
+
+    def _unit_batches(self, unit, max_rows):
+        """A Parquet unit's rows as tables of at most ``max_rows`` rows (see :meth:`_unit_table`)."""
+        self._check_unchanged(unit)
+        rows = 0
+        with self._named_errors(unit):
+            for table in parquet_unit_batches(unit, self.columns, self.types, max_rows):
+                rows += table.num_rows
+                yield parse_numeric_text(table, self.types, self.options.na_values, unit.path)
+        self._check_rows(unit, rows)
+
+    def _frame(self, table):
+        """The pandas DataFrame of a table read here (string categories in ``na_values`` missing)."""
+        frame = table_to_pandas(table)
+        if self.kind == "parquet" and self.options.na_values:
+            frame = remove_na_categories(frame, self.options.na_values)
+        return frame
+
+    @staticmethod
+    def _check_unchanged(unit):
         if unit.store is not None:
             check_unchanged(unit.path, unit.store, unit.signature)
         elif file_signature(unit.path) != unit.signature:
             raise ValueError(f"file {unit.path!r} changed after the data was listed (size or time differ): "
                              "fit again on data that stays unchanged during the fit")
+
+    @staticmethod
+    def _check_rows(unit, n_rows):
+        if unit.n_rows is not None and n_rows != unit.n_rows:
+            raise ValueError(f"file {unit.path!r} has {n_rows} rows where its metadata said {unit.n_rows}")
+
+    @contextlib.contextmanager
+    def _named_errors(self, unit):
+        """Arrow's and the system's errors of reading ``unit`` as a ValueError naming the file."""
+        import pyarrow as pa
+
         try:
-            if kind == "parquet":
-                table = parse_numeric_text(read_parquet_unit(unit, columns, types), types, na_values, unit.path)
-            elif kind == "arff":
-                table = read_arff_unit(unit, columns, types, options)
-            else:
-                table = read_csv_unit(unit, columns, types, options)
+            yield
         except (pa.ArrowException, OSError) as exc:  # ArrowInvalid included
-            raise ValueError(f"cannot read {kind} file {unit.path!r}: {exc}") from None
-        if unit.n_rows is not None and table.num_rows != unit.n_rows:
-            raise ValueError(f"file {unit.path!r} has {table.num_rows} rows where its metadata "
-                             f"said {unit.n_rows}")
-        tables.append(table)
-    frame = table_to_pandas(piece_table(tables, piece))
-    if kind == "parquet" and na_values:
-        frame = remove_na_categories(frame, na_values)
-    return frame
+            raise ValueError(f"cannot read {self.kind} file {unit.path!r}: {exc}") from None

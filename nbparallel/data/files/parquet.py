@@ -150,12 +150,29 @@ def _check_same_columns(first, schema, path, other):
             raise ValueError(f"column {name!r} is {b} in file {str(path)!r} but {a} in {str(first)!r}")
 
 
+def _unit_file(unit, columns, types):
+    """The ``ParquetFile`` of a unit, its string ``columns`` read as dictionaries."""
+    return _parquet_file(unit.path, store=unit.store, read_dictionary=[c for c in columns if is_text(types[c])],
+                         page_checksum_verification=True)
+
+
 def read_parquet_unit(unit, columns, types):
-    f = _parquet_file(unit.path, store=unit.store, read_dictionary=[c for c in columns if is_text(types[c])],
-                      page_checksum_verification=True)
+    """The Arrow table of a unit's ``columns``."""
+    f = _unit_file(unit, columns, types)
     if unit.row_groups is None:
         return f.read(columns=columns, use_threads=False)
     return f.read_row_groups(list(unit.row_groups), columns=columns, use_threads=False)
+
+
+def parquet_unit_batches(unit, columns, types, max_rows):
+    """A unit's ``columns`` as Arrow tables of at most ``max_rows`` rows, in order (none without rows), each
+    decoded when it is asked for: a unit's memory is then that of one batch, not of all its rows."""
+    import pyarrow as pa
+
+    f = _unit_file(unit, columns, types)
+    groups = None if unit.row_groups is None else list(unit.row_groups)
+    for batch in f.iter_batches(batch_size=max_rows, row_groups=groups, columns=columns, use_threads=False):
+        yield pa.Table.from_batches([batch])
 
 
 def read_parquet_files(files):
