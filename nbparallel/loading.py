@@ -2,27 +2,34 @@
 
 The file format (envelope, digest, atomic writes) is :mod:`nbparallel.persistence`,
 which knows no model; this module sits above the models and names each one, so
-the classes a file may hold are the imports below.
+the classes a file may hold are those of :data:`ESTIMATOR_MODULES`. Only the module
+of the file's estimator is imported: loading a NaiveBayes model to predict does not
+import feature selection (and scikit-learn with it).
 """
 
 from __future__ import annotations
 
+import importlib
 from pathlib import Path
 
 from nbparallel.persistence.model_files import FORMAT, FORMAT_VERSION, TOP_KEYS, check_digest, read_json
 
+#: the estimator name a model file gives -> the module that defines that class
+ESTIMATOR_MODULES = {
+    "AutoClass": "nbparallel.models.autoclass",
+    "BernoulliNaiveBayes": "nbparallel.models.text",
+    "BoostedNaiveBayes": "nbparallel.models.boosting",
+    "ComplementNaiveBayes": "nbparallel.models.complement",
+    "MultinomialNaiveBayes": "nbparallel.models.text",
+    "NaiveBayes": "nbparallel.models.naive_bayes",
+    "SelectedNaiveBayes": "nbparallel.model_selection.selection",
+}
 
-def estimators():
-    """Estimator classes by the name a model file gives (imported here, when a file is loaded)."""
-    from nbparallel.model_selection.selection import SelectedNaiveBayes
-    from nbparallel.models.autoclass import AutoClass
-    from nbparallel.models.boosting import BoostedNaiveBayes
-    from nbparallel.models.complement import ComplementNaiveBayes
-    from nbparallel.models.naive_bayes import NaiveBayes
-    from nbparallel.models.text import BernoulliNaiveBayes, MultinomialNaiveBayes
 
-    return {cls.__name__: cls for cls in (AutoClass, BernoulliNaiveBayes, BoostedNaiveBayes, ComplementNaiveBayes,
-                                          MultinomialNaiveBayes, NaiveBayes, SelectedNaiveBayes)}
+def estimator_class(name):
+    """The estimator class of a model file's estimator ``name`` (its module imported now), or None."""
+    module = ESTIMATOR_MODULES.get(name) if isinstance(name, str) else None
+    return None if module is None else getattr(importlib.import_module(module), name)
 
 
 def load(path):
@@ -48,10 +55,9 @@ def load(path):
             f"this nbparallel reads version {FORMAT_VERSION}"
         )
     name = data.get("estimator")
-    known = estimators()
-    cls = known.get(name) if isinstance(name, str) else None
+    cls = estimator_class(name)
     if cls is None:
-        raise ValueError(f"{path} holds an unknown estimator {name!r}; known: {sorted(known)}")
+        raise ValueError(f"{path} holds an unknown estimator {name!r}; known: {sorted(ESTIMATOR_MODULES)}")
     check_digest(data, path, "nbparallel model")
     unknown = sorted(set(data) - set(TOP_KEYS))
     if unknown:

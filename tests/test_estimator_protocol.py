@@ -64,3 +64,28 @@ def test_nested_parameters_reach_into_a_pipeline_and_a_grid_search():
     search = GridSearchCV(pipe, {"nb__alpha": [0.5, 2.0]}, cv=3).fit(X, y)
     expected = NaiveBayes(categorical_features="all", alpha=search.best_params_["nb__alpha"]).fit(X, y)
     np.testing.assert_array_equal(search.predict(X), expected.predict(X))
+
+
+def test_every_estimator_a_model_file_may_name_is_the_class_of_that_name():
+    from nbparallel.loading import ESTIMATOR_MODULES, estimator_class
+
+    for name in ESTIMATOR_MODULES:
+        cls = estimator_class(name)
+        assert cls.__name__ == name and hasattr(cls, "fitted_from_dict")
+    assert estimator_class("LogisticRegression") is None and estimator_class(3) is None
+
+
+def test_predicting_from_a_model_file_does_not_import_scikit_learn(tmp_path):
+    data = tmp_path / "d.csv"
+    data.write_text("outlook,temp,play\nsunny,85,no\nrainy,70,yes\novercast,64,yes\nsunny,72,no\n")
+    NaiveBayes().fit(str(data), "play").save(tmp_path / "m.json")
+    script = f"""
+import sys
+from nbparallel.cli import main
+assert main(["predict", {str(tmp_path / "m.json")!r}, {str(data)!r}, "-o", {str(tmp_path / "p.csv")!r}]) == 0
+assert main(["evaluate", {str(tmp_path / "m.json")!r}, {str(data)!r}, "--target", "play"]) == 0
+print(sorted(m for m in sys.modules if m.split(".")[0] == "sklearn"))
+"""
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip().splitlines()[-1] == "[]"
