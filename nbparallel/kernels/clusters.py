@@ -259,27 +259,26 @@ def _shift(t, top):
     return 0.0 if t == top else t - top
 
 
-@njit(nogil=True, cache=True, error_model="numpy")
-def _block_scores_kernel(codes, offsets, table, log_prior, n_clusters, start, shifted, tops):
-    """Rows ``start ..`` (as many as ``shifted`` has): each score less its restart's largest (``tops``)."""
+@njit(nogil=True, cache=True, inline="always")
+def _score_rows(codes, offsets, table, log_prior, n_clusters, n, start, shifted, tops):
+    """:func:`_block_scores_kernel` with ``n`` (``n_clusters`` up to four, else 0) a constant."""
     width = np.uint64(log_prior.shape[0])
     p = log_prior.reshape((1, -1))
     for j in range(shifted.shape[0]):
         i = start + j
         for r in range(tops.shape[1]):
             lo = r * n_clusters
-            if n_clusters <= 4:  # the restart's scores stay in registers
-                n = n_clusters
+            if n:  # the restart's scores stay in registers
                 t0, t1, t2, t3 = _load(p, 0, lo, n)
-                t0, t1, t2, t3 = _row_sums(codes, i, offsets, table, width, np.uint64(lo), n, t0, t1, t2, t3)
+                t0, t1, t2, t3 = _sums(codes, i, offsets, table, width, np.uint64(lo), n, t0, t1, t2, t3)
                 top = max(max(t0, t1 if n > 1 else t0), max(t2 if n > 2 else t0, t3 if n > 3 else t0))
                 _store(shifted, j, lo, n, _shift(t0, top), _shift(t1, top), _shift(t2, top), _shift(t3, top))
             else:
                 for k in range(lo, lo + n_clusters, 4):
-                    n = min(4, lo + n_clusters - k)
-                    t0, t1, t2, t3 = _load(p, 0, k, n)
-                    t0, t1, t2, t3 = _row_sums(codes, i, offsets, table, width, np.uint64(k), n, t0, t1, t2, t3)
-                    _store(shifted, j, k, n, t0, t1, t2, t3)
+                    m = min(4, lo + n_clusters - k)
+                    t0, t1, t2, t3 = _load(p, 0, k, m)
+                    t0, t1, t2, t3 = _row_sums(codes, i, offsets, table, width, np.uint64(k), m, t0, t1, t2, t3)
+                    _store(shifted, j, k, m, t0, t1, t2, t3)
                 top = shifted[j, lo]
                 for k in range(lo + 1, lo + n_clusters):
                     top = max(top, shifted[j, k])
@@ -289,36 +288,104 @@ def _block_scores_kernel(codes, offsets, table, log_prior, n_clusters, start, sh
 
 
 @njit(nogil=True, cache=True, error_model="numpy")
-def _block_add_kernel(codes, offsets, n_clusters, start, weights, resp, norms, counts):
-    """Each row's exponentials (``resp``) over their restart's sum (written to ``norms``) times its weight,
-    in place, and added into the table rows of its codes."""
+def _block_scores_kernel(codes, offsets, table, log_prior, n_clusters, start, shifted, tops):
+    """Rows ``start ..`` (as many as ``shifted`` has): each score less its restart's largest (``tops``)."""
+    if n_clusters == 1:
+        _score_rows(codes, offsets, table, log_prior, n_clusters, 1, start, shifted, tops)
+    elif n_clusters == 2:
+        _score_rows(codes, offsets, table, log_prior, n_clusters, 2, start, shifted, tops)
+    elif n_clusters == 3:
+        _score_rows(codes, offsets, table, log_prior, n_clusters, 3, start, shifted, tops)
+    elif n_clusters == 4:
+        _score_rows(codes, offsets, table, log_prior, n_clusters, 4, start, shifted, tops)
+    else:
+        _score_rows(codes, offsets, table, log_prior, n_clusters, 0, start, shifted, tops)
+
+
+@njit(nogil=True, cache=True, inline="always")
+def _add_rows(codes, offsets, n_clusters, n, start, weights, resp, norms, counts):
+    """:func:`_block_add_kernel` with ``n`` (``n_clusters`` up to four, else 0) a constant."""
     width = np.uint64(resp.shape[1])
     for j in range(resp.shape[0]):
         i = start + j
         for r in range(norms.shape[1]):
             lo = r * n_clusters
-            s = 0.0
-            for k in range(lo, lo + n_clusters):
-                s += resp[j, k]
-            norms[j, r] = s
-            scale = weights[i] / s
-            for k in range(lo, lo + n_clusters, 4):
-                n = min(4, lo + n_clusters - k)
-                e0, e1, e2, e3 = _load(resp, j, k, n)
+            if n:  # the restart's responsibilities stay in registers
+                e0, e1, e2, e3 = _load(resp, j, lo, n)
+                s = e0 + (e1 if n > 1 else 0.0) + (e2 if n > 2 else 0.0) + (e3 if n > 3 else 0.0)
+                norms[j, r] = s
+                scale = weights[i] / s
                 r0, r1, r2, r3 = e0 * scale, e1 * scale, e2 * scale, e3 * scale
-                _store(resp, j, k, n, r0, r1, r2, r3)
-                _row_adds(codes, i, offsets, counts, width, np.uint64(k), n, r0, r1, r2, r3)
+                _store(resp, j, lo, n, r0, r1, r2, r3)
+                _adds(codes, i, offsets, counts, width, np.uint64(lo), n, r0, r1, r2, r3)
+            else:
+                s = 0.0
+                for k in range(lo, lo + n_clusters):
+                    s += resp[j, k]
+                norms[j, r] = s
+                scale = weights[i] / s
+                for k in range(lo, lo + n_clusters, 4):
+                    m = min(4, lo + n_clusters - k)
+                    e0, e1, e2, e3 = _load(resp, j, k, m)
+                    r0, r1, r2, r3 = e0 * scale, e1 * scale, e2 * scale, e3 * scale
+                    _store(resp, j, k, m, r0, r1, r2, r3)
+                    _row_adds(codes, i, offsets, counts, width, np.uint64(k), m, r0, r1, r2, r3)
+
+
+@njit(nogil=True, cache=True, error_model="numpy")
+def _block_add_kernel(codes, offsets, n_clusters, start, weights, resp, norms, counts):
+    """Each row's exponentials (``resp``) over their restart's sum (written to ``norms``) times its weight,
+    in place, and added into the table rows of its codes."""
+    if n_clusters == 1:
+        _add_rows(codes, offsets, n_clusters, 1, start, weights, resp, norms, counts)
+    elif n_clusters == 2:
+        _add_rows(codes, offsets, n_clusters, 2, start, weights, resp, norms, counts)
+    elif n_clusters == 3:
+        _add_rows(codes, offsets, n_clusters, 3, start, weights, resp, norms, counts)
+    elif n_clusters == 4:
+        _add_rows(codes, offsets, n_clusters, 4, start, weights, resp, norms, counts)
+    else:
+        _add_rows(codes, offsets, n_clusters, 0, start, weights, resp, norms, counts)
+
+
+@njit(nogil=True, cache=True, inline="always")
+def _column_sums(values, k, n, t0, t1, t2, t3):
+    """Columns ``k .. k + n - 1`` (``n <= 4``) of ``values`` added down the rows to ``t0 ..``: four chains
+    of additions that overlap."""
+    for j in range(values.shape[0]):
+        t0 += values[j, k]
+        if n > 1:
+            t1 += values[j, k + 1]
+        if n > 2:
+            t2 += values[j, k + 2]
+        if n > 3:
+            t3 += values[j, k + 3]
+    return t0, t1, t2, t3
+
+
+@njit(nogil=True, cache=True, inline="always")
+def _add_column_sums(values, sums):
+    """Add the columns of ``values`` into ``sums`` (shape (1, n_columns)), each in row order, four at a time
+    in registers (:func:`_column_sums` with ``n`` a constant of each compiled loop)."""
+    for k in range(0, values.shape[1], 4):
+        n = min(4, values.shape[1] - k)
+        t0, t1, t2, t3 = _load(sums, 0, k, n)
+        if n == 4:
+            t0, t1, t2, t3 = _column_sums(values, k, 4, t0, t1, t2, t3)
+        elif n == 3:
+            t0, t1, t2, t3 = _column_sums(values, k, 3, t0, t1, t2, t3)
+        elif n == 2:
+            t0, t1, t2, t3 = _column_sums(values, k, 2, t0, t1, t2, t3)
+        else:
+            t0, t1, t2, t3 = _column_sums(values, k, 1, t0, t1, t2, t3)
+        _store(sums, 0, k, n, t0, t1, t2, t3)
 
 
 @njit(nogil=True, cache=True, error_model="numpy")
 def _block_totals_kernel(weights, start, resp, tops, log_norms, totals, log_likelihood):
-    """Add a block's responsibilities into ``totals`` and its rows' weighted ``top + log(sum)`` into
-    ``log_likelihood``, each in row order (in a register, not through memory)."""
-    for k in range(resp.shape[1]):
-        total = totals[k]
-        for j in range(resp.shape[0]):
-            total += resp[j, k]
-        totals[k] = total
+    """Add a block's responsibilities into ``totals`` (shape (1, R * K)) and its rows' weighted
+    ``top + log(sum)`` into ``log_likelihood`` (shape (R,)), each in row order."""
+    _add_column_sums(resp, totals)
     for r in range(tops.shape[1]):
         total = log_likelihood[r]
         for j in range(tops.shape[0]):
@@ -367,8 +434,7 @@ def expected_counts(codes, table, log_prior, n_clusters, weights):
     log_prior = np.ascontiguousarray(log_prior)
     n_rows, n_restarts, n_clusters = len(codes), n_columns // n_clusters, int(n_clusters)
     counts = np.zeros((int(codes.offsets[-1]), n_columns))
-    totals = np.zeros(n_columns)
-    log_likelihood = np.zeros(n_restarts)
+    totals, log_likelihood = np.zeros((1, n_columns)), np.zeros(n_restarts)
     step = min(block_rows(n_columns), max(n_rows, 1))
     block, tops, norms = np.empty((step, n_columns)), np.empty((step, n_restarts)), np.empty((step, n_restarts))
     for start in range(0, n_rows, step):
@@ -379,4 +445,4 @@ def expected_counts(codes, table, log_prior, n_clusters, weights):
         _block_add_kernel(codes.codes, codes.offsets, n_clusters, start, weights, resp, norm, counts.ravel())
         np.log(norm, out=norm)
         _block_totals_kernel(weights, start, resp, top, norm, totals, log_likelihood)
-    return codes.split_counts(counts), totals, log_likelihood
+    return codes.split_counts(counts), totals[0], log_likelihood
