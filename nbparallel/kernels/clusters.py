@@ -10,12 +10,13 @@ attribute order (each the sum of its attributes' terms in attribute order): the 
 to rounding.
 
 The rows go by blocks that stay in a core's cache: a kernel sums each row's scores and shifts each restart's
-by their largest; numpy's vectorised ``exp`` takes the block (a scalar exp per score was a third of the
-E-step's time); a kernel normalises each row per restart and adds its responsibilities into the rows of its
-codes; numpy's ``log`` takes the block's normalisers, and a last kernel adds the rows' log-likelihoods and
-cluster sizes in row order. A restart's clusters are summed and added up to four columns at a time in
-registers, the number live in each group of four a constant of the compiled loop (:func:`_row_sums`,
-:func:`_row_adds`), so no padded column is loaded or added.
+by their largest; numpy's vectorised ``exp`` takes the block (several exps per instruction, where a compiled
+loop calls the scalar library exp per score); a kernel normalises each row per restart and adds its
+responsibilities into the rows of its codes; numpy's ``log`` takes the block's normalisers, and a last kernel
+adds the rows' log-likelihoods and cluster sizes in row order. A restart's clusters are summed and added in
+registers, four columns at a time, and the number of clusters (up to four) or of columns in a group of four
+is a constant of each compiled loop (:func:`_score_rows`, :func:`_add_rows`, :func:`_row_sums`), not a
+variable tested in every step of the inner loops. No padded column is loaded or added.
 """
 
 import numpy as np
@@ -312,7 +313,13 @@ def _add_rows(codes, offsets, n_clusters, n, start, weights, resp, norms, counts
             lo = r * n_clusters
             if n:  # the restart's responsibilities stay in registers
                 e0, e1, e2, e3 = _load(resp, j, lo, n)
-                s = e0 + (e1 if n > 1 else 0.0) + (e2 if n > 2 else 0.0) + (e3 if n > 3 else 0.0)
+                s = e0
+                if n > 1:
+                    s += e1
+                if n > 2:
+                    s += e2
+                if n > 3:
+                    s += e3
                 norms[j, r] = s
                 scale = weights[i] / s
                 r0, r1, r2, r3 = e0 * scale, e1 * scale, e2 * scale, e3 * scale
