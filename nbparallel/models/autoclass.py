@@ -21,8 +21,7 @@ from nbparallel.data.schema import all_codes, schema_pass
 from nbparallel.engine import execution, memory
 from nbparallel.engine.scheduler import PassScheduler, passes_to_json
 from nbparallel.kernels.binning import bin_values
-from nbparallel.kernels.checks import CheckedCodes
-from nbparallel.kernels.clusters import expected_counts
+from nbparallel.kernels.clusters import JointCodes, expected_counts
 from nbparallel.kernels.scoring import JOINT, score_rows
 from nbparallel.models.base import PartitionedModel
 from nbparallel.models.estimator import Clusterer, check_is_fitted
@@ -86,10 +85,10 @@ def _normalise(jll, n_clusters):
 
 def e_step_partition(schema, log_table, log_prior, n_clusters, state, X, y, w):
     """Expected counts of one partition, in one kernel pass over its codes
-    (:func:`nbparallel.kernels.clusters.expected_counts`); the state keeps its codes, checked once, and its
-    weights."""
+    (:func:`nbparallel.kernels.clusters.expected_counts`); the state keeps its codes, joined and checked once
+    (:class:`~nbparallel.kernels.clusters.JointCodes`), and its weights."""
     if state is None:
-        codes = CheckedCodes(*scoring_codes(schema, X), schema.offsets)
+        codes = JointCodes(*scoring_codes(schema, X), schema.offsets, len(log_prior))
         state = codes, (np.ones(len(codes)) if w is None else np.asarray(w, dtype=np.float64))
     codes, weights = state
     table, totals, log_likelihood = expected_counts(codes, log_table, log_prior, n_clusters, weights)
