@@ -86,16 +86,22 @@ class CountedFit:
     ignored: bool
 
 
-def smoothed_log_prob(cells, seen, f):
-    """``log (N_mk + f) - log (sum_l N_lk + M f)`` over the ``seen`` rows (SPSS), zeros elsewhere;
-    all zeros when fewer than two rows are seen. Returns ``(log_prob, ignored)``."""
-    M = int(seen.sum())
+def smoothed_log_prob(cells, seen, sizes, f):
+    """``log (N_mk + f) - log (sum_l N_lk + M f)`` over the ``seen`` rows (SPSS), zeros elsewhere, of
+    attributes whose rows are stacked in ``cells`` (``sizes[j]`` rows each), all in one vectorised
+    computation; an attribute with fewer than two seen rows is all zeros. Returns ``(log_prob, ignored)``,
+    ``ignored`` one flag per attribute."""
+    sizes = np.asarray(sizes, dtype=np.intp)
+    group = np.repeat(np.arange(len(sizes)), sizes)
+    M = np.bincount(group[seen], minlength=len(sizes))
+    ignored = M <= 1
+    denom = np.zeros((len(sizes), cells.shape[1]))
+    np.add.at(denom, group[seen], cells[seen])  # each attribute's seen rows, added in row order
+    denom += M[:, None] * f
+    used = seen & ~ignored[group]
     logp = np.zeros(cells.shape)
-    if M <= 1:
-        return logp, True
-    denom = cells[seen].sum(axis=0) + M * f
-    logp[seen] = np.log(cells[seen] + f) - np.log(denom)
-    return logp, False
+    logp[used] = np.log(cells[used] + f) - np.log(denom)[group[used]]
+    return logp, ignored
 
 
 @dataclass(frozen=True, eq=False)
@@ -148,12 +154,19 @@ class Categorical(Counted):
     name = "categorical"
 
     @staticmethod
-    def derive(attribute, cells, f):
-        """The :class:`CountedFit` of its count-table rows ``cells`` (categories x classes), smoothing ``f``.
+    def derive(attributes, cells, f):
+        """The :class:`CountedFit` of each of ``attributes`` from its count-table rows (``cells``, a list of
+        categories x classes arrays), smoothing ``f``; all derived together, as one model has many.
 
         A category never seen is as missing (log-probability 0)."""
-        logp, ignored = smoothed_log_prob(cells, cells.sum(axis=1) > 0, f)
-        return CountedFit(logp, cells, [str(c) for c in attribute.categories], None, ignored)
+        if not attributes:
+            return []
+        stacked = np.concatenate(cells)
+        sizes = [len(c) for c in cells]
+        logp, ignored = smoothed_log_prob(stacked, stacked.sum(axis=1) > 0, sizes, f)
+        bounds = np.concatenate([[0], np.cumsum(sizes)])
+        return [CountedFit(logp[a:b], c, [str(v) for v in at.categories], None, bool(skip))
+                for at, c, a, b, skip in zip(attributes, cells, bounds[:-1], bounds[1:], ignored)]
 
 
 class BinnedNumeric(Counted):
@@ -180,8 +193,8 @@ class BinnedNumeric(Counted):
         cells = cells[kept]
         if supervised:
             cells, edges = mdl_intervals(cells, edges)
-        logp, ignored = smoothed_log_prob(cells, np.ones(len(cells), dtype=bool), f)
-        return CountedFit(logp, cells, interval_labels(edges)[:len(cells)], edges, ignored)
+        logp, ignored = smoothed_log_prob(cells, np.ones(len(cells), dtype=bool), [len(cells)], f)
+        return CountedFit(logp, cells, interval_labels(edges)[:len(cells)], edges, bool(ignored[0]))
 
 
 @dataclass(frozen=True, eq=False)

@@ -426,9 +426,12 @@ class NaiveBayes(PartitionedClassifier):
         if getattr(self, "class_prior", None) is not None:  # fixed priors (subclasses may not have them)
             self.class_log_prior_ = fixed_log_prior(self.class_prior, self.classes_)
         supervised = getattr(self, "n_bins", None) == MDL  # subclasses may have no n_bins
-        fits = [kinds.BinnedNumeric.derive(at, counts.attribute(a), f, supervised) if at.kind == NUMERIC
-                else kinds.kind_of(at.kind).derive(at, counts.attribute(a), f)
-                for a, at in enumerate(schema.counted().attributes)]
+        counted = schema.counted().attributes
+        categorical = [a for a, at in enumerate(counted) if at.kind != NUMERIC]
+        fits = dict(zip(categorical, kinds.Categorical.derive([counted[a] for a in categorical],
+                                                              [counts.attribute(a) for a in categorical], f)))
+        fits = [fits[a] if a in fits else kinds.BinnedNumeric.derive(at, counts.attribute(a), f, supervised)
+                for a, at in enumerate(counted)]
         gaussian = schema.by_kind(GAUSSIAN)
         self.gaussian_features_ = _names(gaussian)
         gaussian_fit = kinds.GaussianNumeric.derive(self.moments_, self.var_smoothing) if gaussian else None

@@ -87,14 +87,17 @@ class Evaluation:
         """
         if self.scores is None or self.scores.ndim != 3:
             return float("nan"), float("nan")
-        aucs, bounds = [], []
-        for pos, neg in self.scores:
-            n_pos, n_neg = pos.sum(), neg.sum()
-            if n_pos == 0 or n_neg == 0:
-                return float("nan"), float("nan")
-            below = np.cumsum(neg) - neg
-            aucs.append(float((pos * (below + 0.5 * neg)).sum() / (n_pos * n_neg)))
-            bounds.append(float(0.5 * (pos * neg).sum() / (n_pos * n_neg)))
+        pos, neg = self.scores[:, 0], self.scores[:, 1]
+        pairs = pos.sum(axis=1) * neg.sum(axis=1)
+        if not np.all(pairs > 0):
+            return float("nan"), float("nan")
+        # every curve at once, over the bins some row fell in (the sums are of row counts and halves of them,
+        # exact in any order, so leaving out the empty bins changes nothing)
+        used = np.flatnonzero(self.scores.any(axis=(0, 1)))
+        pos, neg = pos[:, used[0]:used[-1] + 1], neg[:, used[0]:used[-1] + 1]
+        below = np.cumsum(neg, axis=1) - neg
+        aucs = (pos * (below + 0.5 * neg)).sum(axis=1) / pairs
+        bounds = 0.5 * (pos * neg).sum(axis=1) / pairs
         return float(np.mean(aucs)), float(np.mean(bounds))
 
     def report(self):
