@@ -98,9 +98,11 @@ def smoothed_log_prob(cells, seen, sizes, f):
     denom = np.zeros((len(sizes), cells.shape[1]))
     np.add.at(denom, group[seen], cells[seen])  # each attribute's seen rows, added in row order
     denom += M[:, None] * f
+    log_denom = np.zeros(denom.shape)
+    log_denom[~ignored] = np.log(denom[~ignored])  # an ignored attribute may have no row: a sum of 0
     used = seen & ~ignored[group]
     logp = np.zeros(cells.shape)
-    logp[used] = np.log(cells[used] + f) - np.log(denom)[group[used]]
+    logp[used] = np.log(cells[used] + f) - log_denom[group[used]]
     return logp, ignored
 
 
