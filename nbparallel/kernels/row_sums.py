@@ -1,0 +1,393 @@
+"""Row sums of a log table: the one set of primitives of every pass that scores rows from their codes.
+
+Row ``i``'s score of class ``k`` is ``log_prior[k] + sum_a table[offsets[a] + code_a, k] (+ extra[i, k])``,
+added in that order: the prior, the attributes in order (``first``'s, then ``second``'s), the extra block
+(Gaussian attributes) last. Predict, predict_proba, evaluate and boosting rounds all sum rows here
+(:func:`block_sums`), so a row's scores are the same to the bit in every pass, and so is the class a pass
+picks (:func:`best_class`).
+
+How, for speed. The classes of a row are vectors of float64 lanes (:mod:`nbparallel.kernels.vectors`): one
+of 2 lanes for two classes, else blocks of 8 (one AVX-512 register), and :func:`padded_table` lays the table
+out block by block, each block's rows contiguous and small enough to stay in the core's first cache. Rows
+are taken a group of :data:`GROUP_ROWS` at a time: their codes become positions in the table first (one
+vectorised loop, which also flags a code outside its attribute's rows: it reads its attribute's first row
+instead, and the caller raises ValueError), then eight rows are summed at once, a vector load and addition
+per attribute, so that their chains of dependent additions overlap. A row's classes are still each added in
+their own order: the sums are those of scalar code, bit for bit.
+"""
+
+import numpy as np
+from numba import njit
+from numba.extending import overload
+
+from nbparallel.kernels.vectors import (add, bit_count, equal_bits, larger, load, load_first, lowest_bit, nan_bits,
+                                        store, top)
+
+GROUP_ROWS = 64
+"""Rows whose positions are computed at once (a multiple of :data:`ROWS_AT_ONCE`)."""
+
+ROWS_AT_ONCE = 8
+"""Rows summed at once."""
+
+POSITION_LIMIT = 2**32
+"""Table cells addressable by the uint32 positions."""
+
+
+def vector_width(n_classes):
+    """Lanes of the vectors that hold a row's classes: 2 for two classes, else 8 (in blocks).
+
+    >>> vector_width(2), vector_width(3), vector_width(20)
+    (2, 8, 8)
+    """
+    return 2 if n_classes <= 2 else 8
+
+
+def padded_table(table, log_prior):
+    """The table and prior as :func:`block_sums` reads them: classes padded to whole vectors, blocks of
+    classes one after the other.
+
+    Returns
+    -------
+    flat : ndarray of float64, shape (n_columns * table_rows,)
+        Block ``b`` (classes ``b * width ..``) of table row ``r`` at ``(b * table_rows + r) * width``; 0 in
+        the padding. 64-byte aligned, so that a vector load never straddles two cache lines.
+    prior : ndarray of float64, shape (n_columns,)
+        The log prior, -inf in the padding (so a padded lane never scores above a class).
+    lanes : tuple of float
+        ``width`` zeros, the vector width as the kernels take it (:mod:`nbparallel.kernels.vectors`).
+
+    Raises
+    ------
+    ValueError
+        When the padded table has more cells than uint32 positions address.
+    """
+    n_rows, n_classes = table.shape
+    width = vector_width(n_classes)
+    n_columns = -(-n_classes // width) * width
+    if n_rows * n_columns >= POSITION_LIMIT:
+        raise ValueError(f"table has {n_rows} rows of {n_classes} classes: more cells than the scoring kernels "
+                         f"address ({POSITION_LIMIT})")
+    padded = np.zeros((n_rows, n_columns))
+    padded[:, :n_classes] = table
+    flat = aligned_empty(n_rows * n_columns)
+    flat[:] = padded.reshape(n_rows, n_columns // width, width).transpose(1, 0, 2).reshape(-1)
+    prior = np.full(n_columns, -np.inf)
+    prior[:n_classes] = log_prior
+    return flat, prior, (0.0,) * width
+
+
+@njit(nogil=True, cache=True)
+def aligned_empty(size):
+    """An uninitialised float64 array of ``size`` whose first element is 64-byte aligned."""
+    buffer = np.empty(size + 8)
+    skip = (-(buffer.ctypes.data // 8)) % 8
+    return buffer[skip:skip + size]
+
+
+def _row_major(codes):
+    """The codes as one row-major 1-D view when their type is C-contiguous, else an empty array."""
+
+
+@overload(_row_major)
+def _row_major_overload(codes):
+    if codes.layout == "C":
+        return lambda codes: codes.reshape(-1)
+    return lambda codes: np.empty(0, codes.dtype)
+
+
+@njit(nogil=True, cache=True, inline="always")
+def _tiles(flat, offsets, column_offset, n_codes):
+    """A row-major block's attributes' first table rows and sizes, repeated for every row of a group (so that
+    a group's positions are one vectorised loop over its codes); no rows for other layouts."""
+    tiles = np.empty((2, GROUP_ROWS * n_codes if flat.shape[0] else 0), dtype=np.uint32)
+    for q in range(tiles.shape[1]):
+        a = column_offset + q % n_codes
+        tiles[0, q] = offsets[a]
+        tiles[1, q] = offsets[a + 1] - offsets[a]
+    return tiles
+
+
+@njit(nogil=True, cache=True, inline="always")
+def _group_positions(codes, flat, tiles, start, stop, offsets, column_offset, width, positions):
+    """Positions ``(offsets[a] + code) * width`` in a block of the padded table of rows ``start:stop`` of a
+    block of codes (attribute ``a`` at table attribute ``column_offset + a``), into ``positions``: row ``j``
+    and attribute ``a`` at ``j * row_step + a * attribute_step``, row-major for row-major codes, else
+    attribute-major. The rows after ``stop - start`` up to the group's end get position 0 (a valid cell).
+    A code outside its attribute's rows gets its attribute's first row and sets the flag returned.
+
+    Returns ``(outside, row_step, attribute_step)``.
+    """
+    f = codes.shape[1]
+    n = stop - start
+    outside = False
+    scale = np.uint64(width)
+    if flat.shape[0]:
+        first = np.uint64(start * f)
+        bases, sizes = tiles[0], tiles[1]
+        for q in range(n * f):
+            code = np.uint64(flat[first + np.uint64(q)])
+            inside = code < sizes[q]
+            outside |= not inside
+            positions[q] = (bases[q] + (code if inside else np.uint64(0))) * scale
+        for q in range(n * f, GROUP_ROWS * f):
+            positions[q] = 0
+        return outside, f, 1
+    for a in range(f):
+        base = np.uint64(offsets[column_offset + a])
+        size = np.uint64(offsets[column_offset + a + 1]) - base
+        at = a * GROUP_ROWS
+        for j in range(n):
+            code = np.uint64(codes[np.uint64(start + j), np.uint64(a)])
+            inside = code < size
+            outside |= not inside
+            positions[at + j] = (base + (code if inside else np.uint64(0))) * scale
+        for j in range(n, GROUP_ROWS):
+            positions[at + j] = 0
+    return outside, 1, GROUP_ROWS
+
+
+@njit(nogil=True, cache=True, inline="always")
+def _add_attributes(table, block, positions, offset, n_attributes, row_step, attribute_step, j, lanes, s0, s1, s2,
+                    s3, s4, s5, s6, s7):
+    """Rows ``j .. j + 7`` of a group and a block of attributes (positions from ``positions[offset]``): the
+    rows of their codes in the table's block starting at ``block`` added to ``s0 .. s7``, in attribute
+    order."""
+    step = np.uint64(row_step)  # unsigned indices: no wraparound test per load
+    r = np.uint64(offset) + np.uint64(j) * step
+    for a in range(n_attributes):
+        at = r + np.uint64(a) * np.uint64(attribute_step)
+        s0 = add(s0, load(table, block + positions[at], lanes))
+        s1 = add(s1, load(table, block + positions[at + step], lanes))
+        s2 = add(s2, load(table, block + positions[at + np.uint64(2) * step], lanes))
+        s3 = add(s3, load(table, block + positions[at + np.uint64(3) * step], lanes))
+        s4 = add(s4, load(table, block + positions[at + np.uint64(4) * step], lanes))
+        s5 = add(s5, load(table, block + positions[at + np.uint64(5) * step], lanes))
+        s6 = add(s6, load(table, block + positions[at + np.uint64(6) * step], lanes))
+        s7 = add(s7, load(table, block + positions[at + np.uint64(7) * step], lanes))
+    return s0, s1, s2, s3, s4, s5, s6, s7
+
+
+@njit(nogil=True, cache=True, inline="always")
+def _add_attributes3(table, blocks, positions, offset, n_attributes, row_step, attribute_step, j, lanes, sums):
+    """:func:`_add_attributes` of rows ``j .. j + 3`` and three blocks of the table at once (``blocks``: their
+    starts), so that each position read serves three vectors; ``sums`` the twelve vectors, row by row."""
+    s0a, s0b, s0c, s1a, s1b, s1c, s2a, s2b, s2c, s3a, s3b, s3c = sums
+    b0, b1, b2 = blocks
+    step = np.uint64(row_step)
+    r = np.uint64(offset) + np.uint64(j) * step
+    for a in range(n_attributes):
+        at = r + np.uint64(a) * np.uint64(attribute_step)
+        p0, p1 = np.uint64(positions[at]), np.uint64(positions[at + step])
+        p2, p3 = np.uint64(positions[at + np.uint64(2) * step]), np.uint64(positions[at + np.uint64(3) * step])
+        s0a, s0b, s0c = add(s0a, load(table, b0 + p0, lanes)), add(s0b, load(table, b1 + p0, lanes)), add(
+            s0c, load(table, b2 + p0, lanes))
+        s1a, s1b, s1c = add(s1a, load(table, b0 + p1, lanes)), add(s1b, load(table, b1 + p1, lanes)), add(
+            s1c, load(table, b2 + p1, lanes))
+        s2a, s2b, s2c = add(s2a, load(table, b0 + p2, lanes)), add(s2b, load(table, b1 + p2, lanes)), add(
+            s2c, load(table, b2 + p2, lanes))
+        s3a, s3b, s3c = add(s3a, load(table, b0 + p3, lanes)), add(s3b, load(table, b1 + p3, lanes)), add(
+            s3c, load(table, b2 + p3, lanes))
+    return s0a, s0b, s0c, s1a, s1b, s1c, s2a, s2b, s2c, s3a, s3b, s3c
+
+
+@njit(nogil=True, cache=True, inline="always")
+def _extra_term(extra, i, k, lanes):
+    """Lanes ``k ..`` of row ``i`` of the extra block (0 beyond its classes)."""
+    n_classes = extra.shape[1]
+    return load_first(extra.reshape(-1), i * n_classes + k, n_classes - k, lanes)
+
+
+@njit(nogil=True, cache=True, inline="always")
+def _sum_block8(first, second, extra, group, end, start, table, prior, lanes, sums, positions, f1, row1, step1, f2,
+                row2, step2, k, block_cells):
+    """Lanes ``k ..`` (one block of the table) of the sums of rows ``group:end``, eight rows at once."""
+    n_columns = prior.shape[0]
+    block = np.uint64(k // len(lanes) * block_cells)
+    last = end - 1
+    p = load(prior, k, lanes)
+    for j in range(0, end - group, ROWS_AT_ONCE):
+        s0, s1, s2, s3, s4, s5, s6, s7 = _add_attributes(table, block, positions, 0, f1, row1, step1, j, lanes,
+                                                         p, p, p, p, p, p, p, p)
+        s0, s1, s2, s3, s4, s5, s6, s7 = _add_attributes(table, block, positions, GROUP_ROWS * f1, f2, row2, step2,
+                                                         j, lanes, s0, s1, s2, s3, s4, s5, s6, s7)
+        if extra.shape[0]:
+            i = group + j
+            s0 = add(s0, _extra_term(extra, i, k, lanes))
+            s1 = add(s1, _extra_term(extra, min(i + 1, last), k, lanes))
+            s2 = add(s2, _extra_term(extra, min(i + 2, last), k, lanes))
+            s3 = add(s3, _extra_term(extra, min(i + 3, last), k, lanes))
+            s4 = add(s4, _extra_term(extra, min(i + 4, last), k, lanes))
+            s5 = add(s5, _extra_term(extra, min(i + 5, last), k, lanes))
+            s6 = add(s6, _extra_term(extra, min(i + 6, last), k, lanes))
+            s7 = add(s7, _extra_term(extra, min(i + 7, last), k, lanes))
+        at = (group - start + j) * n_columns + k
+        store(sums, at, s0)
+        store(sums, at + n_columns, s1)
+        store(sums, at + 2 * n_columns, s2)
+        store(sums, at + 3 * n_columns, s3)
+        store(sums, at + 4 * n_columns, s4)
+        store(sums, at + 5 * n_columns, s5)
+        store(sums, at + 6 * n_columns, s6)
+        store(sums, at + 7 * n_columns, s7)
+
+
+@njit(nogil=True, cache=True, inline="always")
+def _store3(sums, at, extra, i, k, lanes, sa, sb, sc):
+    """Three blocks of a row's sums, the extra block's row ``i`` added (when it has rows), to ``sums[at:]``."""
+    if extra.shape[0]:
+        sa = add(sa, _extra_term(extra, i, k, lanes))
+        sb = add(sb, _extra_term(extra, i, k + 8, lanes))
+        sc = add(sc, _extra_term(extra, i, k + 16, lanes))
+    store(sums, at, sa)
+    store(sums, at + 8, sb)
+    store(sums, at + 16, sc)
+
+
+@njit(nogil=True, cache=True, inline="always")
+def _sum_blocks3(first, second, extra, group, end, start, table, prior, lanes, sums, positions, f1, row1, step1, f2,
+                 row2, step2, k, block_cells):
+    """Lanes ``k .. k + 23`` (three blocks of the table) of the sums of rows ``group:end``, four rows at once."""
+    n_columns = prior.shape[0]
+    blocks = (np.uint64(k // 8 * block_cells), np.uint64((k // 8 + 1) * block_cells),
+              np.uint64((k // 8 + 2) * block_cells))
+    last = end - 1
+    pa, pb, pc = load(prior, k, lanes), load(prior, k + 8, lanes), load(prior, k + 16, lanes)
+    for j in range(0, end - group, 4):
+        s = _add_attributes3(table, blocks, positions, 0, f1, row1, step1, j, lanes,
+                             (pa, pb, pc, pa, pb, pc, pa, pb, pc, pa, pb, pc))
+        s = _add_attributes3(table, blocks, positions, GROUP_ROWS * f1, f2, row2, step2, j, lanes, s)
+        s0a, s0b, s0c, s1a, s1b, s1c, s2a, s2b, s2c, s3a, s3b, s3c = s
+        at = (group - start + j) * n_columns + k
+        i = group + j
+        _store3(sums, at, extra, i, k, lanes, s0a, s0b, s0c)
+        _store3(sums, at + n_columns, extra, min(i + 1, last), k, lanes, s1a, s1b, s1c)
+        _store3(sums, at + 2 * n_columns, extra, min(i + 2, last), k, lanes, s2a, s2b, s2c)
+        _store3(sums, at + 3 * n_columns, extra, min(i + 3, last), k, lanes, s3a, s3b, s3c)
+
+
+@njit(nogil=True, cache=True)
+def block_sums(first, second, extra, start, stop, offsets, table, prior, lanes, sums):
+    """The sums of rows ``start:stop``, row ``start + j`` at ``sums[j * n_columns:]`` (its classes, then -inf
+    in the padding; ``n_columns = prior.shape[0]``).
+
+    Parameters
+    ----------
+    first, second : 2-D arrays of uint8 or uint16
+        The rows' codes (see :func:`nbparallel.kernels.scoring.score_rows`).
+    extra : 2-D C-contiguous float64 array, (n_rows, n_classes) or no rows
+        Added last.
+    table, prior, lanes
+        As :func:`padded_table` gives them.
+    sums : 1-D float64 array
+        At least ``(stop - start + ROWS_AT_ONCE) * n_columns`` long (the rows after ``stop`` up to a whole
+        number of :data:`ROWS_AT_ONCE` are written too).
+
+    Returns
+    -------
+    bool
+        Whether a code lies outside its attribute's rows (it read its attribute's first row instead).
+    """
+    width = len(lanes)
+    n_columns = prior.shape[0]
+    block_cells = table.shape[0] // n_columns * width
+    f1, f2 = first.shape[1], second.shape[1]
+    flat1, flat2 = _row_major(first), _row_major(second)
+    tiles1, tiles2 = _tiles(flat1, offsets, 0, f1), _tiles(flat2, offsets, f1, f2)
+    positions = np.empty(GROUP_ROWS * (f1 + f2), dtype=np.uint32)
+    positions2 = positions[GROUP_ROWS * f1:]
+    outside = False
+    for group in range(start, stop, GROUP_ROWS):
+        end = min(group + GROUP_ROWS, stop)
+        outside1, row1, step1 = _group_positions(first, flat1, tiles1, group, end, offsets, 0, width, positions)
+        outside2, row2, step2 = _group_positions(second, flat2, tiles2, group, end, offsets, f1, width,
+                                                 positions2)
+        outside = outside or outside1 or outside2
+        k = 0
+        while k < n_columns:
+            if width == 8 and n_columns - k >= 24:  # three blocks, four rows at once
+                _sum_blocks3(first, second, extra, group, end, start, table, prior, lanes, sums, positions, f1, row1,
+                             step1, f2, row2, step2, k, block_cells)
+                k += 24
+            else:
+                _sum_block8(first, second, extra, group, end, start, table, prior, lanes, sums, positions, f1, row1,
+                            step1, f2, row2, step2, k, block_cells)
+                k += width
+    return outside
+
+
+FAST_COLUMNS = 64
+"""Padded classes up to which a row's classes at its top are found as the bits of one integer."""
+
+
+@njit(nogil=True, cache=True, inline="always")
+def row_lanes(sums, at, n_columns, lanes):
+    """``(top, at_top, nan)`` of the row of sums at ``sums[at:]`` (``n_columns <= FAST_COLUMNS``): its largest
+    score, the classes holding it (bit ``k`` for class ``k``) and the NaN scores (bits likewise); ``top`` and
+    ``at_top`` mean nothing when ``nan`` is not 0."""
+    width = len(lanes)
+    largest = load(sums, at, lanes)
+    nan = nan_bits(largest)
+    for k in range(width, n_columns, width):
+        block = load(sums, at + k, lanes)
+        largest = larger(largest, block)
+        nan |= nan_bits(block) << np.uint64(k)
+    value = top(largest)
+    at_top = np.uint64(0)
+    for k in range(0, n_columns, width):
+        at_top |= equal_bits(load(sums, at + k, lanes), value) << np.uint64(k)
+    return value, at_top, nan
+
+
+@njit(nogil=True, cache=True, inline="always")
+def scan_best(sums, at, order):
+    """The reference scan: the class of the largest score, ties (and a NaN first class) to the first in
+    ``order``."""
+    best = order[0]
+    value = sums[at + best]
+    for j in range(1, order.shape[0]):
+        k = order[j]
+        v = sums[at + k]
+        if v > value:
+            value = v
+            best = k
+    return best
+
+
+@njit(nogil=True, cache=True, inline="always")
+def scan_top(sums, at, n_classes):
+    """``(top, first class at it)`` of a row of sums as a scan in class order finds them: NaN (and class 0)
+    when the first class is NaN, else the largest of the others that are not."""
+    value = sums[at]
+    first = 0
+    for k in range(1, n_classes):
+        if sums[at + k] > value:
+            value = sums[at + k]
+            first = k
+    return value, first
+
+
+@njit(nogil=True, cache=True, inline="always")
+def row_summary(sums, at, n_columns, lanes, order):
+    """``(best, top, first)`` of the row of sums at ``sums[at:]``, as the reference scans find them: the best
+    class, ties to the first in ``order`` (:func:`scan_best`); the largest score and the first class holding
+    it (:func:`scan_top`). Vectorised when no score is NaN (and the classes fit ``FAST_COLUMNS``)."""
+    if len(lanes) == 2:
+        s0, s1 = sums[at], sums[at + 1]
+        first, second = order[0], order[1]
+        best = second if sums[at + second] > sums[at + first] else first
+        return best, max(s0, s1), 1 if s1 > s0 else 0
+    if n_columns <= FAST_COLUMNS:
+        value, at_top, nan = row_lanes(sums, at, n_columns, lanes)
+        if not nan:
+            first = lowest_bit(at_top)
+            return (first if bit_count(at_top) == 1 else scan_best(sums, at, order)), value, first
+    value, first = scan_top(sums, at, order.shape[0])
+    return scan_best(sums, at, order), value, first
+
+
+def codes_outside(first, second, offsets):
+    """The number of codes at or beyond their attribute's table rows (the count a ValueError reports)."""
+    sizes = np.diff(offsets)
+    f1 = first.shape[1]
+    return int((first >= sizes[:f1]).sum() + (second >= sizes[f1:]).sum())
+
