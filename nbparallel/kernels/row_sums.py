@@ -99,16 +99,17 @@ def _row_major_overload(codes):
 def _tiles(flat, offsets, column_offset, n_codes):
     """A row-major block's attributes' first table rows and sizes, repeated for every row of a group (so that
     a group's positions are one vectorised loop over its codes); no rows for other layouts."""
-    tiles = np.empty((2, GROUP_ROWS * n_codes if flat.shape[0] else 0), dtype=np.uint32)
-    for q in range(tiles.shape[1]):
+    n = GROUP_ROWS * n_codes if flat.shape[0] else 0
+    bases, sizes = np.empty(n, dtype=np.uint32), np.empty(n, dtype=np.uint32)
+    for q in range(n):
         a = column_offset + q % n_codes
-        tiles[0, q] = offsets[a]
-        tiles[1, q] = offsets[a + 1] - offsets[a]
-    return tiles
+        bases[q] = offsets[a]
+        sizes[q] = offsets[a + 1] - offsets[a]
+    return bases, sizes
 
 
 @njit(nogil=True, cache=True, inline="always")
-def _group_positions(codes, flat, tiles, start, stop, offsets, column_offset, width, positions):
+def _group_positions(codes, flat, bases, sizes, start, stop, offsets, column_offset, width, positions):
     """Positions ``(offsets[a] + code) * width`` in a block of the padded table of rows ``start:stop`` of a
     block of codes (attribute ``a`` at table attribute ``column_offset + a``), into ``positions``: row ``j``
     and attribute ``a`` at ``j * row_step + a * attribute_step``, row-major for row-major codes, else
@@ -123,7 +124,6 @@ def _group_positions(codes, flat, tiles, start, stop, offsets, column_offset, wi
     scale = np.uint64(width)
     if flat.shape[0]:
         first = np.uint64(start * f)
-        bases, sizes = tiles[0], tiles[1]
         for q in range(n * f):
             code = np.uint64(flat[first + np.uint64(q)])
             inside = code < sizes[q]
@@ -191,35 +191,17 @@ def _add_attributes3(table, blocks, positions, offset, n_attributes, row_step, a
 
 
 @njit(nogil=True, cache=True, inline="always")
-def _extra_term(extra, i, k, lanes):
-    """Lanes ``k ..`` of row ``i`` of the extra block (0 beyond its classes)."""
-    n_classes = extra.shape[1]
-    return load_first(extra.reshape(-1), i * n_classes + k, n_classes - k, lanes)
-
-
-@njit(nogil=True, cache=True, inline="always")
-def _sum_block8(first, second, extra, group, end, start, table, prior, lanes, sums, positions, f1, row1, step1, f2,
-                row2, step2, k, block_cells):
+def _sum_block8(group, end, start, table, prior, lanes, sums, positions, f1, row1, step1, f2, row2, step2, k,
+                block_cells):
     """Lanes ``k ..`` (one block of the table) of the sums of rows ``group:end``, eight rows at once."""
     n_columns = prior.shape[0]
     block = np.uint64(k // len(lanes) * block_cells)
-    last = end - 1
     p = load(prior, k, lanes)
     for j in range(0, end - group, ROWS_AT_ONCE):
         s0, s1, s2, s3, s4, s5, s6, s7 = _add_attributes(table, block, positions, 0, f1, row1, step1, j, lanes,
                                                          p, p, p, p, p, p, p, p)
         s0, s1, s2, s3, s4, s5, s6, s7 = _add_attributes(table, block, positions, GROUP_ROWS * f1, f2, row2, step2,
                                                          j, lanes, s0, s1, s2, s3, s4, s5, s6, s7)
-        if extra.shape[0]:
-            i = group + j
-            s0 = add(s0, _extra_term(extra, i, k, lanes))
-            s1 = add(s1, _extra_term(extra, min(i + 1, last), k, lanes))
-            s2 = add(s2, _extra_term(extra, min(i + 2, last), k, lanes))
-            s3 = add(s3, _extra_term(extra, min(i + 3, last), k, lanes))
-            s4 = add(s4, _extra_term(extra, min(i + 4, last), k, lanes))
-            s5 = add(s5, _extra_term(extra, min(i + 5, last), k, lanes))
-            s6 = add(s6, _extra_term(extra, min(i + 6, last), k, lanes))
-            s7 = add(s7, _extra_term(extra, min(i + 7, last), k, lanes))
         at = (group - start + j) * n_columns + k
         store(sums, at, s0)
         store(sums, at + n_columns, s1)
@@ -232,37 +214,42 @@ def _sum_block8(first, second, extra, group, end, start, table, prior, lanes, su
 
 
 @njit(nogil=True, cache=True, inline="always")
-def _store3(sums, at, extra, i, k, lanes, sa, sb, sc):
-    """Three blocks of a row's sums, the extra block's row ``i`` added (when it has rows), to ``sums[at:]``."""
-    if extra.shape[0]:
-        sa = add(sa, _extra_term(extra, i, k, lanes))
-        sb = add(sb, _extra_term(extra, i, k + 8, lanes))
-        sc = add(sc, _extra_term(extra, i, k + 16, lanes))
-    store(sums, at, sa)
-    store(sums, at + 8, sb)
-    store(sums, at + 16, sc)
-
-
-@njit(nogil=True, cache=True, inline="always")
-def _sum_blocks3(first, second, extra, group, end, start, table, prior, lanes, sums, positions, f1, row1, step1, f2,
-                 row2, step2, k, block_cells):
+def _sum_blocks3(group, end, start, table, prior, lanes, sums, positions, f1, row1, step1, f2, row2, step2, k,
+                 block_cells):
     """Lanes ``k .. k + 23`` (three blocks of the table) of the sums of rows ``group:end``, four rows at once."""
     n_columns = prior.shape[0]
     blocks = (np.uint64(k // 8 * block_cells), np.uint64((k // 8 + 1) * block_cells),
               np.uint64((k // 8 + 2) * block_cells))
-    last = end - 1
     pa, pb, pc = load(prior, k, lanes), load(prior, k + 8, lanes), load(prior, k + 16, lanes)
     for j in range(0, end - group, 4):
         s = _add_attributes3(table, blocks, positions, 0, f1, row1, step1, j, lanes,
                              (pa, pb, pc, pa, pb, pc, pa, pb, pc, pa, pb, pc))
-        s = _add_attributes3(table, blocks, positions, GROUP_ROWS * f1, f2, row2, step2, j, lanes, s)
-        s0a, s0b, s0c, s1a, s1b, s1c, s2a, s2b, s2c, s3a, s3b, s3c = s
+        s0a, s0b, s0c, s1a, s1b, s1c, s2a, s2b, s2c, s3a, s3b, s3c = _add_attributes3(
+            table, blocks, positions, GROUP_ROWS * f1, f2, row2, step2, j, lanes, s)
         at = (group - start + j) * n_columns + k
-        i = group + j
-        _store3(sums, at, extra, i, k, lanes, s0a, s0b, s0c)
-        _store3(sums, at + n_columns, extra, min(i + 1, last), k, lanes, s1a, s1b, s1c)
-        _store3(sums, at + 2 * n_columns, extra, min(i + 2, last), k, lanes, s2a, s2b, s2c)
-        _store3(sums, at + 3 * n_columns, extra, min(i + 3, last), k, lanes, s3a, s3b, s3c)
+        store(sums, at, s0a)
+        store(sums, at + 8, s0b)
+        store(sums, at + 16, s0c)
+        store(sums, at + n_columns, s1a)
+        store(sums, at + n_columns + 8, s1b)
+        store(sums, at + n_columns + 16, s1c)
+        store(sums, at + 2 * n_columns, s2a)
+        store(sums, at + 2 * n_columns + 8, s2b)
+        store(sums, at + 2 * n_columns + 16, s2c)
+        store(sums, at + 3 * n_columns, s3a)
+        store(sums, at + 3 * n_columns + 8, s3b)
+        store(sums, at + 3 * n_columns + 16, s3c)
+
+
+@njit(nogil=True, cache=True, inline="always")
+def _add_extra(extra, n_classes, group, end, start, lanes, sums, n_columns):
+    """The extra block's rows (``extra`` flat, ``n_classes`` a row; 0 beyond them) added last to the sums of
+    rows ``group:end``."""
+    for i in range(group, end):
+        at = (i - start) * n_columns
+        for k in range(0, n_columns, len(lanes)):
+            term = load_first(extra, i * n_classes + k, n_classes - k, lanes)
+            store(sums, at + k, add(load(sums, at + k, lanes), term))
 
 
 @njit(nogil=True, cache=True)
@@ -292,26 +279,31 @@ def block_sums(first, second, extra, start, stop, offsets, table, prior, lanes, 
     block_cells = table.shape[0] // n_columns * width
     f1, f2 = first.shape[1], second.shape[1]
     flat1, flat2 = _row_major(first), _row_major(second)
-    tiles1, tiles2 = _tiles(flat1, offsets, 0, f1), _tiles(flat2, offsets, f1, f2)
+    bases1, sizes1 = _tiles(flat1, offsets, 0, f1)
+    bases2, sizes2 = _tiles(flat2, offsets, f1, f2)
     positions = np.empty(GROUP_ROWS * (f1 + f2), dtype=np.uint32)
     positions2 = positions[GROUP_ROWS * f1:]
+    extra_flat, n_extra = extra.reshape(-1), extra.shape[1]
     outside = False
     for group in range(start, stop, GROUP_ROWS):
         end = min(group + GROUP_ROWS, stop)
-        outside1, row1, step1 = _group_positions(first, flat1, tiles1, group, end, offsets, 0, width, positions)
-        outside2, row2, step2 = _group_positions(second, flat2, tiles2, group, end, offsets, f1, width,
+        outside1, row1, step1 = _group_positions(first, flat1, bases1, sizes1, group, end, offsets, 0, width,
+                                                 positions)
+        outside2, row2, step2 = _group_positions(second, flat2, bases2, sizes2, group, end, offsets, f1, width,
                                                  positions2)
         outside = outside or outside1 or outside2
         k = 0
         while k < n_columns:
             if width == 8 and n_columns - k >= 24:  # three blocks, four rows at once
-                _sum_blocks3(first, second, extra, group, end, start, table, prior, lanes, sums, positions, f1, row1,
-                             step1, f2, row2, step2, k, block_cells)
+                _sum_blocks3(group, end, start, table, prior, lanes, sums, positions, f1, row1, step1, f2, row2,
+                             step2, k, block_cells)
                 k += 24
             else:
-                _sum_block8(first, second, extra, group, end, start, table, prior, lanes, sums, positions, f1, row1,
-                            step1, f2, row2, step2, k, block_cells)
+                _sum_block8(group, end, start, table, prior, lanes, sums, positions, f1, row1, step1, f2, row2,
+                            step2, k, block_cells)
                 k += width
+        if extra.shape[0]:
+            _add_extra(extra_flat, n_extra, group, end, start, lanes, sums, n_columns)
     return outside
 
 

@@ -9,7 +9,7 @@ from numba import njit
 from nbparallel.kernels.checks import CODE_DTYPES, check_offsets, require_array, require_dtype
 from nbparallel.kernels.row_sums import (ROWS_AT_ONCE, aligned_empty, block_sums, codes_outside, padded_table,
                                          row_summary)
-from nbparallel.kernels.vectors import load, minus_top, store_first
+from nbparallel.kernels.vectors import exp, less, load, log, minus_top, over_rest, store, store_first, times
 
 
 @njit(nogil=True, cache=True)
@@ -158,7 +158,7 @@ def _score_bins_of_bits(odds, bits, mantissa_bits, bins):
         bins[k] = n_bins // 2 if odds[k] != odds[k] else b
 
 
-@njit(nogil=True, cache=True, error_model="numpy")
+@njit(nogil=True, cache=True, error_model="numpy", inline="always")
 def log_odds_bin(log_odds, mantissa_bits):
     """The bin of a score given as its log-odds, in the histogram of :func:`score_bin` (the same bins up to
     their shape within an octave: here of equal width ``log(2) / 2**mantissa_bits`` in log-odds), with no
@@ -175,12 +175,21 @@ def log_odds_bin(log_odds, mantissa_bits):
 
 
 # Each kernel takes the padded table of :func:`~nbparallel.kernels.row_sums.padded_table` and its ``lanes``,
-# a tuple whose length is the vector width (one compiled kernel per width), and sums its rows by blocks of
-# ``step`` rows (:func:`block_rows`) with :func:`~nbparallel.kernels.row_sums.block_sums`.
+# a tuple whose length is the vector width (one compiled kernel per width), and sums its rows a block of
+# :func:`block_rows` at a time with :func:`~nbparallel.kernels.row_sums.block_sums` into a buffer that stays
+# in the core's cache, where the rest of the pass reads them: exponentials included (``vectors.exp``), so
+# every pass is one kernel call over the partition.
+
+EXP_LANES = 8
+"""Lanes of the vectors exponentiated at once."""
+
+NO_ROWS = np.empty(0, dtype=np.int64)
+
 
 @njit(nogil=True, cache=True)
-def _best_of_rows_kernel(first, second, extra, offsets, table, prior, lanes, order, step, out):
+def _best_of_rows_kernel(first, second, extra, offsets, table, prior, lanes, order, out):
     n_columns = prior.shape[0]
+    step = block_rows(n_columns)
     sums = aligned_empty((step + ROWS_AT_ONCE) * n_columns)
     outside = False
     for start in range(0, out.shape[0], step):
@@ -191,162 +200,173 @@ def _best_of_rows_kernel(first, second, extra, offsets, table, prior, lanes, ord
     return outside
 
 
-@njit(nogil=True, cache=True)
-def _scores_kernel(first, second, extra, offsets, table, prior, lanes, order, start, stop, scores, shifted):
-    """Rows ``start:stop``: their joint log-likelihoods into ``scores`` (when it has rows) and ``scores - top``
-    into ``shifted`` (when it has rows; 0 for the largest, also when it is infinite: its exponential is 1),
-    the exponents of the posteriors, which the caller takes vectorised. ``scores`` and ``shifted`` are
-    C-contiguous."""
-    n_columns = prior.shape[0]
-    sums = aligned_empty((stop - start + ROWS_AT_ONCE) * n_columns)
-    outside = block_sums(first, second, extra, start, stop, offsets, table, prior, lanes, sums)
-    for j in range(scores.shape[0]):
-        row = scores[j]
-        for k in range(0, n_columns, len(lanes)):
-            store_first(row, k, load(sums, j * n_columns + k, lanes), row.shape[0] - k)
-    for j in range(shifted.shape[0]):
-        _, top, _ = row_summary(sums, j * n_columns, n_columns, lanes, order)
-        _store_exponents(sums, j * n_columns, n_columns, lanes, top, shifted[j])
-    return outside
-
-
 @njit(nogil=True, cache=True, inline="always")
-def _store_exponents(sums, at, n_columns, lanes, top, out):
-    """The row of sums at ``sums[at:]`` less ``top`` into ``out`` (its classes), exactly 0 where a score is
-    ``top``: the exponents of its posteriors."""
-    for k in range(0, n_columns, len(lanes)):
-        store_first(out, k, minus_top(load(sums, at + k, lanes), top), out.shape[0] - k)
-
-
-@njit(nogil=True, cache=True, inline="always")
-def _class_sum(terms, j):
-    """Row ``j`` of ``terms`` added in class order."""
-    total = 0.0
-    for k in range(terms.shape[1]):
-        total += terms[j, k]
-    return total
-
-
-@njit(nogil=True, cache=True)
-def _row_totals(terms, totals):
-    """Each row of ``terms`` added in class order, into ``totals``; four rows at once, so that their chains
-    of additions overlap."""
-    n = terms.shape[0]
-    for j in range(0, n - n % 4, 4):
-        t0 = t1 = t2 = t3 = 0.0
-        for k in range(terms.shape[1]):
-            t0 += terms[j, k]
-            t1 += terms[j + 1, k]
-            t2 += terms[j + 2, k]
-            t3 += terms[j + 3, k]
-        totals[j], totals[j + 1], totals[j + 2], totals[j + 3] = t0, t1, t2, t3
-    for j in range(n - n % 4, n):
-        totals[j] = _class_sum(terms, j)
-
-
-@njit(nogil=True, cache=True, error_model="numpy")
-def _normalise_rows_kernel(terms, totals):
-    """Each row of ``terms`` (the exponentials) divided by its sum, added in class order."""
-    _row_totals(terms, totals)
-    for j in range(terms.shape[0]):
-        scale = 1.0 / totals[j]
-        row = terms[j]
-        for k in range(row.shape[0]):
-            row[k] *= scale
-
-
-@njit(nogil=True, cache=True, error_model="numpy")
-def _log_normalise_rows_kernel(scores, terms, totals):
-    """Each row of ``scores`` less ``top + log(sum of its terms)``: log P(c | x)."""
-    _row_totals(terms, totals)
-    for j in range(scores.shape[0]):
-        row = scores[j]
-        top = row[0]
-        for k in range(1, row.shape[0]):
-            top = max(top, row[k])
-        norm = top + np.log(totals[j])
-        for k in range(row.shape[0]):
-            row[k] -= norm
-
-
-@njit(nogil=True, cache=True, error_model="numpy")
-def _evaluation_scores_kernel(first, second, extra, offsets, table, prior, lanes, order, truth, start, stop,
-                              mantissa_bits, confusion, histogram, true_scores, tops, largest, shifted):
-    """Rows ``start:stop`` with a known class, first step: their best class (ties to the first in
-    ``order``) into ``confusion``; their true class's score, largest score and its class (the first on
-    ties) into ``true_scores``, ``tops`` and ``largest``; the posteriors' exponents into ``shifted``; with two
-    classes, the ROC counts (binned by log-odds: no exponential needed)."""
-    n_columns = prior.shape[0]
-    sums = aligned_empty((stop - start + ROWS_AT_ONCE) * n_columns)
-    outside = block_sums(first, second, extra, start, stop, offsets, table, prior, lanes, sums)
-    two = shifted.shape[1] == 2
-    for j in range(stop - start):
-        t = truth[start + j]
-        exponents = shifted[j]
-        if t < 0:
-            exponents[:] = 0.0  # not read: finite for the exponential
-            continue
+def _exponentials(sums, n_rows, n_columns, lanes, n_classes, tops, odds):
+    """``exp(score - top)`` of each of ``n_rows`` rows of sums into ``odds`` (exactly 1 for the largest score,
+    ``tops[j]``, also when it is infinite), and the sums of each row's exponentials of its classes (added in
+    class order, four rows at once) returned. The exponentials are taken eight lanes at a time over the
+    block, whatever the classes' vector width."""
+    for j in range(n_rows):
         at = j * n_columns
-        best, top, first_top = row_summary(sums, at, n_columns, lanes, order)
-        confusion[t, best] += 1
-        tops[j] = top
-        true_scores[j] = sums[at + t]
-        largest[j] = first_top
-        _store_exponents(sums, at, n_columns, lanes, top, exponents)
-        if two:
-            histogram[0, 0 if t == 1 else 1, log_odds_bin(sums[at + 1] - sums[at], mantissa_bits)] += 1.0
+        for k in range(0, n_columns, len(lanes)):
+            store(odds, at + k, minus_top(load(sums, at + k, lanes), tops[j]))
+    for q in range(0, n_rows * n_columns, EXP_LANES):  # the buffer's tail is whole vectors too
+        store(odds, q, exp(load(odds, q, EXP_LANES)))
+    return _class_totals(odds, n_rows, n_columns, n_classes, NO_ROWS)
+
+
+@njit(nogil=True, cache=True, inline="always")
+def _tops(sums, n_rows, n_columns, lanes, order, tops):
+    """Each of ``n_rows`` rows' largest score, into ``tops``."""
+    for j in range(n_rows):
+        _, tops[j], _ = row_summary(sums, j * n_columns, n_columns, lanes, order)
+
+
+@njit(nogil=True, cache=True, inline="always")
+def _logs(values, n):
+    """``log`` of the first ``n`` of ``values`` (whole vectors: the buffer's tail too), in place."""
+    for q in range(0, n, EXP_LANES):
+        store(values, q, log(load(values, q, EXP_LANES)))
+
+
+@njit(nogil=True, cache=True, inline="always")
+def _class_totals(terms, n_rows, n_columns, n_classes, skip):
+    """The first ``n_classes`` of each of ``n_rows`` rows of ``terms`` (``n_columns`` a row) added in class
+    order, row ``j``'s class ``skip[j]`` left out (when ``skip`` has rows); four rows at once, so that their
+    chains of additions overlap. A tail of ones follows, to whole vectors."""
+    totals = np.ones(n_rows + EXP_LANES)
+    skipping = skip.shape[0] > 0
+    for j in range(0, n_rows, 4):
+        a0, a1, a2, a3 = j * n_columns, (j + 1) * n_columns, (j + 2) * n_columns, (j + 3) * n_columns
+        s0 = s1 = s2 = s3 = -1
+        if skipping:
+            s0, s1, s2, s3 = skip[j], skip[min(j + 1, n_rows - 1)], skip[min(j + 2, n_rows - 1)], skip[
+                min(j + 3, n_rows - 1)]
+        t0 = t1 = t2 = t3 = 0.0
+        for k in range(n_classes):  # adding 0.0 to these sums of positive terms leaves them as they are
+            t0 += 0.0 if k == s0 else terms[a0 + k]
+            t1 += 0.0 if k == s1 else terms[a1 + k]
+            t2 += 0.0 if k == s2 else terms[a2 + k]
+            t3 += 0.0 if k == s3 else terms[a3 + k]
+        for r, t in enumerate((t0, t1, t2, t3)):
+            if j + r < n_rows:
+                totals[j + r] = t
+    return totals
+
+
+@njit(nogil=True, cache=True, error_model="numpy")
+def _scores_kernel(first, second, extra, offsets, table, prior, lanes, order, mode, out):
+    """Every row's scores into ``out`` (C-contiguous): joint log-likelihoods, log-posteriors or posteriors
+    (``mode``)."""
+    n_columns = prior.shape[0]
+    n_classes = order.shape[0]
+    width = len(lanes)
+    step = block_rows(n_columns)
+    sums = aligned_empty((step + ROWS_AT_ONCE) * n_columns)
+    odds = aligned_empty(sums.shape[0])
+    tops = np.empty(step)
+    flat = out.reshape(-1)
+    outside = False
+    for start in range(0, out.shape[0], step):
+        stop = min(start + step, out.shape[0])
+        n = stop - start
+        outside |= block_sums(first, second, extra, start, stop, offsets, table, prior, lanes, sums)
+        if mode == JOINT:
+            for j in range(n):
+                for k in range(0, n_columns, width):
+                    store_first(flat, (start + j) * n_classes + k, load(sums, j * n_columns + k, lanes), n_classes - k)
+            continue
+        _tops(sums, n, n_columns, lanes, order, tops)
+        totals = _exponentials(sums, n, n_columns, lanes, n_classes, tops, odds)
+        if mode == LOG_POSTERIOR:
+            _logs(totals, n)
+        for j in range(n):
+            at, to = j * n_columns, (start + j) * n_classes
+            if mode == POSTERIOR:
+                scale = 1.0 / totals[j]
+                for k in range(0, n_columns, width):
+                    store_first(flat, to + k, times(load(odds, at + k, lanes), scale), n_classes - k)
+            else:
+                norm = tops[j] + totals[j]
+                for k in range(0, n_columns, width):
+                    store_first(flat, to + k, less(load(sums, at + k, lanes), norm), n_classes - k)
     return outside
 
 
-@njit(nogil=True, cache=True, error_model="numpy")
-def _evaluation_odds_kernel(truth, start, stop, odds, largest, mantissa_bits, counts, totals):
-    """Second step, from ``odds = exp(shifted)``: each row's sum of odds (added in class order) into
-    ``totals`` and, with more than two classes, the one-vs-rest ROC counts of every class."""
-    _row_totals(odds, totals)
-    n_classes = odds.shape[1]
-    if n_classes == 2:
-        return
-    ratio = np.empty(n_classes)
+@njit(nogil=True, cache=True, error_model="numpy", inline="always")
+def _one_vs_rest_counts(odds, n_rows, n_columns, n_classes, totals, largest, truth, mantissa_bits, where, counts):
+    """Add the one-vs-rest ROC counts of every class of the rows with a known class (``truth >= 0``):
+    ``counts[c, 0 if the row's class is c else 1, bin of its odds p_c / (sum of the others)]``, the odds
+    taken without cancellation (``odds[c] / (total - odds[c])``, and for the largest the others' own sum).
+    Each row's cells are found first (``where``), then added class by class, so that one class's counts
+    stay in the core's first cache."""
+    ratio = aligned_empty(n_columns)
     ratio_bits = ratio.view(np.uint64)
-    bins = np.empty(n_classes, dtype=np.int64)
+    bins = np.empty(n_columns, dtype=np.int64)
     n_bins = counts.shape[2]
+    rests = _class_totals(odds, n_rows, n_columns, n_classes, largest)
+    for j in range(n_rows):
+        at = j * n_columns
+        for k in range(0, n_columns, EXP_LANES):
+            store(ratio, k, over_rest(load(odds, at + k, EXP_LANES), totals[j]))
+        ratio[largest[j]] = odds[at + largest[j]] / rests[j]
+        _score_bins_of_bits(ratio, ratio_bits, mantissa_bits, bins)  # the padding's bins are not read
+        t = truth[j]
+        for k in range(n_classes):
+            where[j * n_classes + k] = (2 * k + (t != k)) * n_bins + bins[k]
     flat = counts.reshape(-1)  # (class, 0: the class's rows / 1: the others', bin)
-    for i in range(start, stop):
-        t = truth[i]
-        if t < 0:
-            continue
-        j = i - start
-        row = odds[j]
-        total = totals[j]
-        # one-vs-rest odds of every class: p_c / (sum of the others), without cancellation
-        top = largest[j]
-        rest = 0.0
-        for k in range(n_classes):
-            if k != top:
-                rest += row[k]
-        for k in range(n_classes):
-            ratio[k] = row[k] / (total - row[k])
-        ratio[top] = row[top] / rest
-        _score_bins_of_bits(ratio, ratio_bits, mantissa_bits, bins)
-        for k in range(n_classes):
-            flat[(2 * k + (t != k)) * n_bins + bins[k]] += 1
+    for k in range(n_classes):
+        for j in range(n_rows):
+            if truth[j] >= 0:
+                flat[where[j * n_classes + k]] += 1
 
 
 @njit(nogil=True, cache=True, error_model="numpy")
-def _evaluation_sums_kernel(truth, start, stop, true_scores, tops, log_totals, log_eps, log_1m_eps, sums):
-    """Last step: add sum log P(y|x) and the clipped log loss of the rows with a known class to ``sums``."""
+def _evaluation_kernel(first, second, extra, offsets, table, prior, lanes, order, truth, log_eps, log_1m_eps,
+                       mantissa_bits, confusion, histogram, counts, sums_out):
+    """The sums of :func:`evaluate_rows` over the rows with a known class: confusion, sum of log P(y|x) and
+    the clipped log loss (into ``sums_out``), and the ROC counts (two classes: ``histogram``, binned by
+    log-odds; more: ``counts``, one-vs-rest, of every class)."""
+    n_columns = prior.shape[0]
+    n_classes = order.shape[0]
+    step = block_rows(n_columns)
+    sums = aligned_empty((step + ROWS_AT_ONCE) * n_columns)
+    odds = aligned_empty(sums.shape[0])
+    tops = np.empty(step)
+    largest = np.empty(step, dtype=np.int64)
+    where = np.empty(step * n_classes, dtype=np.int64)
     log_likelihood = 0.0
     loss = 0.0
-    for i in range(start, stop):
-        if truth[i] < 0:
-            continue
-        j = i - start
-        log_p = true_scores[j] - (tops[j] + log_totals[j])
-        log_likelihood += log_p
-        # -log of P(y|x) clipped to [eps, 1 - eps], compared in log space: no exp
-        loss -= log_eps if log_p < log_eps else min(log_p, log_1m_eps)
-    sums[0] += log_likelihood
-    sums[1] += loss
+    outside = False
+    for start in range(0, truth.shape[0], step):
+        stop = min(start + step, truth.shape[0])
+        n = stop - start
+        outside |= block_sums(first, second, extra, start, stop, offsets, table, prior, lanes, sums)
+        for j in range(n):
+            best, tops[j], largest[j] = row_summary(sums, j * n_columns, n_columns, lanes, order)
+            t = truth[start + j]
+            if t >= 0:
+                confusion[t, best] += 1
+        totals = _exponentials(sums, n, n_columns, lanes, n_classes, tops, odds)
+        log_totals = totals.copy()
+        _logs(log_totals, n)
+        for j in range(n):
+            t = truth[start + j]
+            if t < 0:
+                continue
+            at = j * n_columns
+            log_p = sums[at + t] - (tops[j] + log_totals[j])
+            log_likelihood += log_p
+            # -log of P(y|x) clipped to [eps, 1 - eps], compared in log space: no exp
+            loss -= log_eps if log_p < log_eps else min(log_p, log_1m_eps)
+            if n_classes == 2:
+                histogram[0, np.int64(t != 1), log_odds_bin(sums[at + 1] - sums[at], mantissa_bits)] += 1.0
+        if n_classes > 2:
+            _one_vs_rest_counts(odds, n, n_columns, n_classes, totals, largest, truth[start:stop], mantissa_bits,
+                                where, counts)
+    sums_out[0] += log_likelihood
+    sums_out[1] += loss
+    return outside
 
 
 class _Table(NamedTuple):
@@ -435,48 +455,22 @@ def score_rows(first, second, table, offsets, log_prior, *, extra=None, mode=POS
     elif out.shape != (n_rows, log_prior.shape[0]) or out.dtype != np.float64:
         raise ValueError(f"out must be float64 of shape {(n_rows, log_prior.shape[0])}, got {out.dtype} {out.shape}")
     target = out if out.flags.c_contiguous else np.empty(out.shape)
-    outside = _scores_by_blocks(first, second, extra, offsets, padded, np.arange(log_prior.shape[0]), mode, target)
+    outside = _scores_kernel(first, second, extra, offsets, *padded, np.arange(log_prior.shape[0]), mode, target)
     if target is not out:
         out[...] = target
     _raise_out_of_table(outside, first, second, offsets)
     return out
 
 
-def block_rows(n_classes):
-    """Rows of a block of scores that stays in a core's cache (about 64k cells).
+@njit(nogil=True, cache=True)
+def block_rows(n_columns):
+    """Rows of a block of scores that stays in a core's second-level cache (at most 16k cells), a whole
+    number of groups of rows summed at once.
 
-    >>> block_rows(20)
-    3276
+    >>> block_rows(24)
+    680
     """
-    return max(64, (1 << 16) // max(n_classes, 1))
-
-
-def _scores_by_blocks(first, second, extra, offsets, padded, order, mode, out):
-    """``out`` (C-contiguous) of :func:`score_rows`, by blocks of rows: the kernel writes each row's scores
-    (JOINT) or its exponents; for the posteriors numpy's vectorised ``exp`` takes them and a kernel
-    normalises."""
-    n_rows, n_classes = out.shape
-    step = block_rows(n_classes)
-    nothing = np.empty((0, n_classes))
-    size = min(step, n_rows)
-    terms = np.empty((size, n_classes)) if mode == LOG_POSTERIOR else None
-    totals = np.empty(size)
-    outside = False
-    for start in range(0, n_rows, step):
-        stop = min(start + step, n_rows)
-        block = out[start:stop]
-        if mode == JOINT:
-            outside |= _scores_kernel(first, second, extra, offsets, *padded, order, start, stop, block, nothing)
-        elif mode == POSTERIOR:
-            outside |= _scores_kernel(first, second, extra, offsets, *padded, order, start, stop, nothing, block)
-            np.exp(block, out=block)
-            _normalise_rows_kernel(block, totals)
-        else:
-            shifted = terms[:stop - start]
-            outside |= _scores_kernel(first, second, extra, offsets, *padded, order, start, stop, block, shifted)
-            np.exp(shifted, out=shifted)
-            _log_normalise_rows_kernel(block, shifted, totals)
-    return outside
+    return max(ROWS_AT_ONCE, (1 << 14) // n_columns // ROWS_AT_ONCE * ROWS_AT_ONCE)
 
 
 def best_of_rows(first, second, table, offsets, log_prior, order, *, extra=None, out=None):
@@ -491,7 +485,7 @@ def best_of_rows(first, second, table, offsets, log_prior, order, *, extra=None,
         out = np.empty(n_rows, dtype=np.int64)
     elif out.shape != (n_rows,) or out.dtype != np.int64:
         raise ValueError(f"out must be int64 of shape ({n_rows},), got {out.dtype} {out.shape}")
-    outside = _best_of_rows_kernel(first, second, extra, offsets, *padded, order, block_rows(log_prior.shape[0]), out)
+    outside = _best_of_rows_kernel(first, second, extra, offsets, *padded, order, out)
     _raise_out_of_table(outside, first, second, offsets)
     return out
 
@@ -537,26 +531,12 @@ def evaluate_rows(first, second, table, offsets, log_prior, order, truth, *, ext
     bits = histogram_bits(n_classes)
     confusion = np.zeros((n_classes, n_classes), dtype=np.int64)
     histogram = np.zeros((1 if n_classes <= 2 else n_classes, 2, n_score_bins(bits)))
-    counts = np.zeros(histogram.shape if n_classes > 2 else (0, 2, 0), dtype=np.int32)
+    counts = np.zeros(histogram.shape if n_classes > 2 else (0, 2, 0), dtype=np.int32)  # half float64's cache
     sums = np.zeros(2)
     eps = np.finfo(np.float64).eps
-    log_eps, log_1m_eps = np.log(eps), np.log1p(-eps)
-    step = block_rows(n_classes)
-    size = min(step, n_rows)
-    shifted = np.empty((size, n_classes))
-    true_scores, tops, totals = np.empty(size), np.empty(size), np.empty(size)
-    largest = np.empty(size, dtype=np.int64)
-    outside = False
-    for start in range(0, n_rows, step):
-        stop = min(start + step, n_rows)
-        m = stop - start
-        outside |= _evaluation_scores_kernel(first, second, extra, offsets, *padded, order, truth, start, stop, bits,
-                                             confusion, histogram, true_scores, tops, largest, shifted[:m])
-        np.exp(shifted[:m], out=shifted[:m])
-        _evaluation_odds_kernel(truth, start, stop, shifted[:m], largest, bits, counts, totals)
-        np.log(totals[:m], out=totals[:m])
-        _evaluation_sums_kernel(truth, start, stop, true_scores, tops, totals, log_eps, log_1m_eps, sums)
+    outside = _evaluation_kernel(first, second, extra, offsets, *padded, order, truth, np.log(eps), np.log1p(-eps),
+                                 bits, confusion, histogram, counts, sums)
     _raise_out_of_table(outside, first, second, offsets)
     if n_classes > 2:
-        histogram += counts  # counted in int32: half the cache of float64
+        histogram += counts
     return confusion, float(sums[0]), float(sums[1]), histogram

@@ -13,6 +13,8 @@ or a tuple of that many floats (``lanes``): a kernel takes ``lanes`` as an argum
 once per width from the argument's type (``numba.literally`` would re-type the kernel at every call).
 """
 
+import math
+
 from llvmlite import ir
 from numba import types
 from numba.core import cgutils
@@ -188,6 +190,153 @@ def minus_top(typingctx, vector, value):
         return builder.select(builder.fcmp_ordered("==", args[0], splat), zero, builder.fsub(args[0], splat))
 
     return vector(vector, types.float64), codegen
+
+
+@intrinsic
+def times(typingctx, vector, value):
+    """Lane-wise ``vector * value``."""
+    if not isinstance(vector, F64Vector):
+        return None
+
+    def codegen(context, builder, sig, args):
+        return builder.fmul(args[0], _splat(builder, args[1], vector.width))
+
+    return vector(vector, types.float64), codegen
+
+
+@intrinsic
+def less(typingctx, vector, value):
+    """Lane-wise ``vector - value``."""
+    if not isinstance(vector, F64Vector):
+        return None
+
+    def codegen(context, builder, sig, args):
+        return builder.fsub(args[0], _splat(builder, args[1], vector.width))
+
+    return vector(vector, types.float64), codegen
+
+
+@intrinsic
+def over_rest(typingctx, vector, total):
+    """Lane-wise ``vector / (total - vector)``: each lane against the rest of a total."""
+    if not isinstance(vector, F64Vector):
+        return None
+
+    def codegen(context, builder, sig, args):
+        return builder.fdiv(args[0], builder.fsub(_splat(builder, args[1], vector.width), args[0]))
+
+    return vector(vector, types.float64), codegen
+
+
+_LN2_HI, _LN2_LO = 6.93147180369123816490e-01, 1.90821492927058770002e-10  # fdlibm's split of log(2)
+_EXP_TERMS = 14  # Taylor terms of exp(r), |r| <= log(2) / 2: the first left out is below 2**-60
+
+
+@intrinsic
+def exp(typingctx, vector):
+    """Lane-wise ``exp`` within an ulp of the correctly rounded value (as numpy's): exactly 1 for 0, 0 below
+    -745.2 (with no subnormal intermediate, which would cost a microcode assist per vector), infinite above
+    709.8, NaN for NaN.
+
+    ``x = n log(2) + r`` (Cody and Waite's two-part log(2), with fused multiply-adds), ``exp(r)`` by its
+    Taylor polynomial (Horner, fused), times ``2**n`` as two powers of two (so that results below the
+    smallest normal number round once, as subnormals)."""
+    if not isinstance(vector, F64Vector):
+        return None
+
+    def codegen(context, builder, sig, args):
+        x = args[0]
+        vector_type, width = x.type, vector.width
+        integers = ir.VectorType(_I64, width)
+
+        def constant(value):
+            return ir.Constant(vector_type, [float(value)] * width)
+
+        def call(name, *operands):
+            function = _declare(builder, f"llvm.{name}.v{width}f64", vector_type, [vector_type] * len(operands))
+            return builder.call(function, list(operands))
+
+        nan = builder.fcmp_unordered("uno", x, x)
+        zero = builder.fcmp_ordered("<", x, constant(-745.2))
+        skipped = builder.or_(nan, zero)
+        clamped = builder.select(builder.fcmp_ordered(">", x, constant(710.0)), constant(710.0), x)
+        clamped = builder.select(skipped, constant(0.0), clamped)
+        n = call("roundeven", builder.fmul(clamped, constant(1.0 / math.log(2.0))))
+        r = call("fma", n, constant(-_LN2_HI), clamped)
+        r = call("fma", n, constant(-_LN2_LO), r)
+        polynomial = constant(1.0 / math.factorial(_EXP_TERMS - 1))
+        for k in range(_EXP_TERMS - 2, -1, -1):
+            polynomial = call("fma", polynomial, r, constant(1.0 / math.factorial(k)))
+        exponent = builder.fptosi(n, integers)
+        half = builder.ashr(exponent, ir.Constant(integers, [1] * width))
+
+        def power_of_two(e):  # 2**e for -1022 <= e <= 1023
+            biased = builder.add(e, ir.Constant(integers, [1023] * width))
+            return builder.bitcast(builder.shl(biased, ir.Constant(integers, [52] * width)), vector_type)
+
+        result = builder.fmul(builder.fmul(polynomial, power_of_two(half)),
+                              power_of_two(builder.sub(exponent, half)))
+        return builder.select(nan, x, builder.select(zero, constant(0.0), result))
+
+    return vector(vector), codegen
+
+
+# fdlibm's e_log.c: log(1 + f) = f - f**2 / 2 + s (f**2 / 2 + R(s**2)), s = f / (2 + f), R minimax of degree 7
+_LOG_TERMS = (6.666666666666735130e-01, 3.999999999940941908e-01, 2.857142874366239149e-01,
+              2.222219843214978396e-01, 1.818357216161805012e-01, 1.531383769920937332e-01,
+              1.479819860511658591e-01)
+
+
+@intrinsic
+def log(typingctx, vector):
+    """Lane-wise natural ``log`` within an ulp (fdlibm's method): -inf for 0, NaN below 0 and for NaN,
+    infinite for infinity; subnormal lanes are scaled to normal ones first."""
+    if not isinstance(vector, F64Vector):
+        return None
+
+    def codegen(context, builder, sig, args):
+        x = args[0]
+        vector_type, width = x.type, vector.width
+        integers = ir.VectorType(_I64, width)
+
+        def constant(value):
+            return ir.Constant(vector_type, [float(value)] * width)
+
+        def integer(value):
+            return ir.Constant(integers, [value] * width)
+
+        def fma(a, b, c):
+            function = _declare(builder, f"llvm.fma.v{width}f64", vector_type, [vector_type] * 3)
+            return builder.call(function, [a, b, c])
+
+        subnormal = builder.fcmp_ordered("<", x, constant(2.2250738585072014e-308))
+        scaled = builder.select(subnormal, builder.fmul(x, constant(2.0 ** 54)), x)
+        bits = builder.bitcast(scaled, integers)
+        exponent = builder.sub(builder.lshr(bits, integer(52)), builder.select(subnormal, integer(1023 + 54),
+                                                                                 integer(1023)))
+        # m in [1, 2): the mantissa with a zero exponent; past sqrt(2), m / 2 and one more in the exponent
+        m = builder.bitcast(builder.or_(builder.and_(bits, integer((1 << 52) - 1)), integer(1023 << 52)),
+                            vector_type)
+        high = builder.fcmp_ordered(">", m, constant(math.sqrt(2.0)))
+        m = builder.select(high, builder.fmul(m, constant(0.5)), m)
+        exponent = builder.sitofp(builder.add(exponent, builder.zext(high, integers)), vector_type)
+        f = builder.fsub(m, constant(1.0))
+        s = builder.fdiv(f, builder.fadd(constant(2.0), f))
+        z = builder.fmul(s, s)
+        r = constant(_LOG_TERMS[-1])
+        for term in _LOG_TERMS[-2::-1]:
+            r = fma(r, z, constant(term))
+        r = builder.fmul(r, z)
+        half_square = builder.fmul(constant(0.5), builder.fmul(f, f))
+        low = fma(s, builder.fadd(half_square, r), builder.fmul(exponent, constant(_LN2_LO)))
+        result = fma(exponent, constant(_LN2_HI), builder.fsub(f, builder.fsub(half_square, low)))
+        result = builder.select(builder.fcmp_ordered("==", x, constant(0.0)), constant(-math.inf), result)
+        result = builder.select(builder.fcmp_ordered("==", x, constant(math.inf)), x, result)
+        return builder.select(builder.fcmp_unordered("uge", constant(0.0), x),  # below 0, or NaN
+                              builder.select(builder.fcmp_ordered("==", x, constant(0.0)), result, constant(math.nan)),
+                              result)
+
+    return vector(vector), codegen
 
 
 def _bits(builder, mask, width):
