@@ -169,11 +169,11 @@ def test_a_code_outside_its_rows_is_counted_and_refused(n_classes, where):
             call()
 
 
-def test_the_padded_table_holds_blocks_of_classes():
+def test_the_padded_table_holds_whole_vectors_of_classes():
     table = np.arange(5 * 20, dtype=np.float64).reshape(5, 20)
     flat, prior, lanes = padded_table(table, np.zeros(20))
     assert len(lanes) == vector_width(20) == 8 and flat.ctypes.data % 64 == 0
-    blocks = flat.reshape(3, 5, 8)  # block b, table row r: classes 8b .. 8b + 7
-    np.testing.assert_array_equal(np.concatenate(list(blocks), axis=1)[:, :20], table)
-    assert not blocks[2][:, 4:].any() and np.isneginf(prior[20:]).all()
+    rows = flat.reshape(5, 24)  # three blocks of 8 classes a row
+    np.testing.assert_array_equal(rows[:, :20], table)
+    assert not rows[:, 20:].any() and np.isneginf(prior[20:]).all()
     assert FAST_COLUMNS == 64 and vector_width(2) == 2

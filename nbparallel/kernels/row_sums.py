@@ -7,21 +7,20 @@ added in that order: the prior, the attributes in order (``first``'s, then ``sec
 picks (:func:`best_class`).
 
 How, for speed. The classes of a row are vectors of float64 lanes (:mod:`nbparallel.kernels.vectors`): one
-of 2 lanes for two classes, else blocks of 8 (one AVX-512 register), and :func:`padded_table` lays the table
-out block by block, each block's rows contiguous and small enough to stay in the core's first cache. Rows
-are taken a group of :data:`GROUP_ROWS` at a time: their codes become positions in the table first (one
-vectorised loop, which also flags a code outside its attribute's rows: it reads its attribute's first row
-instead, and the caller raises ValueError), then eight rows are summed at once, a vector load and addition
-per attribute, so that their chains of dependent additions overlap. A row's classes are still each added in
-their own order: the sums are those of scalar code, bit for bit.
+of 2 lanes for two classes, else blocks of 8 (one AVX-512 register), the table's rows padded to whole
+vectors by :func:`padded_table`. Rows are taken a group of :data:`GROUP_ROWS` at a time: their codes become
+positions in the table first (16 codes at a time, which also flags a code outside its attribute's rows: it
+reads its attribute's first row instead, and the caller raises ValueError), then several rows are summed
+at once, a vector load and addition per attribute and block of classes (eight rows and one block; four rows
+and three blocks, which share each position read), so that their chains of dependent additions overlap.
+A row's classes are still each added in their own order: the sums are those of scalar code, bit for bit.
 """
 
 import numpy as np
 from numba import njit
-from numba.extending import overload
 
-from nbparallel.kernels.vectors import (add, bit_count, equal_bits, larger, load, load_first, lowest_bit, nan_bits,
-                                        store, top)
+from nbparallel.kernels.vectors import (POSITIONS_AT_ONCE, add, bit_count, equal_bits, larger, load, load_first,
+                                        lowest_bit, nan_bits, positions16, store, top)
 
 GROUP_ROWS = 64
 """Rows whose positions are computed at once (a multiple of :data:`ROWS_AT_ONCE`)."""
@@ -48,9 +47,9 @@ def padded_table(table, log_prior):
 
     Returns
     -------
-    flat : ndarray of float64, shape (n_columns * table_rows,)
-        Block ``b`` (classes ``b * width ..``) of table row ``r`` at ``(b * table_rows + r) * width``; 0 in
-        the padding. 64-byte aligned, so that a vector load never straddles two cache lines.
+    flat : ndarray of float64, shape (table_rows * n_columns,)
+        The table row-major, its rows padded with 0 to ``n_columns`` (whole vectors of classes). 64-byte
+        aligned, so that an 8-lane load of a row of whole cache lines never straddles two.
     prior : ndarray of float64, shape (n_columns,)
         The log prior, -inf in the padding (so a padded lane never scores above a class).
     lanes : tuple of float
@@ -70,7 +69,7 @@ def padded_table(table, log_prior):
     padded = np.zeros((n_rows, n_columns))
     padded[:, :n_classes] = table
     flat = aligned_empty(n_rows * n_columns)
-    flat[:] = padded.reshape(n_rows, n_columns // width, width).transpose(1, 0, 2).reshape(-1)
+    flat[:] = padded.reshape(-1)
     prior = np.full(n_columns, -np.inf)
     prior[:n_classes] = log_prior
     return flat, prior, (0.0,) * width
@@ -84,63 +83,82 @@ def aligned_empty(size):
     return buffer[skip:skip + size]
 
 
-def _row_major(codes):
-    """The codes as one row-major 1-D view when their type is C-contiguous, else an empty array."""
-
-
-@overload(_row_major)
-def _row_major_overload(codes):
-    if codes.layout == "C":
-        return lambda codes: codes.reshape(-1)
-    return lambda codes: np.empty(0, codes.dtype)
+ROW_MAJOR, COLUMN_MAJOR, STRIDED = 1, 2, 0
+"""Layouts of a block of codes in memory: each row's codes consecutive (C-contiguous), each column's
+consecutive (a column-major block, its columns any distance apart), or neither."""
 
 
 @njit(nogil=True, cache=True, inline="always")
-def _tiles(flat, offsets, column_offset, n_codes):
-    """A row-major block's attributes' first table rows and sizes, repeated for every row of a group (so that
-    a group's positions are one vectorised loop over its codes); no rows for other layouts."""
-    n = GROUP_ROWS * n_codes if flat.shape[0] else 0
-    bases, sizes = np.empty(n, dtype=np.uint32), np.empty(n, dtype=np.uint32)
-    for q in range(n):
-        a = column_offset + q % n_codes
+def _layout(codes):
+    """``(layout, column_stride)``: the codes' layout and, column-major, the distance from a column's first
+    code to the next column's, in codes."""
+    size = codes.itemsize
+    if codes.strides[1] == size and codes.strides[0] == codes.shape[1] * size:
+        return ROW_MAJOR, 1
+    if codes.strides[0] == size:
+        return COLUMN_MAJOR, codes.strides[1] // size
+    return STRIDED, 0
+
+
+@njit(nogil=True, cache=True, inline="always")
+def _tiles(layout, offsets, column_offset, n_codes):
+    """A block's attributes' first table rows and sizes as :func:`~nbparallel.kernels.vectors.positions16`
+    reads them: row-major, repeated for every row of a group (so that a group's positions are one loop over
+    its codes); column-major, 16 copies of each attribute's."""
+    repeat = GROUP_ROWS if layout == ROW_MAJOR else POSITIONS_AT_ONCE if layout == COLUMN_MAJOR else 0
+    bases, sizes = np.empty(repeat * n_codes, dtype=np.uint32), np.empty(repeat * n_codes, dtype=np.uint32)
+    for q in range(repeat * n_codes):
+        a = column_offset + (q % n_codes if layout == ROW_MAJOR else q // POSITIONS_AT_ONCE)
         bases[q] = offsets[a]
         sizes[q] = offsets[a + 1] - offsets[a]
     return bases, sizes
 
 
 @njit(nogil=True, cache=True, inline="always")
-def _group_positions(codes, flat, bases, sizes, start, stop, offsets, column_offset, width, positions):
-    """Positions ``(offsets[a] + code) * width`` in a block of the padded table of rows ``start:stop`` of a
+def _code_position(codes, row, a, base, size, scale):
+    """``(position, outside)`` of one code: ``(base + code) * scale``, or ``base * scale`` when it is
+    outside its attribute's ``size`` rows."""
+    code = np.uint64(codes[np.uint64(row), np.uint64(a)])
+    inside = code < np.uint64(size)
+    return (np.uint64(base) + (code if inside else np.uint64(0))) * np.uint64(scale), not inside
+
+
+@njit(nogil=True, cache=True, inline="always")
+def _group_positions(codes, layout, column_stride, bases, sizes, start, stop, offsets, column_offset, scale,
+                     positions):
+    """Positions ``(offsets[a] + code) * scale`` in the padded table (``scale`` cells a row) of rows ``start:stop`` of a
     block of codes (attribute ``a`` at table attribute ``column_offset + a``), into ``positions``: row ``j``
     and attribute ``a`` at ``j * row_step + a * attribute_step``, row-major for row-major codes, else
-    attribute-major. The rows after ``stop - start`` up to the group's end get position 0 (a valid cell).
-    A code outside its attribute's rows gets its attribute's first row and sets the flag returned.
+    attribute-major; 16 codes at once where they are consecutive. The rows after ``stop - start`` up to the
+    group's end get position 0 (a valid cell). A code outside its attribute's rows gets its attribute's
+    first row and sets the flag returned.
 
     Returns ``(outside, row_step, attribute_step)``.
     """
     f = codes.shape[1]
     n = stop - start
     outside = False
-    scale = np.uint64(width)
-    if flat.shape[0]:
-        first = np.uint64(start * f)
-        for q in range(n * f):
-            code = np.uint64(flat[first + np.uint64(q)])
-            inside = code < sizes[q]
-            outside |= not inside
-            positions[q] = (bases[q] + (code if inside else np.uint64(0))) * scale
+    if layout == ROW_MAJOR:
+        whole = n * f - n * f % POSITIONS_AT_ONCE
+        for q in range(0, whole, POSITIONS_AT_ONCE):
+            outside |= positions16(codes, start * f + q, bases, sizes, q, scale, positions, q)
+        for q in range(whole, n * f):
+            a = q % f
+            positions[q], out = _code_position(codes, start + q // f, a, bases[a], sizes[a], scale)
+            outside |= out
         for q in range(n * f, GROUP_ROWS * f):
             positions[q] = 0
         return outside, f, 1
+    whole = n - n % POSITIONS_AT_ONCE if layout == COLUMN_MAJOR else 0
     for a in range(f):
-        base = np.uint64(offsets[column_offset + a])
-        size = np.uint64(offsets[column_offset + a + 1]) - base
         at = a * GROUP_ROWS
-        for j in range(n):
-            code = np.uint64(codes[np.uint64(start + j), np.uint64(a)])
-            inside = code < size
-            outside |= not inside
-            positions[at + j] = (base + (code if inside else np.uint64(0))) * scale
+        for j in range(0, whole, POSITIONS_AT_ONCE):
+            outside |= positions16(codes, start + j + a * column_stride, bases, sizes, a * POSITIONS_AT_ONCE,
+                                   scale, positions, at + j)
+        base, size = offsets[column_offset + a], offsets[column_offset + a + 1] - offsets[column_offset + a]
+        for j in range(whole, n):
+            positions[at + j], out = _code_position(codes, start + j, a, base, size, scale)
+            outside |= out
         for j in range(n, GROUP_ROWS):
             positions[at + j] = 0
     return outside, 1, GROUP_ROWS
@@ -191,11 +209,10 @@ def _add_attributes3(table, blocks, positions, offset, n_attributes, row_step, a
 
 
 @njit(nogil=True, cache=True, inline="always")
-def _sum_block8(group, end, start, table, prior, lanes, sums, positions, f1, row1, step1, f2, row2, step2, k,
-                block_cells):
-    """Lanes ``k ..`` (one block of the table) of the sums of rows ``group:end``, eight rows at once."""
+def _sum_block8(group, end, start, table, prior, lanes, sums, positions, f1, row1, step1, f2, row2, step2, k):
+    """Lanes ``k ..`` (one block of classes) of the sums of rows ``group:end``, eight rows at once."""
     n_columns = prior.shape[0]
-    block = np.uint64(k // len(lanes) * block_cells)
+    block = np.uint64(k)
     p = load(prior, k, lanes)
     for j in range(0, end - group, ROWS_AT_ONCE):
         s0, s1, s2, s3, s4, s5, s6, s7 = _add_attributes(table, block, positions, 0, f1, row1, step1, j, lanes,
@@ -214,12 +231,10 @@ def _sum_block8(group, end, start, table, prior, lanes, sums, positions, f1, row
 
 
 @njit(nogil=True, cache=True, inline="always")
-def _sum_blocks3(group, end, start, table, prior, lanes, sums, positions, f1, row1, step1, f2, row2, step2, k,
-                 block_cells):
-    """Lanes ``k .. k + 23`` (three blocks of the table) of the sums of rows ``group:end``, four rows at once."""
+def _sum_blocks3(group, end, start, table, prior, lanes, sums, positions, f1, row1, step1, f2, row2, step2, k):
+    """Lanes ``k .. k + 23`` (three blocks of classes) of the sums of rows ``group:end``, four rows at once."""
     n_columns = prior.shape[0]
-    blocks = (np.uint64(k // 8 * block_cells), np.uint64((k // 8 + 1) * block_cells),
-              np.uint64((k // 8 + 2) * block_cells))
+    blocks = (np.uint64(k), np.uint64(k + 8), np.uint64(k + 16))
     pa, pb, pc = load(prior, k, lanes), load(prior, k + 8, lanes), load(prior, k + 16, lanes)
     for j in range(0, end - group, 4):
         s = _add_attributes3(table, blocks, positions, 0, f1, row1, step1, j, lanes,
@@ -276,31 +291,31 @@ def block_sums(first, second, extra, start, stop, offsets, table, prior, lanes, 
     """
     width = len(lanes)
     n_columns = prior.shape[0]
-    block_cells = table.shape[0] // n_columns * width
     f1, f2 = first.shape[1], second.shape[1]
-    flat1, flat2 = _row_major(first), _row_major(second)
-    bases1, sizes1 = _tiles(flat1, offsets, 0, f1)
-    bases2, sizes2 = _tiles(flat2, offsets, f1, f2)
+    layout1, stride1 = _layout(first)
+    layout2, stride2 = _layout(second)
+    bases1, sizes1 = _tiles(layout1, offsets, 0, f1)
+    bases2, sizes2 = _tiles(layout2, offsets, f1, f2)
     positions = np.empty(GROUP_ROWS * (f1 + f2), dtype=np.uint32)
     positions2 = positions[GROUP_ROWS * f1:]
     extra_flat, n_extra = extra.reshape(-1), extra.shape[1]
     outside = False
     for group in range(start, stop, GROUP_ROWS):
         end = min(group + GROUP_ROWS, stop)
-        outside1, row1, step1 = _group_positions(first, flat1, bases1, sizes1, group, end, offsets, 0, width,
-                                                 positions)
-        outside2, row2, step2 = _group_positions(second, flat2, bases2, sizes2, group, end, offsets, f1, width,
-                                                 positions2)
+        outside1, row1, step1 = _group_positions(first, layout1, stride1, bases1, sizes1, group, end, offsets, 0,
+                                                 n_columns, positions)
+        outside2, row2, step2 = _group_positions(second, layout2, stride2, bases2, sizes2, group, end, offsets, f1,
+                                                 n_columns, positions2)
         outside = outside or outside1 or outside2
         k = 0
         while k < n_columns:
             if width == 8 and n_columns - k >= 24:  # three blocks, four rows at once
                 _sum_blocks3(group, end, start, table, prior, lanes, sums, positions, f1, row1, step1, f2, row2,
-                             step2, k, block_cells)
+                             step2, k)
                 k += 24
             else:
                 _sum_block8(group, end, start, table, prior, lanes, sums, positions, f1, row1, step1, f2, row2,
-                            step2, k, block_cells)
+                            step2, k)
                 k += width
         if extra.shape[0]:
             _add_extra(extra_flat, n_extra, group, end, start, lanes, sums, n_columns)

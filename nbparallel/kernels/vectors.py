@@ -339,6 +339,49 @@ def log(typingctx, vector):
     return vector(vector), codegen
 
 
+POSITIONS_AT_ONCE = 16
+"""Codes turned into table positions by one :func:`positions16`."""
+
+
+@intrinsic
+def positions16(typingctx, codes, element, bases, sizes, tile, scale, positions, at):
+    """Positions in a padded table of 16 codes at once: ``positions[at + q] = (bases[tile + q] + code_q) *
+    scale`` where ``code_q = codes' element element + q`` (counted from the array's first element, whatever
+    its layout; the caller keeps the 16 elements inside it and consecutive in memory), or ``bases[tile + q]
+    * scale`` where ``code_q >= sizes[tile + q]``; returns whether any code was that far (never read past).
+
+    ``codes`` of uint8 or uint16, ``bases``, ``sizes`` and ``positions`` 1-D C-contiguous uint32 arrays."""
+    words = (bases, sizes, positions)
+    if (not isinstance(codes, types.Array) or codes.dtype not in (types.uint8, types.uint16)
+            or not all(isinstance(a, types.Array) and a.ndim == 1 and a.layout == "C" and a.dtype == types.uint32
+                       for a in words)):
+        return None
+
+    def codegen(context, builder, sig, args):
+        lanes = POSITIONS_AT_ONCE
+        words_type = ir.VectorType(ir.IntType(32), lanes)
+
+        def pointer(array_type, array, index_type, index, element_type):
+            data = context.make_array(array_type)(context, builder, array).data
+            offset = context.cast(builder, index, index_type, types.intp)
+            return builder.bitcast(builder.gep(data, [offset]), ir.VectorType(element_type, lanes).as_pointer())
+
+        code_type = ir.IntType(sig.args[0].dtype.bitwidth)
+        code = builder.zext(builder.load(pointer(sig.args[0], args[0], sig.args[1], args[1], code_type), align=1),
+                            words_type)
+        base = builder.load(pointer(sig.args[2], args[2], sig.args[4], args[4], ir.IntType(32)), align=4)
+        size = builder.load(pointer(sig.args[3], args[3], sig.args[4], args[4], ir.IntType(32)), align=4)
+        inside = builder.icmp_unsigned("<", code, size)
+        chosen = builder.select(inside, code, ir.Constant(words_type, [0] * lanes))
+        factor = _splat(builder, context.cast(builder, args[5], sig.args[5], types.uint32), lanes)
+        position = builder.mul(builder.add(base, chosen), factor)
+        builder.store(position, pointer(sig.args[6], args[6], sig.args[7], args[7], ir.IntType(32)), align=4)
+        outside = builder.bitcast(builder.not_(inside), ir.IntType(lanes))
+        return builder.icmp_unsigned("!=", outside, ir.Constant(ir.IntType(lanes), 0))
+
+    return types.boolean(codes, element, bases, sizes, tile, scale, positions, at), codegen
+
+
 def _bits(builder, mask, width):
     return builder.zext(builder.bitcast(mask, ir.IntType(width)), _I64)
 
