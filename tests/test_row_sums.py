@@ -8,9 +8,11 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from numba import njit
 from scipy.special import logsumexp
 
 from nbparallel.kernels.row_sums import FAST_COLUMNS, padded_table, vector_width
+from nbparallel.kernels.vectors import exp, load, log, store
 from nbparallel.kernels.scoring import (JOINT, LOG_POSTERIOR, POSTERIOR, best_of_rows, evaluate_rows, histogram_bits,
                                         n_score_bins, score_bin, score_rows)
 
@@ -177,3 +179,40 @@ def test_the_padded_table_holds_whole_vectors_of_classes():
     np.testing.assert_array_equal(rows[:, :20], table)
     assert not rows[:, 20:].any() and np.isneginf(prior[20:]).all()
     assert FAST_COLUMNS == 64 and vector_width(2) == 2
+
+
+@njit
+def _lane_wise(function, values, out):
+    for q in range(0, values.shape[0], 8):
+        store(out, q, function(load(values, q, 8)))
+
+
+@njit
+def _exp_lanes(values, out):
+    _lane_wise(exp, values, out)
+
+
+@njit
+def _log_lanes(values, out):
+    _lane_wise(log, values, out)
+
+
+def test_vector_exp_and_log_are_within_an_ulp_of_numpy():
+    rng = np.random.default_rng(0)
+    specials = [0.0, -0.0, 1.0, -745.13, -745.14, -708.39, -708.4, 709.78, 709.79, 1e300, -1e300, np.inf, -np.inf,
+                np.nan, 5e-324, -1.0, 2.2250738585072014e-308, 1.7976931348623157e308]
+    for function, reference, values in (
+            (_exp_lanes, np.exp, np.concatenate([-rng.random(100_000) * 760, rng.uniform(-2, 2, 10_000), specials])),
+            (_log_lanes, np.log, np.concatenate([np.exp(rng.uniform(-745, 709, 100_000)), rng.random(10_000) * 1e-310,
+                                                 rng.uniform(0.5, 2, 10_000), specials]))):
+        values = np.concatenate([values, np.ones(-len(values) % 8)])
+        got = np.empty_like(values)
+        function(values, got)
+        with np.errstate(all="ignore"):
+            want = reference(values)
+        finite = np.isfinite(want) & (want != 0)
+        assert (np.abs(got[finite] - want[finite]) <= np.spacing(np.abs(want[finite]))).all()
+        np.testing.assert_array_equal(got[~finite], want[~finite])  # 0, infinities, NaN as numpy gives them
+    one = np.zeros(8)
+    _exp_lanes(one, one)
+    assert (one == 1.0).all()  # the largest score's exponential is exactly 1

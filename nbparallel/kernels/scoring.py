@@ -1,4 +1,5 @@
-"""Scoring rows: joint log-likelihoods from codes and a log table, and the best class."""
+"""Scoring rows: joint log-likelihoods from codes and a log table, the best class, posteriors and
+evaluation sums."""
 
 import math
 from typing import NamedTuple
@@ -99,13 +100,15 @@ def tally(jll, truth, predicted, confusion):
 
 # --------------------------------------------------------------------------- the scoring family
 #
-# Every pass that scores rows from codes (predict, predict_proba, evaluate, boosting rounds) runs one of the
-# kernels below. They read a partition's codes as counting gets them, in two blocks that need not be joined
-# (``first``: categorical codes, any layout, a uint8 input array itself; ``second``: binned codes), sum rows
-# a group at a time with :mod:`nbparallel.kernels.row_sums` (the one set of row sums), and turn each row's
-# sums into its result: the best class, the scores, the exponents of the posteriors (exponentiated by
-# numpy's vectorised ``exp`` a block of rows at a time), or evaluation sums. A code outside its attribute's
-# rows is never read past: the kernel flags it and the wrapper raises ValueError.
+# Every pass that scores rows from codes (predict, predict_proba, evaluate, cross-validation's scoring,
+# boosting rounds) runs one of the kernels below, once per partition. They read a partition's codes as
+# counting gets them, in two blocks that need not be joined (``first``: categorical codes, any layout, a
+# uint8 input array itself; ``second``: binned codes), sum its rows a block at a time with
+# :mod:`nbparallel.kernels.row_sums` (the one set of row sums) into a buffer that stays in the core's cache,
+# and turn each row's sums into its result there: the best class, the scores, the posteriors
+# (exponentials and logarithms by :mod:`nbparallel.kernels.vectors`, eight lanes at a time), or evaluation
+# sums. A code outside its attribute's rows is never read past: the kernel flags it and the wrapper raises
+# ValueError.
 
 JOINT, LOG_POSTERIOR, POSTERIOR = 0, 1, 2
 """Modes of :func:`score_rows`: log P(x, c), log P(c | x), P(c | x)."""
@@ -140,22 +143,20 @@ def score_bin(odds, mantissa_bits):
 
 
 @njit(nogil=True, cache=True, inline="always")
-def _score_bins_of_bits(odds, bits, mantissa_bits, bins):
-    """:func:`score_bin` of each of ``odds`` (>= 0 or NaN), whose IEEE-754 bits are ``bits``, into ``bins``:
-    read from the bits, with selects and no branch or libm call, so the loop is vectorised. For a normal
-    number the exponent field less 1022 is frexp's exponent and the fraction's top bits are
+def _bin_of_bits(odds, bits, mantissa_bits):
+    """:func:`score_bin` of ``odds`` (>= 0 or NaN) whose IEEE-754 bits are ``bits``: read from the bits, with
+    selects and no branch or libm call, so that a loop of them is vectorised. For a normal number the
+    exponent field less 1022 is frexp's exponent and the fraction's top bits are
     ``int((2 m - 1) 2**mantissa_bits)``; zero and subnormals lie below ``2**-SCORE_OCTAVES`` (bin 0),
     infinity above ``2**SCORE_OCTAVES`` (the last bin)."""
     n_bins = (2 * SCORE_OCTAVES) << mantissa_bits
-    mask = (1 << mantissa_bits) - 1
-    for k in range(odds.shape[0]):
-        e = np.int64((bits[k] >> np.uint64(52)) & np.uint64(0x7FF)) - 1022
-        fraction = np.int64(bits[k] >> np.uint64(52 - mantissa_bits)) & mask
-        inside = ((e + SCORE_OCTAVES - 1) << mantissa_bits) + fraction
-        b = inside if e > -SCORE_OCTAVES else 0
-        b = b if e <= SCORE_OCTAVES else n_bins - 1
-        b = b if odds[k] > 0.0 else 0
-        bins[k] = n_bins // 2 if odds[k] != odds[k] else b
+    e = np.int64((bits >> np.uint64(52)) & np.uint64(0x7FF)) - 1022
+    fraction = np.int64(bits >> np.uint64(52 - mantissa_bits)) & ((1 << mantissa_bits) - 1)
+    inside = ((e + SCORE_OCTAVES - 1) << mantissa_bits) + fraction
+    b = inside if e > -SCORE_OCTAVES else 0
+    b = b if e <= SCORE_OCTAVES else n_bins - 1
+    b = b if odds > 0.0 else 0
+    return n_bins // 2 if odds != odds else b
 
 
 @njit(nogil=True, cache=True, error_model="numpy", inline="always")
@@ -176,14 +177,10 @@ def log_odds_bin(log_odds, mantissa_bits):
 
 # Each kernel takes the padded table of :func:`~nbparallel.kernels.row_sums.padded_table` and its ``lanes``,
 # a tuple whose length is the vector width (one compiled kernel per width), and sums its rows a block of
-# :func:`block_rows` at a time with :func:`~nbparallel.kernels.row_sums.block_sums` into a buffer that stays
-# in the core's cache, where the rest of the pass reads them: exponentials included (``vectors.exp``), so
-# every pass is one kernel call over the partition.
+# :func:`block_rows` at a time with :func:`~nbparallel.kernels.row_sums.block_sums`.
 
 EXP_LANES = 8
-"""Lanes of the vectors exponentiated at once."""
-
-NO_ROWS = np.empty(0, dtype=np.int64)
+"""Lanes of the vectors exponentiated (or logarithms taken) at once."""
 
 
 @njit(nogil=True, cache=True)
@@ -202,17 +199,17 @@ def _best_of_rows_kernel(first, second, extra, offsets, table, prior, lanes, ord
 
 @njit(nogil=True, cache=True, inline="always")
 def _exponentials(sums, n_rows, n_columns, lanes, n_classes, tops, odds):
-    """``exp(score - top)`` of each of ``n_rows`` rows of sums into ``odds`` (exactly 1 for the largest score,
-    ``tops[j]``, also when it is infinite), and the sums of each row's exponentials of its classes (added in
-    class order, four rows at once) returned. The exponentials are taken eight lanes at a time over the
-    block, whatever the classes' vector width."""
+    """``exp(score - top)`` of each of ``n_rows`` rows of sums into ``odds`` (its classes only, ``n_classes``
+    a row; exactly 1 for the largest score, ``tops[j]``, also when it is infinite), and the sums of each
+    row's exponentials (added in class order) returned. The exponentials are taken eight lanes at a time
+    over the block (``odds`` holds whole vectors past its rows)."""
     for j in range(n_rows):
-        at = j * n_columns
         for k in range(0, n_columns, len(lanes)):
-            store(odds, at + k, minus_top(load(sums, at + k, lanes), tops[j]))
-    for q in range(0, n_rows * n_columns, EXP_LANES):  # the buffer's tail is whole vectors too
+            store_first(odds, j * n_classes + k, minus_top(load(sums, j * n_columns + k, lanes), tops[j]),
+                        n_classes - k)
+    for q in range(0, n_rows * n_classes, EXP_LANES):
         store(odds, q, exp(load(odds, q, EXP_LANES)))
-    return _class_totals(odds, n_rows, n_columns, n_classes, NO_ROWS)
+    return _class_totals(odds, n_rows, n_classes)
 
 
 @njit(nogil=True, cache=True, inline="always")
@@ -230,27 +227,25 @@ def _logs(values, n):
 
 
 @njit(nogil=True, cache=True, inline="always")
-def _class_totals(terms, n_rows, n_columns, n_classes, skip):
-    """The first ``n_classes`` of each of ``n_rows`` rows of ``terms`` (``n_columns`` a row) added in class
-    order, row ``j``'s class ``skip[j]`` left out (when ``skip`` has rows); four rows at once, so that their
-    chains of additions overlap. A tail of ones follows, to whole vectors."""
+def _class_totals(terms, n_rows, n_classes):
+    """Each of ``n_rows`` rows of ``terms`` (``n_classes`` a row) added in class order; four rows at once, so
+    that their chains of additions overlap. A tail of ones follows, to whole vectors."""
     totals = np.ones(n_rows + EXP_LANES)
-    skipping = skip.shape[0] > 0
-    for j in range(0, n_rows, 4):
-        a0, a1, a2, a3 = j * n_columns, (j + 1) * n_columns, (j + 2) * n_columns, (j + 3) * n_columns
-        s0 = s1 = s2 = s3 = -1
-        if skipping:
-            s0, s1, s2, s3 = skip[j], skip[min(j + 1, n_rows - 1)], skip[min(j + 2, n_rows - 1)], skip[
-                min(j + 3, n_rows - 1)]
+    whole = n_rows - n_rows % 4
+    for j in range(0, whole, 4):
+        a0, a1, a2, a3 = j * n_classes, (j + 1) * n_classes, (j + 2) * n_classes, (j + 3) * n_classes
         t0 = t1 = t2 = t3 = 0.0
-        for k in range(n_classes):  # adding 0.0 to these sums of positive terms leaves them as they are
-            t0 += 0.0 if k == s0 else terms[a0 + k]
-            t1 += 0.0 if k == s1 else terms[a1 + k]
-            t2 += 0.0 if k == s2 else terms[a2 + k]
-            t3 += 0.0 if k == s3 else terms[a3 + k]
-        for r, t in enumerate((t0, t1, t2, t3)):
-            if j + r < n_rows:
-                totals[j + r] = t
+        for k in range(n_classes):
+            t0 += terms[a0 + k]
+            t1 += terms[a1 + k]
+            t2 += terms[a2 + k]
+            t3 += terms[a3 + k]
+        totals[j], totals[j + 1], totals[j + 2], totals[j + 3] = t0, t1, t2, t3
+    for j in range(whole, n_rows):
+        total = 0.0
+        for k in range(n_classes):
+            total += terms[j * n_classes + k]
+        totals[j] = total
     return totals
 
 
@@ -263,7 +258,7 @@ def _scores_kernel(first, second, extra, offsets, table, prior, lanes, order, mo
     width = len(lanes)
     step = block_rows(n_columns)
     sums = aligned_empty((step + ROWS_AT_ONCE) * n_columns)
-    odds = aligned_empty(sums.shape[0])
+    odds = np.zeros(sums.shape[0])  # whole vectors of exponentials past the rows: finite
     tops = np.empty(step)
     flat = out.reshape(-1)
     outside = False
@@ -285,7 +280,7 @@ def _scores_kernel(first, second, extra, offsets, table, prior, lanes, order, mo
             if mode == POSTERIOR:
                 scale = 1.0 / totals[j]
                 for k in range(0, n_columns, width):
-                    store_first(flat, to + k, times(load(odds, at + k, lanes), scale), n_classes - k)
+                    store_first(flat, to + k, times(load(odds, j * n_classes + k, lanes), scale), n_classes - k)
             else:
                 norm = tops[j] + totals[j]
                 for k in range(0, n_columns, width):
@@ -294,31 +289,35 @@ def _scores_kernel(first, second, extra, offsets, table, prior, lanes, order, mo
 
 
 @njit(nogil=True, cache=True, error_model="numpy", inline="always")
-def _one_vs_rest_counts(odds, n_rows, n_columns, n_classes, totals, largest, truth, mantissa_bits, where, counts):
+def _one_vs_rest_counts(odds, n_rows, n_classes, totals, largest, truth, mantissa_bits, cells, counts):
     """Add the one-vs-rest ROC counts of every class of the rows with a known class (``truth >= 0``):
     ``counts[c, 0 if the row's class is c else 1, bin of its odds p_c / (sum of the others)]``, the odds
-    taken without cancellation (``odds[c] / (total - odds[c])``, and for the largest the others' own sum).
-    Each row's cells are found first (``where``), then added class by class, so that one class's counts
-    stay in the core's first cache."""
-    ratio = aligned_empty(n_columns)
+    taken without cancellation (``odds[c] / (total - odds[c])``; for the largest, over the others' own sum,
+    added in class order). Each row's cells are found first (``cells``), then added class by class, so that
+    one class's counts stay in the core's first cache."""
+    ratio = aligned_empty(n_classes + EXP_LANES)
     ratio_bits = ratio.view(np.uint64)
-    bins = np.empty(n_columns, dtype=np.int64)
     n_bins = counts.shape[2]
-    rests = _class_totals(odds, n_rows, n_columns, n_classes, largest)
+    kept = np.empty(n_rows)
+    for j in range(n_rows):  # the others' sums: the largest's odds set to 0 (adding 0 changes no sum) a while
+        kept[j] = odds[j * n_classes + largest[j]]
+        odds[j * n_classes + largest[j]] = 0.0
+    rests = _class_totals(odds, n_rows, n_classes)
     for j in range(n_rows):
-        at = j * n_columns
-        for k in range(0, n_columns, EXP_LANES):
+        odds[j * n_classes + largest[j]] = kept[j]
+    for j in range(n_rows):
+        at = j * n_classes
+        for k in range(0, n_classes, EXP_LANES):  # lanes past the row's classes are not read
             store(ratio, k, over_rest(load(odds, at + k, EXP_LANES), totals[j]))
-        ratio[largest[j]] = odds[at + largest[j]] / rests[j]
-        _score_bins_of_bits(ratio, ratio_bits, mantissa_bits, bins)  # the padding's bins are not read
+        ratio[largest[j]] = kept[j] / rests[j]
         t = truth[j]
         for k in range(n_classes):
-            where[j * n_classes + k] = (2 * k + (t != k)) * n_bins + bins[k]
+            cells[j, k] = (2 * k + (t != k)) * n_bins + _bin_of_bits(ratio[k], ratio_bits[k], mantissa_bits)
     flat = counts.reshape(-1)  # (class, 0: the class's rows / 1: the others', bin)
     for k in range(n_classes):
         for j in range(n_rows):
             if truth[j] >= 0:
-                flat[where[j * n_classes + k]] += 1
+                flat[cells[j, k]] += 1
 
 
 @njit(nogil=True, cache=True, error_model="numpy")
@@ -331,10 +330,10 @@ def _evaluation_kernel(first, second, extra, offsets, table, prior, lanes, order
     n_classes = order.shape[0]
     step = block_rows(n_columns)
     sums = aligned_empty((step + ROWS_AT_ONCE) * n_columns)
-    odds = aligned_empty(sums.shape[0])
+    odds = np.zeros(sums.shape[0])  # whole vectors of exponentials past the rows: finite
     tops = np.empty(step)
     largest = np.empty(step, dtype=np.int64)
-    where = np.empty(step * n_classes, dtype=np.int64)
+    cells = np.empty((step, n_classes), dtype=np.int64)
     log_likelihood = 0.0
     loss = 0.0
     outside = False
@@ -362,8 +361,8 @@ def _evaluation_kernel(first, second, extra, offsets, table, prior, lanes, order
             if n_classes == 2:
                 histogram[0, np.int64(t != 1), log_odds_bin(sums[at + 1] - sums[at], mantissa_bits)] += 1.0
         if n_classes > 2:
-            _one_vs_rest_counts(odds, n, n_columns, n_classes, totals, largest, truth[start:stop], mantissa_bits,
-                                where, counts)
+            _one_vs_rest_counts(odds, n, n_classes, totals, largest, truth[start:stop], mantissa_bits, cells,
+                                counts)
     sums_out[0] += log_likelihood
     sums_out[1] += loss
     return outside
