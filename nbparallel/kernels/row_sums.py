@@ -107,10 +107,11 @@ def _tiles(layout, offsets, column_offset, n_codes):
     its codes); column-major, 16 copies of each attribute's."""
     repeat = GROUP_ROWS if layout == ROW_MAJOR else POSITIONS_AT_ONCE if layout == COLUMN_MAJOR else 0
     bases, sizes = np.empty(repeat * n_codes, dtype=np.uint32), np.empty(repeat * n_codes, dtype=np.uint32)
-    for q in range(repeat * n_codes):
-        a = column_offset + (q % n_codes if layout == ROW_MAJOR else q // POSITIONS_AT_ONCE)
-        bases[q] = offsets[a]
-        sizes[q] = offsets[a + 1] - offsets[a]
+    for r in range(repeat):
+        for a in range(n_codes):
+            q = r * n_codes + a if layout == ROW_MAJOR else a * repeat + r
+            bases[q] = offsets[column_offset + a]
+            sizes[q] = offsets[column_offset + a + 1] - offsets[column_offset + a]
     return bases, sizes
 
 
@@ -268,7 +269,20 @@ def _add_extra(extra, n_classes, group, end, start, lanes, sums, n_columns):
 
 
 @njit(nogil=True, cache=True)
-def block_sums(first, second, extra, start, stop, offsets, table, prior, lanes, sums):
+def sum_space(first, second, offsets):
+    """What :func:`block_sums` keeps from one block of rows to the next: each block of codes' layout,
+    column stride and tiles of its attributes' first rows and sizes, and a group's positions."""
+    f1, f2 = first.shape[1], second.shape[1]
+    layout1, stride1 = _layout(first)
+    layout2, stride2 = _layout(second)
+    bases1, sizes1 = _tiles(layout1, offsets, 0, f1)
+    bases2, sizes2 = _tiles(layout2, offsets, f1, f2)
+    positions = np.empty(GROUP_ROWS * (f1 + f2), dtype=np.uint32)
+    return layout1, stride1, bases1, sizes1, layout2, stride2, bases2, sizes2, positions
+
+
+@njit(nogil=True, cache=True)
+def block_sums(first, second, extra, start, stop, offsets, table, prior, lanes, space, sums):
     """The sums of rows ``start:stop``, row ``start + j`` at ``sums[j * n_columns:]`` (its classes, then -inf
     in the padding; ``n_columns = prior.shape[0]``).
 
@@ -280,6 +294,8 @@ def block_sums(first, second, extra, start, stop, offsets, table, prior, lanes, 
         Added last.
     table, prior, lanes
         As :func:`padded_table` gives them.
+    space : tuple
+        :func:`sum_space` of these codes.
     sums : 1-D float64 array
         At least ``(stop - start + ROWS_AT_ONCE) * n_columns`` long (the rows after ``stop`` up to a whole
         number of :data:`ROWS_AT_ONCE` are written too).
@@ -289,14 +305,10 @@ def block_sums(first, second, extra, start, stop, offsets, table, prior, lanes, 
     bool
         Whether a code lies outside its attribute's rows (it read its attribute's first row instead).
     """
+    layout1, stride1, bases1, sizes1, layout2, stride2, bases2, sizes2, positions = space
     width = len(lanes)
     n_columns = prior.shape[0]
     f1, f2 = first.shape[1], second.shape[1]
-    layout1, stride1 = _layout(first)
-    layout2, stride2 = _layout(second)
-    bases1, sizes1 = _tiles(layout1, offsets, 0, f1)
-    bases2, sizes2 = _tiles(layout2, offsets, f1, f2)
-    positions = np.empty(GROUP_ROWS * (f1 + f2), dtype=np.uint32)
     positions2 = positions[GROUP_ROWS * f1:]
     extra_flat, n_extra = extra.reshape(-1), extra.shape[1]
     outside = False

@@ -9,7 +9,7 @@ from numba import njit
 
 from nbparallel.kernels.checks import CODE_DTYPES, check_offsets, require_array, require_dtype
 from nbparallel.kernels.row_sums import (ROWS_AT_ONCE, aligned_empty, block_sums, codes_outside, padded_table,
-                                         row_summary)
+                                         row_summary, sum_space)
 from nbparallel.kernels.vectors import exp, less, load, log, minus_top, over_rest, store, store_first, times
 
 
@@ -188,10 +188,11 @@ def _best_of_rows_kernel(first, second, extra, offsets, table, prior, lanes, ord
     n_columns = prior.shape[0]
     step = block_rows(n_columns)
     sums = aligned_empty((step + ROWS_AT_ONCE) * n_columns)
+    space = sum_space(first, second, offsets)
     outside = False
     for start in range(0, out.shape[0], step):
         stop = min(start + step, out.shape[0])
-        outside |= block_sums(first, second, extra, start, stop, offsets, table, prior, lanes, sums)
+        outside |= block_sums(first, second, extra, start, stop, offsets, table, prior, lanes, space, sums)
         for j in range(stop - start):
             out[start + j], _, _ = row_summary(sums, j * n_columns, n_columns, lanes, order)
     return outside
@@ -258,6 +259,7 @@ def _scores_kernel(first, second, extra, offsets, table, prior, lanes, order, mo
     width = len(lanes)
     step = block_rows(n_columns)
     sums = aligned_empty((step + ROWS_AT_ONCE) * n_columns)
+    space = sum_space(first, second, offsets)
     odds = np.zeros(sums.shape[0])  # whole vectors of exponentials past the rows: finite
     tops = np.empty(step)
     flat = out.reshape(-1)
@@ -265,7 +267,7 @@ def _scores_kernel(first, second, extra, offsets, table, prior, lanes, order, mo
     for start in range(0, out.shape[0], step):
         stop = min(start + step, out.shape[0])
         n = stop - start
-        outside |= block_sums(first, second, extra, start, stop, offsets, table, prior, lanes, sums)
+        outside |= block_sums(first, second, extra, start, stop, offsets, table, prior, lanes, space, sums)
         if mode == JOINT:
             for j in range(n):
                 for k in range(0, n_columns, width):
@@ -330,6 +332,7 @@ def _evaluation_kernel(first, second, extra, offsets, table, prior, lanes, order
     n_classes = order.shape[0]
     step = block_rows(n_columns)
     sums = aligned_empty((step + ROWS_AT_ONCE) * n_columns)
+    space = sum_space(first, second, offsets)
     odds = np.zeros(sums.shape[0])  # whole vectors of exponentials past the rows: finite
     tops = np.empty(step)
     largest = np.empty(step, dtype=np.int64)
@@ -340,7 +343,7 @@ def _evaluation_kernel(first, second, extra, offsets, table, prior, lanes, order
     for start in range(0, truth.shape[0], step):
         stop = min(start + step, truth.shape[0])
         n = stop - start
-        outside |= block_sums(first, second, extra, start, stop, offsets, table, prior, lanes, sums)
+        outside |= block_sums(first, second, extra, start, stop, offsets, table, prior, lanes, space, sums)
         for j in range(n):
             best, tops[j], largest[j] = row_summary(sums, j * n_columns, n_columns, lanes, order)
             t = truth[start + j]
