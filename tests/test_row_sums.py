@@ -216,3 +216,15 @@ def test_vector_exp_and_log_are_within_an_ulp_of_numpy():
     one = np.zeros(8)
     _exp_lanes(one, one)
     assert (one == 1.0).all()  # the largest score's exponential is exactly 1
+
+
+def test_a_block_without_columns_is_no_block_whatever_its_dtype():
+    first, second, table, offsets, prior, _ = problem(40, 3, 4)
+    none = np.empty((40, 0), dtype=np.float64)
+    both = reference_joint(first, second, table, offsets, prior, None)
+    np.testing.assert_array_equal(score_rows(none, np.column_stack([first, second]).astype(np.uint8), table, offsets,
+                                             prior, mode=JOINT), both)
+    three = table[:offsets[3]]
+    np.testing.assert_array_equal(best_of_rows(first, none, three, offsets[:4], prior, np.arange(3)),
+                                  reference_best(reference_joint(first, none, three, offsets[:4], prior, None),
+                                                 np.arange(3)))

@@ -4,7 +4,7 @@ Row ``i``'s score of class ``k`` is ``log_prior[k] + sum_a table[offsets[a] + co
 added in that order: the prior, the attributes in order (``first``'s, then ``second``'s), the extra block
 (Gaussian attributes) last. Predict, predict_proba, evaluate and boosting rounds all sum rows here
 (:func:`block_sums`), so a row's scores are the same to the bit in every pass, and so is the class a pass
-picks (:func:`best_class`).
+picks (:func:`row_summary`).
 
 How, for speed. The classes of a row are vectors of float64 lanes (:mod:`nbparallel.kernels.vectors`): one
 of 2 lanes for two classes, else blocks of 8 (one AVX-512 register), the table's rows padded to whole
@@ -42,8 +42,7 @@ def vector_width(n_classes):
 
 
 def padded_table(table, log_prior):
-    """The table and prior as :func:`block_sums` reads them: classes padded to whole vectors, blocks of
-    classes one after the other.
+    """The table and prior as :func:`block_sums` reads them: each row's classes padded to whole vectors.
 
     Returns
     -------
@@ -166,32 +165,31 @@ def _group_positions(codes, layout, column_stride, bases, sizes, start, stop, of
 
 
 @njit(nogil=True, cache=True, inline="always")
-def _add_attributes(table, block, positions, offset, n_attributes, row_step, attribute_step, j, lanes, s0, s1, s2,
+def _add_attributes(table, column, positions, offset, n_attributes, row_step, attribute_step, j, lanes, s0, s1, s2,
                     s3, s4, s5, s6, s7):
-    """Rows ``j .. j + 7`` of a group and a block of attributes (positions from ``positions[offset]``): the
-    rows of their codes in the table's block starting at ``block`` added to ``s0 .. s7``, in attribute
-    order."""
+    """Rows ``j .. j + 7`` of a group and a block of attributes (positions from ``positions[offset]``): lanes
+    ``column ..`` of the table rows of their codes added to ``s0 .. s7``, in attribute order."""
     step = np.uint64(row_step)  # unsigned indices: no wraparound test per load
     r = np.uint64(offset) + np.uint64(j) * step
     for a in range(n_attributes):
         at = r + np.uint64(a) * np.uint64(attribute_step)
-        s0 = add(s0, load(table, block + positions[at], lanes))
-        s1 = add(s1, load(table, block + positions[at + step], lanes))
-        s2 = add(s2, load(table, block + positions[at + np.uint64(2) * step], lanes))
-        s3 = add(s3, load(table, block + positions[at + np.uint64(3) * step], lanes))
-        s4 = add(s4, load(table, block + positions[at + np.uint64(4) * step], lanes))
-        s5 = add(s5, load(table, block + positions[at + np.uint64(5) * step], lanes))
-        s6 = add(s6, load(table, block + positions[at + np.uint64(6) * step], lanes))
-        s7 = add(s7, load(table, block + positions[at + np.uint64(7) * step], lanes))
+        s0 = add(s0, load(table, column + positions[at], lanes))
+        s1 = add(s1, load(table, column + positions[at + step], lanes))
+        s2 = add(s2, load(table, column + positions[at + np.uint64(2) * step], lanes))
+        s3 = add(s3, load(table, column + positions[at + np.uint64(3) * step], lanes))
+        s4 = add(s4, load(table, column + positions[at + np.uint64(4) * step], lanes))
+        s5 = add(s5, load(table, column + positions[at + np.uint64(5) * step], lanes))
+        s6 = add(s6, load(table, column + positions[at + np.uint64(6) * step], lanes))
+        s7 = add(s7, load(table, column + positions[at + np.uint64(7) * step], lanes))
     return s0, s1, s2, s3, s4, s5, s6, s7
 
 
 @njit(nogil=True, cache=True, inline="always")
-def _add_attributes3(table, blocks, positions, offset, n_attributes, row_step, attribute_step, j, lanes, sums):
-    """:func:`_add_attributes` of rows ``j .. j + 3`` and three blocks of the table at once (``blocks``: their
-    starts), so that each position read serves three vectors; ``sums`` the twelve vectors, row by row."""
+def _add_attributes3(table, columns, positions, offset, n_attributes, row_step, attribute_step, j, lanes, sums):
+    """:func:`_add_attributes` of rows ``j .. j + 3`` and three blocks of lanes at once (``columns``: their
+    first lanes), so that each position read serves three vectors; ``sums`` the twelve vectors, row by row."""
     s0a, s0b, s0c, s1a, s1b, s1c, s2a, s2b, s2c, s3a, s3b, s3c = sums
-    b0, b1, b2 = blocks
+    b0, b1, b2 = columns
     step = np.uint64(row_step)
     r = np.uint64(offset) + np.uint64(j) * step
     for a in range(n_attributes):
@@ -210,16 +208,16 @@ def _add_attributes3(table, blocks, positions, offset, n_attributes, row_step, a
 
 
 @njit(nogil=True, cache=True, inline="always")
-def _sum_block8(group, end, start, table, prior, lanes, sums, positions, f1, row1, step1, f2, row2, step2, k):
+def _sum_block(group, end, start, table, prior, lanes, sums, positions, f1, row1, step1, f2, row2, step2, k):
     """Lanes ``k ..`` (one block of classes) of the sums of rows ``group:end``, eight rows at once."""
     n_columns = prior.shape[0]
-    block = np.uint64(k)
+    column = np.uint64(k)
     p = load(prior, k, lanes)
     for j in range(0, end - group, ROWS_AT_ONCE):
-        s0, s1, s2, s3, s4, s5, s6, s7 = _add_attributes(table, block, positions, 0, f1, row1, step1, j, lanes,
+        s0, s1, s2, s3, s4, s5, s6, s7 = _add_attributes(table, column, positions, 0, f1, row1, step1, j, lanes,
                                                          p, p, p, p, p, p, p, p)
-        s0, s1, s2, s3, s4, s5, s6, s7 = _add_attributes(table, block, positions, GROUP_ROWS * f1, f2, row2, step2,
-                                                         j, lanes, s0, s1, s2, s3, s4, s5, s6, s7)
+        s0, s1, s2, s3, s4, s5, s6, s7 = _add_attributes(table, column, positions, GROUP_ROWS * f1, f2, row2,
+                                                         step2, j, lanes, s0, s1, s2, s3, s4, s5, s6, s7)
         at = (group - start + j) * n_columns + k
         store(sums, at, s0)
         store(sums, at + n_columns, s1)
@@ -235,13 +233,13 @@ def _sum_block8(group, end, start, table, prior, lanes, sums, positions, f1, row
 def _sum_blocks3(group, end, start, table, prior, lanes, sums, positions, f1, row1, step1, f2, row2, step2, k):
     """Lanes ``k .. k + 23`` (three blocks of classes) of the sums of rows ``group:end``, four rows at once."""
     n_columns = prior.shape[0]
-    blocks = (np.uint64(k), np.uint64(k + 8), np.uint64(k + 16))
+    columns = (np.uint64(k), np.uint64(k + 8), np.uint64(k + 16))
     pa, pb, pc = load(prior, k, lanes), load(prior, k + 8, lanes), load(prior, k + 16, lanes)
     for j in range(0, end - group, 4):
-        s = _add_attributes3(table, blocks, positions, 0, f1, row1, step1, j, lanes,
+        s = _add_attributes3(table, columns, positions, 0, f1, row1, step1, j, lanes,
                              (pa, pb, pc, pa, pb, pc, pa, pb, pc, pa, pb, pc))
         s0a, s0b, s0c, s1a, s1b, s1c, s2a, s2b, s2c, s3a, s3b, s3c = _add_attributes3(
-            table, blocks, positions, GROUP_ROWS * f1, f2, row2, step2, j, lanes, s)
+            table, columns, positions, GROUP_ROWS * f1, f2, row2, step2, j, lanes, s)
         at = (group - start + j) * n_columns + k
         store(sums, at, s0a)
         store(sums, at + 8, s0b)
@@ -326,7 +324,7 @@ def block_sums(first, second, extra, start, stop, offsets, table, prior, lanes, 
                              step2, k)
                 k += 24
             else:
-                _sum_block8(group, end, start, table, prior, lanes, sums, positions, f1, row1, step1, f2, row2,
+                _sum_block(group, end, start, table, prior, lanes, sums, positions, f1, row1, step1, f2, row2,
                             step2, k)
                 k += width
         if extra.shape[0]:

@@ -270,8 +270,9 @@ def _scores_kernel(first, second, extra, offsets, table, prior, lanes, order, mo
         outside |= block_sums(first, second, extra, start, stop, offsets, table, prior, lanes, space, sums)
         if mode == JOINT:
             for j in range(n):
+                to = (start + j) * n_classes
                 for k in range(0, n_columns, width):
-                    store_first(flat, (start + j) * n_classes + k, load(sums, j * n_columns + k, lanes), n_classes - k)
+                    store_first(flat, to + k, load(sums, j * n_columns + k, lanes), n_classes - k)
             continue
         _tops(sums, n, n_columns, lanes, order, tops)
         totals = _exponentials(sums, n, n_columns, lanes, n_classes, tops, odds)
@@ -380,8 +381,8 @@ class _Table(NamedTuple):
 
 
 def _check_scoring(first, second, table, offsets, log_prior, extra, n_rows):
-    """``(second, extra, padded table)`` of checked arguments: ``second`` with no columns as an empty uint8
-    block, ``extra`` C-contiguous (an empty block when None)."""
+    """``(first, second, extra, padded table)`` of checked arguments: a block of codes with no columns as an
+    empty uint8 block, ``extra`` C-contiguous (an empty block when None)."""
     for name, codes in (("first", first), ("second", second)):
         require_array(name, codes, 2)
         if codes.shape[1]:
@@ -404,8 +405,8 @@ def _check_scoring(first, second, table, offsets, log_prior, extra, n_rows):
         if extra.shape != (n_rows, n_classes):
             raise ValueError(f"extra must have shape {(n_rows, n_classes)}, got {extra.shape}")
         extra = np.ascontiguousarray(extra, dtype=np.float64)
-    second = second if second.shape[1] else _empty_codes(n_rows)
-    return second, extra, _Table(*padded_table(table, log_prior))
+    first, second = (codes if codes.shape[1] else _empty_codes(n_rows) for codes in (first, second))
+    return first, second, extra, _Table(*padded_table(table, log_prior))
 
 
 def _empty_codes(n_rows):
@@ -449,7 +450,7 @@ def score_rows(first, second, table, offsets, log_prior, *, extra=None, mode=POS
         When a code lies outside its attribute's table rows (none is read).
     """
     n_rows = first.shape[0]
-    second, extra, padded = _check_scoring(first, second, table, offsets, log_prior, extra, n_rows)
+    first, second, extra, padded = _check_scoring(first, second, table, offsets, log_prior, extra, n_rows)
     if mode not in (JOINT, LOG_POSTERIOR, POSTERIOR):
         raise ValueError(f"mode must be JOINT, LOG_POSTERIOR or POSTERIOR, got {mode!r}")
     if out is None:
@@ -479,7 +480,7 @@ def best_of_rows(first, second, table, offsets, log_prior, order, *, extra=None,
     """The best class of every row (ties to the class first in ``order``), from codes as :func:`score_rows`
     takes them, written into ``out`` (int64, shape (n_rows,))."""
     n_rows = first.shape[0]
-    second, extra, padded = _check_scoring(first, second, table, offsets, log_prior, extra, n_rows)
+    first, second, extra, padded = _check_scoring(first, second, table, offsets, log_prior, extra, n_rows)
     order = np.asarray(order, dtype=np.int64)
     if sorted(order.tolist()) != list(range(log_prior.shape[0])):
         raise ValueError(f"order must list each of the {log_prior.shape[0]} classes once")
@@ -524,7 +525,7 @@ def evaluate_rows(first, second, table, offsets, log_prior, order, truth, *, ext
         ([:, 0]) and the others ([:, 1]) by the bin (:func:`score_bin`) of their one-vs-rest odds.
     """
     n_rows = first.shape[0]
-    second, extra, padded = _check_scoring(first, second, table, offsets, log_prior, extra, n_rows)
+    first, second, extra, padded = _check_scoring(first, second, table, offsets, log_prior, extra, n_rows)
     n_classes = log_prior.shape[0]
     truth = np.asarray(truth, dtype=np.int64)
     if truth.shape != (n_rows,) or (n_rows and truth.max() >= n_classes):
