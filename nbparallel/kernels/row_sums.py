@@ -19,8 +19,8 @@ A row's classes are still each added in their own order: the sums are those of s
 import numpy as np
 from numba import njit
 
-from nbparallel.kernels.vectors import (POSITIONS_AT_ONCE, add, bit_count, equal_bits, larger, load, load_first,
-                                        lowest_bit, nan_bits, positions16, store, top)
+from nbparallel.kernels.vectors import (POSITIONS_AT_ONCE, add, add_load, bit_count, equal_bits, larger, load,
+                                        load_first, lowest_bit, nan_bits, positions16, store, top)
 
 GROUP_ROWS = 64
 """Rows whose positions are computed at once (a multiple of :data:`ROWS_AT_ONCE`)."""
@@ -173,14 +173,14 @@ def _add_attributes(table, column, positions, offset, n_attributes, row_step, at
     r = np.uint64(offset) + np.uint64(j) * step
     for a in range(n_attributes):
         at = r + np.uint64(a) * np.uint64(attribute_step)
-        s0 = add(s0, load(table, column + positions[at], lanes))
-        s1 = add(s1, load(table, column + positions[at + step], lanes))
-        s2 = add(s2, load(table, column + positions[at + np.uint64(2) * step], lanes))
-        s3 = add(s3, load(table, column + positions[at + np.uint64(3) * step], lanes))
-        s4 = add(s4, load(table, column + positions[at + np.uint64(4) * step], lanes))
-        s5 = add(s5, load(table, column + positions[at + np.uint64(5) * step], lanes))
-        s6 = add(s6, load(table, column + positions[at + np.uint64(6) * step], lanes))
-        s7 = add(s7, load(table, column + positions[at + np.uint64(7) * step], lanes))
+        s0 = add_load(s0, table, column + positions[at])
+        s1 = add_load(s1, table, column + positions[at + step])
+        s2 = add_load(s2, table, column + positions[at + np.uint64(2) * step])
+        s3 = add_load(s3, table, column + positions[at + np.uint64(3) * step])
+        s4 = add_load(s4, table, column + positions[at + np.uint64(4) * step])
+        s5 = add_load(s5, table, column + positions[at + np.uint64(5) * step])
+        s6 = add_load(s6, table, column + positions[at + np.uint64(6) * step])
+        s7 = add_load(s7, table, column + positions[at + np.uint64(7) * step])
     return s0, s1, s2, s3, s4, s5, s6, s7
 
 
@@ -196,14 +196,10 @@ def _add_attributes3(table, columns, positions, offset, n_attributes, row_step, 
         at = r + np.uint64(a) * np.uint64(attribute_step)
         p0, p1 = np.uint64(positions[at]), np.uint64(positions[at + step])
         p2, p3 = np.uint64(positions[at + np.uint64(2) * step]), np.uint64(positions[at + np.uint64(3) * step])
-        s0a, s0b, s0c = add(s0a, load(table, b0 + p0, lanes)), add(s0b, load(table, b1 + p0, lanes)), add(
-            s0c, load(table, b2 + p0, lanes))
-        s1a, s1b, s1c = add(s1a, load(table, b0 + p1, lanes)), add(s1b, load(table, b1 + p1, lanes)), add(
-            s1c, load(table, b2 + p1, lanes))
-        s2a, s2b, s2c = add(s2a, load(table, b0 + p2, lanes)), add(s2b, load(table, b1 + p2, lanes)), add(
-            s2c, load(table, b2 + p2, lanes))
-        s3a, s3b, s3c = add(s3a, load(table, b0 + p3, lanes)), add(s3b, load(table, b1 + p3, lanes)), add(
-            s3c, load(table, b2 + p3, lanes))
+        s0a, s0b, s0c = add_load(s0a, table, b0 + p0), add_load(s0b, table, b1 + p0), add_load(s0c, table, b2 + p0)
+        s1a, s1b, s1c = add_load(s1a, table, b0 + p1), add_load(s1b, table, b1 + p1), add_load(s1c, table, b2 + p1)
+        s2a, s2b, s2c = add_load(s2a, table, b0 + p2), add_load(s2b, table, b1 + p2), add_load(s2c, table, b2 + p2)
+        s3a, s3b, s3c = add_load(s3a, table, b0 + p3), add_load(s3b, table, b1 + p3), add_load(s3c, table, b2 + p3)
     return s0a, s0b, s0c, s1a, s1b, s1c, s2a, s2b, s2c, s3a, s3b, s3c
 
 

@@ -198,7 +198,7 @@ def _best_of_rows_kernel(first, second, extra, offsets, table, prior, lanes, ord
     return outside
 
 
-@njit(nogil=True, cache=True, inline="always")
+@njit(nogil=True, cache=True)
 def _exponentials(sums, n_rows, n_columns, lanes, n_classes, tops, odds):
     """``exp(score - top)`` of each of ``n_rows`` rows of sums into ``odds`` (its classes only, ``n_classes``
     a row; exactly 1 for the largest score, ``tops[j]``, also when it is infinite), and the sums of each
@@ -213,21 +213,21 @@ def _exponentials(sums, n_rows, n_columns, lanes, n_classes, tops, odds):
     return _class_totals(odds, n_rows, n_classes)
 
 
-@njit(nogil=True, cache=True, inline="always")
+@njit(nogil=True, cache=True)
 def _tops(sums, n_rows, n_columns, lanes, order, tops):
     """Each of ``n_rows`` rows' largest score, into ``tops``."""
     for j in range(n_rows):
         _, tops[j], _ = row_summary(sums, j * n_columns, n_columns, lanes, order)
 
 
-@njit(nogil=True, cache=True, inline="always")
+@njit(nogil=True, cache=True)
 def _logs(values, n):
     """``log`` of the first ``n`` of ``values`` (whole vectors: the buffer's tail too), in place."""
     for q in range(0, n, EXP_LANES):
         store(values, q, log(load(values, q, EXP_LANES)))
 
 
-@njit(nogil=True, cache=True, inline="always")
+@njit(nogil=True, cache=True)
 def _class_totals(terms, n_rows, n_classes):
     """Each of ``n_rows`` rows of ``terms`` (``n_classes`` a row) added in class order; four rows at once, so
     that their chains of additions overlap. A tail of ones follows, to whole vectors."""
@@ -291,7 +291,7 @@ def _scores_kernel(first, second, extra, offsets, table, prior, lanes, order, mo
     return outside
 
 
-@njit(nogil=True, cache=True, error_model="numpy", inline="always")
+@njit(nogil=True, cache=True, error_model="numpy")
 def _one_vs_rest_counts(odds, n_rows, n_classes, totals, largest, truth, mantissa_bits, cells, counts):
     """Add the one-vs-rest ROC counts of every class of the rows with a known class (``truth >= 0``):
     ``counts[c, 0 if the row's class is c else 1, bin of its odds p_c / (sum of the others)]``, the odds

@@ -153,6 +153,19 @@ def add(typingctx, a, b):
 
 
 @intrinsic
+def add_load(typingctx, vector, array, index):
+    """``add(vector, load(array, index, width))``: one call where a kernel has many (numba types each call)."""
+    if not isinstance(vector, F64Vector) or not _contiguous(array):
+        return None
+
+    def codegen(context, builder, sig, args):
+        pointer = _pointer(context, builder, sig.args[1], args[1], sig.args[2], args[2], vector.width)
+        return builder.fadd(args[0], builder.load(pointer, align=8))
+
+    return vector(vector, array, index), codegen
+
+
+@intrinsic
 def larger(typingctx, a, b):
     """Lane-wise ``a if a > b else b`` (``b`` where either is NaN)."""
     if not isinstance(a, F64Vector) or a != b:
