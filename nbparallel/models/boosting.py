@@ -288,7 +288,7 @@ class BoostedNaiveBayes(PartitionedClassifier):
         if pending is None and not rounds:
             pending = scheduler.run_stateful("count", boost_partition, merge_summaries, spec, scored, None)
             check_counts(pending)
-            checkpoint.save(self._state(rounds, pending, stopped))
+            self._save(checkpoint, rounds, pending, stopped)
         while len(rounds) < self.n_rounds and not stopped:
             learner = RoundScorer.of(self._learner(pending))
             counts = scheduler.run_stateful("boost", boost_partition, merge_summaries, spec, scored, learner)
@@ -299,15 +299,21 @@ class BoostedNaiveBayes(PartitionedClassifier):
             rounds.append({"counts": pending, "error": error, "alpha": alpha, "right": right, "wrong": wrong})
             scored += ((learner, right, wrong),)
             pending = None if stopped else _reweighted(counts, n_classes, right, wrong)
-            checkpoint.save(self._state(rounds, pending, stopped))
+            self._save(checkpoint, rounds, pending, stopped)
         self.passes_ = scheduler.passes
-        self._set_rounds(rounds)
+        self._set_rounds(rounds, [scorer.learner for scorer, _, _ in scored])
         return self
 
-    def _set_rounds(self, rounds):
-        self.estimators_ = [self._learner(r["counts"]) for r in rounds]
+    def _set_rounds(self, rounds, learners=None):
+        """The fitted rounds: their learners (derived from their counts unless given), votes and errors."""
+        self.estimators_ = learners if learners is not None else [self._learner(r["counts"]) for r in rounds]
         self.estimator_weights_ = np.array([r["alpha"] for r in rounds])
         self.estimator_errors_ = np.array([r["error"] for r in rounds])
+
+    def _save(self, checkpoint, rounds, pending, stopped):
+        """Write the checkpoint, when there is one (the state's JSON form is built only then)."""
+        if self.checkpoint is not None:
+            checkpoint.save(self._state(rounds, pending, stopped))
 
     @staticmethod
     def _state(rounds, pending, stopped):
