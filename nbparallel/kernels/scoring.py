@@ -1,11 +1,16 @@
-"""Scoring rows: joint log-likelihoods from codes and a log table, and the best class."""
+"""Scoring rows: joint log-likelihoods from codes and a log table, the best class, posteriors and
+evaluation sums."""
 
 import math
+from typing import NamedTuple
 
 import numpy as np
 from numba import njit
 
 from nbparallel.kernels.checks import CODE_DTYPES, check_offsets, require_array, require_dtype
+from nbparallel.kernels.row_sums import (ROWS_AT_ONCE, aligned_empty, block_sums, codes_outside, padded_table,
+                                         row_summary, sum_space)
+from nbparallel.kernels.vectors import exp, less, load, log, minus_top, over_rest, store, store_first, times
 
 
 @njit(nogil=True, cache=True)
@@ -95,12 +100,15 @@ def tally(jll, truth, predicted, confusion):
 
 # --------------------------------------------------------------------------- the scoring family
 #
-# Every pass that scores rows (predict, predict_proba, evaluate, boosting rounds, the EM E-step) runs one
-# of the kernels below. They read a partition's codes as counting gets them, in two blocks that need not be
-# joined (``first``: categorical codes, any layout, a uint8 input array itself; ``second``: binned codes),
-# add one row of a (table_rows, n_classes) log table per code, and write each row's result straight into a
-# preallocated output: unnormalised, normalised, probabilities, the best class, or evaluation sums. A code
-# outside its attribute's rows is never read: it is counted and the wrapper raises ValueError.
+# Every pass that scores rows from codes (predict, predict_proba, evaluate, cross-validation's scoring,
+# boosting rounds) runs one of the kernels below, once per partition. They read a partition's codes as
+# counting gets them, in two blocks that need not be joined (``first``: categorical codes, any layout, a
+# uint8 input array itself; ``second``: binned codes), sum its rows a block at a time with
+# :mod:`nbparallel.kernels.row_sums` (the one set of row sums) into a buffer that stays in the core's cache,
+# and turn each row's sums into its result there: the best class, the scores, the posteriors
+# (exponentials and logarithms by :mod:`nbparallel.kernels.vectors`, eight lanes at a time), or evaluation
+# sums. A code outside its attribute's rows is never read past: the kernel flags it and the wrapper raises
+# ValueError.
 
 JOINT, LOG_POSTERIOR, POSTERIOR = 0, 1, 2
 """Modes of :func:`score_rows`: log P(x, c), log P(c | x), P(c | x)."""
@@ -112,94 +120,6 @@ LN2 = math.log(2.0)
 
 SCORE_OCTAVES = 64
 """The score histograms resolve odds from 2**-64 to 2**64 (log-odds within +-44.4)."""
-
-
-@njit(nogil=True, cache=True, inline="always")
-def _add_codes2(codes, i, column_offset, table, offsets, t0, t1):
-    """Add the two-class table rows of row ``i``'s codes (attribute ``a`` at table attribute
-    ``column_offset + a``) to ``t0, t1``; returns them and the number of codes outside their rows (skipped)."""
-    bad = 0
-    for a in range(codes.shape[1]):
-        start = offsets[column_offset + a]
-        c = np.int64(codes[i, a])
-        if c >= offsets[column_offset + a + 1] - start:
-            bad += 1
-            continue
-        row = start + c
-        t0 += table[row, 0]
-        t1 += table[row, 1]
-    return t0, t1, bad
-
-
-@njit(nogil=True, cache=True, inline="always")
-def _row_scores2(first, second, i, table, offsets, log_prior, extra):
-    """``(t0, t1, bad)``: ``log_prior[k] + sum_a table[offsets[a] + code_a, k] (+ extra[i, k])`` of the two
-    classes, the terms added in attribute order, and the number of codes outside their attribute's rows
-    (skipped, never read)."""
-    t0, t1, b1 = _add_codes2(first, i, 0, table, offsets, log_prior[0], log_prior[1])
-    t0, t1, b2 = _add_codes2(second, i, first.shape[1], table, offsets, t0, t1)
-    if extra.shape[0]:
-        t0 += extra[i, 0]
-        t1 += extra[i, 1]
-    return t0, t1, b1 + b2
-
-
-@njit(nogil=True, cache=True, inline="always")
-def _add_codes(codes, i, column_offset, table, offsets, acc):
-    """Add the table rows of row ``i``'s codes to ``acc`` (every class); returns the codes skipped."""
-    n_classes = acc.shape[0]
-    bad = 0
-    for a in range(codes.shape[1]):
-        start = offsets[column_offset + a]
-        c = np.int64(codes[i, a])
-        if c >= offsets[column_offset + a + 1] - start:
-            bad += 1
-            continue
-        row = start + c
-        for k in range(n_classes):
-            acc[k] += table[row, k]
-    return bad
-
-
-@njit(nogil=True, cache=True, inline="always")
-def _row_scores(first, second, i, table, offsets, log_prior, extra, acc):
-    """:func:`_row_scores2` of any number of classes, into ``acc``; returns the codes skipped."""
-    n_classes = acc.shape[0]
-    for k in range(n_classes):
-        acc[k] = log_prior[k]
-    bad = _add_codes(first, i, 0, table, offsets, acc) + _add_codes(second, i, first.shape[1], table, offsets, acc)
-    if extra.shape[0]:
-        for k in range(n_classes):
-            acc[k] += extra[i, k]
-    return bad
-
-
-@njit(nogil=True, cache=True, inline="always")
-def _top(acc):
-    top = acc[0]
-    for k in range(1, acc.shape[0]):
-        top = max(top, acc[k])
-    return top
-
-
-@njit(nogil=True, cache=True, inline="always")
-def _exp_terms2(t0, t1, top):
-    """``exp(t - top)`` of the two scores, 1 for the larger (also when it is infinite)."""
-    return 1.0 if t0 == top else np.exp(t0 - top), 1.0 if t1 == top else np.exp(t1 - top)
-
-
-@njit(nogil=True, cache=True, inline="always")
-def _best(acc, order):
-    """The class of the largest ``acc`` (ties to the first in ``order``), its value kept in a register."""
-    best = order[0]
-    value = acc[best]
-    for j in range(1, order.shape[0]):
-        k = order[j]
-        v = acc[k]
-        if v > value:
-            value = v
-            best = k
-    return best
 
 
 @njit(nogil=True, cache=True, error_model="numpy")
@@ -223,25 +143,23 @@ def score_bin(odds, mantissa_bits):
 
 
 @njit(nogil=True, cache=True, inline="always")
-def _score_bins_of_bits(odds, bits, mantissa_bits, bins):
-    """:func:`score_bin` of each of ``odds`` (>= 0 or NaN), whose IEEE-754 bits are ``bits``, into ``bins``:
-    read from the bits, with selects and no branch or libm call, so the loop is vectorised. For a normal
-    number the exponent field less 1022 is frexp's exponent and the fraction's top bits are
+def _bin_of_bits(odds, bits, mantissa_bits):
+    """:func:`score_bin` of ``odds`` (>= 0 or NaN) whose IEEE-754 bits are ``bits``: read from the bits, with
+    selects and no branch or libm call, so that a loop of them is vectorised. For a normal number the
+    exponent field less 1022 is frexp's exponent and the fraction's top bits are
     ``int((2 m - 1) 2**mantissa_bits)``; zero and subnormals lie below ``2**-SCORE_OCTAVES`` (bin 0),
     infinity above ``2**SCORE_OCTAVES`` (the last bin)."""
     n_bins = (2 * SCORE_OCTAVES) << mantissa_bits
-    mask = (1 << mantissa_bits) - 1
-    for k in range(odds.shape[0]):
-        e = np.int64((bits[k] >> np.uint64(52)) & np.uint64(0x7FF)) - 1022
-        fraction = np.int64(bits[k] >> np.uint64(52 - mantissa_bits)) & mask
-        inside = ((e + SCORE_OCTAVES - 1) << mantissa_bits) + fraction
-        b = inside if e > -SCORE_OCTAVES else 0
-        b = b if e <= SCORE_OCTAVES else n_bins - 1
-        b = b if odds[k] > 0.0 else 0
-        bins[k] = n_bins // 2 if odds[k] != odds[k] else b
+    e = np.int64((bits >> np.uint64(52)) & np.uint64(0x7FF)) - 1022
+    fraction = np.int64(bits >> np.uint64(52 - mantissa_bits)) & ((1 << mantissa_bits) - 1)
+    inside = ((e + SCORE_OCTAVES - 1) << mantissa_bits) + fraction
+    b = inside if e > -SCORE_OCTAVES else 0
+    b = b if e <= SCORE_OCTAVES else n_bins - 1
+    b = b if odds > 0.0 else 0
+    return n_bins // 2 if odds != odds else b
 
 
-@njit(nogil=True, cache=True, error_model="numpy")
+@njit(nogil=True, cache=True, error_model="numpy", inline="always")
 def log_odds_bin(log_odds, mantissa_bits):
     """The bin of a score given as its log-odds, in the histogram of :func:`score_bin` (the same bins up to
     their shape within an octave: here of equal width ``log(2) / 2**mantissa_bits`` in log-odds), with no
@@ -257,204 +175,214 @@ def log_odds_bin(log_odds, mantissa_bits):
     return half + int(np.floor(x))
 
 
-# Each pass has a two-class kernel (the sums in two registers) and a kernel of any number of classes (the
-# sums in a small array); the entry point picks one once per partition, so the row loop has no branch on
-# the number of classes, and none on the mode.
+# Each kernel takes the padded table of :func:`~nbparallel.kernels.row_sums.padded_table` and its ``lanes``,
+# a tuple whose length is the vector width (one compiled kernel per width), and sums its rows a block of
+# :func:`block_rows` at a time with :func:`~nbparallel.kernels.row_sums.block_sums`.
 
-@njit(nogil=True, cache=True, error_model="numpy")
-def _score_rows2_kernel(first, second, table, offsets, log_prior, extra, mode, out):
-    bad = 0
-    for i in range(out.shape[0]):
-        t0, t1, b = _row_scores2(first, second, i, table, offsets, log_prior, extra)
-        bad += b
-        if mode == 0:
-            out[i, 0] = t0
-            out[i, 1] = t1
-            continue
-        top = max(t0, t1)
-        e0, e1 = _exp_terms2(t0, t1, top)
-        total = e0 + e1
-        if mode == 1:
-            norm = top + np.log(total)
-            out[i, 0] = t0 - norm
-            out[i, 1] = t1 - norm
-        else:
-            scale = 1.0 / total
-            out[i, 0] = e0 * scale
-            out[i, 1] = e1 * scale
-    return bad
+EXP_LANES = 8
+"""Lanes of the vectors exponentiated (or logarithms taken) at once."""
 
 
-@njit(nogil=True, cache=True, error_model="numpy")
-def _joint_rows_kernel(first, second, table, offsets, log_prior, extra, out):
-    """Joint log-likelihoods of any number of classes, straight into ``out``."""
-    bad = 0
-    for i in range(out.shape[0]):
-        bad += _row_scores(first, second, i, table, offsets, log_prior, extra, out[i])
-    return bad
+@njit(nogil=True, cache=True)
+def _best_of_rows_kernel(first, second, extra, offsets, table, prior, lanes, order, out):
+    n_columns = prior.shape[0]
+    step = block_rows(n_columns)
+    sums = aligned_empty((step + ROWS_AT_ONCE) * n_columns)
+    space = sum_space(first, second, offsets)
+    outside = False
+    for start in range(0, out.shape[0], step):
+        stop = min(start + step, out.shape[0])
+        outside |= block_sums(first, second, extra, start, stop, offsets, table, prior, lanes, space, sums)
+        for j in range(stop - start):
+            out[start + j], _, _ = row_summary(sums, j * n_columns, n_columns, lanes, order)
+    return outside
 
 
-@njit(nogil=True, cache=True, error_model="numpy")
-def _block_scores_kernel(first, second, table, offsets, log_prior, extra, start, stop, acc, shifted):
-    """Rows ``start:stop``, many classes: their joint log-likelihoods into ``acc`` (when it has rows) and
-    ``acc - top`` into ``shifted`` (0 for the largest, also when it is infinite: its exponential is 1), the
-    exponents of the posteriors, which the caller takes vectorised."""
-    scores = np.empty(shifted.shape[1])
-    keep = acc.shape[0] > 0
-    bad = 0
-    for i in range(start, stop):
-        row = acc[i - start] if keep else scores
-        bad += _row_scores(first, second, i, table, offsets, log_prior, extra, row)
-        top = _top(row)
-        for k in range(row.shape[0]):
-            shifted[i - start, k] = 0.0 if row[k] == top else row[k] - top
-    return bad
+@njit(nogil=True, cache=True)
+def _exponentials(sums, n_rows, n_columns, lanes, n_classes, tops, odds):
+    """``exp(score - top)`` of each of ``n_rows`` rows of sums into ``odds`` (its classes only, ``n_classes``
+    a row; exactly 1 for the largest score, ``tops[j]``, also when it is infinite), and the sums of each
+    row's exponentials (added in class order) returned. The exponentials are taken eight lanes at a time
+    over the block (``odds`` holds whole vectors past its rows)."""
+    for j in range(n_rows):
+        for k in range(0, n_columns, len(lanes)):
+            store_first(odds, j * n_classes + k, minus_top(load(sums, j * n_columns + k, lanes), tops[j]),
+                        n_classes - k)
+    for q in range(0, n_rows * n_classes, EXP_LANES):
+        store(odds, q, exp(load(odds, q, EXP_LANES)))
+    return _class_totals(odds, n_rows, n_classes)
 
 
-@njit(nogil=True, cache=True, error_model="numpy")
-def _normalise_rows_kernel(terms):
-    """Each row of ``terms`` (the exponentials) divided by its sum, added in class order."""
-    for j in range(terms.shape[0]):
-        total = 0.0
-        for k in range(terms.shape[1]):
-            total += terms[j, k]
-        scale = 1.0 / total
-        for k in range(terms.shape[1]):
-            terms[j, k] *= scale
+@njit(nogil=True, cache=True)
+def _tops(sums, n_rows, n_columns, lanes, order, tops):
+    """Each of ``n_rows`` rows' largest score, into ``tops``."""
+    for j in range(n_rows):
+        _, tops[j], _ = row_summary(sums, j * n_columns, n_columns, lanes, order)
 
 
-@njit(nogil=True, cache=True, error_model="numpy")
-def _log_normalise_rows_kernel(acc, terms):
-    """Each row of ``acc`` less ``top + log(sum of its terms)``: log P(c | x)."""
-    for j in range(acc.shape[0]):
-        total = 0.0
-        for k in range(terms.shape[1]):
-            total += terms[j, k]
-        norm = _top(acc[j]) + np.log(total)
-        for k in range(acc.shape[1]):
-            acc[j, k] -= norm
+@njit(nogil=True, cache=True)
+def _logs(values, n):
+    """``log`` of the first ``n`` of ``values`` (whole vectors: the buffer's tail too), in place."""
+    for q in range(0, n, EXP_LANES):
+        store(values, q, log(load(values, q, EXP_LANES)))
 
 
-@njit(nogil=True, cache=True, error_model="numpy")
-def _best_of_rows_kernel(first, second, table, offsets, log_prior, extra, order, out):
-    bad = 0
-    if table.shape[1] == 2:
-        first_choice, second_choice = order[0], order[1]
-        for i in range(out.shape[0]):
-            t0, t1, b = _row_scores2(first, second, i, table, offsets, log_prior, extra)
-            bad += b
-            preferred, other = (t0, t1) if first_choice == 0 else (t1, t0)
-            out[i] = second_choice if other > preferred else first_choice
-        return bad
-    acc = np.empty(log_prior.shape[0])
-    for i in range(out.shape[0]):
-        bad += _row_scores(first, second, i, table, offsets, log_prior, extra, acc)
-        out[i] = _best(acc, order)
-    return bad
-
-
-@njit(nogil=True, cache=True, error_model="numpy")
-def _evaluate2_kernel(first, second, table, offsets, log_prior, extra, order, truth, log_eps, log_1m_eps,
-                      mantissa_bits, confusion, histogram, sums):
-    """The sums of :func:`evaluate_rows` of two classes: one ROC curve, binned by log-odds (no exp for it)."""
-    bad = 0
-    log_likelihood = 0.0
-    loss = 0.0
-    first_choice, second_choice = order[0], order[1]
-    for i in range(truth.shape[0]):
-        t = truth[i]
-        if t < 0:
-            continue
-        t0, t1, b = _row_scores2(first, second, i, table, offsets, log_prior, extra)
-        bad += b
-        preferred, other = (t0, t1) if first_choice == 0 else (t1, t0)
-        confusion[t, second_choice if other > preferred else first_choice] += 1
-        top = max(t0, t1)
-        e0, e1 = _exp_terms2(t0, t1, top)
-        log_p = (t1 if t == 1 else t0) - (top + np.log(e0 + e1))
-        log_likelihood += log_p
-        # -log of P(y|x) clipped to [eps, 1 - eps], compared in log space: no exp
-        loss -= log_eps if log_p < log_eps else min(log_p, log_1m_eps)
-        histogram[0, 0 if t == 1 else 1, log_odds_bin(t1 - t0, mantissa_bits)] += 1.0
-    sums[0] += log_likelihood
-    sums[1] += loss
-    return bad
-
-
-@njit(nogil=True, cache=True, error_model="numpy")
-def _evaluate_block_scores_kernel(first, second, table, offsets, log_prior, extra, order, truth, start, stop,
-                                  confusion, acc, shifted, arg):
-    """Rows ``start:stop`` with a known class, many classes, first half: their joint log-likelihoods into
-    ``acc`` and ``acc - top`` into ``shifted`` (0 for the largest: its exponential is 1; the caller
-    exponentiates them, vectorised), their best class into ``confusion`` and the index of their largest
-    score (the first on ties) into ``arg``."""
-    n_classes = confusion.shape[0]
-    bad = 0
-    for i in range(start, stop):
-        t = truth[i]
-        j = i - start
-        if t < 0:
-            shifted[j] = 0.0  # not read: finite for the exponential
-            continue
-        scores = acc[j]
-        bad += _row_scores(first, second, i, table, offsets, log_prior, extra, scores)
-        confusion[t, _best(scores, order)] += 1
-        top = _top(scores)
+@njit(nogil=True, cache=True)
+def _class_totals(terms, n_rows, n_classes):
+    """Each of ``n_rows`` rows of ``terms`` (``n_classes`` a row) added in class order; four rows at once, so
+    that their chains of additions overlap. A tail of ones follows, to whole vectors."""
+    totals = np.ones(n_rows + EXP_LANES)
+    whole = n_rows - n_rows % 4
+    for j in range(0, whole, 4):
+        a0, a1, a2, a3 = j * n_classes, (j + 1) * n_classes, (j + 2) * n_classes, (j + 3) * n_classes
+        t0 = t1 = t2 = t3 = 0.0
         for k in range(n_classes):
-            shifted[j, k] = 0.0 if scores[k] == top else scores[k] - top
-        largest, value = 0, scores[0]
-        for k in range(1, n_classes):
-            if scores[k] > value:
-                largest, value = k, scores[k]
-        arg[j] = largest
-    return bad
+            t0 += terms[a0 + k]
+            t1 += terms[a1 + k]
+            t2 += terms[a2 + k]
+            t3 += terms[a3 + k]
+        totals[j], totals[j + 1], totals[j + 2], totals[j + 3] = t0, t1, t2, t3
+    for j in range(whole, n_rows):
+        total = 0.0
+        for k in range(n_classes):
+            total += terms[j * n_classes + k]
+        totals[j] = total
+    return totals
 
 
 @njit(nogil=True, cache=True, error_model="numpy")
-def _evaluate_block_sums_kernel(truth, start, stop, acc, odds, arg, log_eps, log_1m_eps, mantissa_bits, counts,
-                                sums):
-    """Second half: from ``acc`` and ``odds = exp(shifted)``, add sum log P(y|x), the clipped log loss and
-    the one-vs-rest ROC counts of every class."""
-    n_classes = acc.shape[1]
-    ratio = np.empty(n_classes)
+def _scores_kernel(first, second, extra, offsets, table, prior, lanes, order, mode, out):
+    """Every row's scores into ``out`` (C-contiguous): joint log-likelihoods, log-posteriors or posteriors
+    (``mode``)."""
+    n_columns = prior.shape[0]
+    n_classes = order.shape[0]
+    width = len(lanes)
+    step = block_rows(n_columns)
+    sums = aligned_empty((step + ROWS_AT_ONCE) * n_columns)
+    space = sum_space(first, second, offsets)
+    odds = np.zeros(sums.shape[0])  # whole vectors of exponentials past the rows: finite
+    tops = np.empty(step)
+    flat = out.reshape(-1)
+    outside = False
+    for start in range(0, out.shape[0], step):
+        stop = min(start + step, out.shape[0])
+        n = stop - start
+        outside |= block_sums(first, second, extra, start, stop, offsets, table, prior, lanes, space, sums)
+        if mode == JOINT:
+            for j in range(n):
+                to = (start + j) * n_classes
+                for k in range(0, n_columns, width):
+                    store_first(flat, to + k, load(sums, j * n_columns + k, lanes), n_classes - k)
+            continue
+        _tops(sums, n, n_columns, lanes, order, tops)
+        totals = _exponentials(sums, n, n_columns, lanes, n_classes, tops, odds)
+        if mode == LOG_POSTERIOR:
+            _logs(totals, n)
+        for j in range(n):
+            at, to = j * n_columns, (start + j) * n_classes
+            if mode == POSTERIOR:
+                scale = 1.0 / totals[j]
+                for k in range(0, n_columns, width):
+                    store_first(flat, to + k, times(load(odds, j * n_classes + k, lanes), scale), n_classes - k)
+            else:
+                norm = tops[j] + totals[j]
+                for k in range(0, n_columns, width):
+                    store_first(flat, to + k, less(load(sums, at + k, lanes), norm), n_classes - k)
+    return outside
+
+
+@njit(nogil=True, cache=True, error_model="numpy")
+def _one_vs_rest_counts(odds, n_rows, n_classes, totals, largest, truth, mantissa_bits, cells, counts):
+    """Add the one-vs-rest ROC counts of every class of the rows with a known class (``truth >= 0``):
+    ``counts[c, 0 if the row's class is c else 1, bin of its odds p_c / (sum of the others)]``, the odds
+    taken without cancellation (``odds[c] / (total - odds[c])``; for the largest, over the others' own sum,
+    added in class order). Each row's cells are found first (``cells``), then added class by class, so that
+    one class's counts stay in the core's first cache."""
+    ratio = aligned_empty(n_classes + EXP_LANES)
     ratio_bits = ratio.view(np.uint64)
-    bins = np.empty(n_classes, dtype=np.int64)
     n_bins = counts.shape[2]
+    kept = np.empty(n_rows)
+    for j in range(n_rows):  # the others' sums: the largest's odds set to 0 (adding 0 changes no sum) a while
+        kept[j] = odds[j * n_classes + largest[j]]
+        odds[j * n_classes + largest[j]] = 0.0
+    rests = _class_totals(odds, n_rows, n_classes)
+    for j in range(n_rows):
+        odds[j * n_classes + largest[j]] = kept[j]
+    for j in range(n_rows):
+        at = j * n_classes
+        for k in range(0, n_classes, EXP_LANES):  # lanes past the row's classes are not read
+            store(ratio, k, over_rest(load(odds, at + k, EXP_LANES), totals[j]))
+        ratio[largest[j]] = kept[j] / rests[j]
+        t = truth[j]
+        for k in range(n_classes):
+            cells[j, k] = (2 * k + (t != k)) * n_bins + _bin_of_bits(ratio[k], ratio_bits[k], mantissa_bits)
     flat = counts.reshape(-1)  # (class, 0: the class's rows / 1: the others', bin)
+    for k in range(n_classes):
+        for j in range(n_rows):
+            if truth[j] >= 0:
+                flat[cells[j, k]] += 1
+
+
+@njit(nogil=True, cache=True, error_model="numpy")
+def _evaluation_kernel(first, second, extra, offsets, table, prior, lanes, order, truth, log_eps, log_1m_eps,
+                       mantissa_bits, confusion, histogram, counts, sums_out):
+    """The sums of :func:`evaluate_rows` over the rows with a known class: confusion, sum of log P(y|x) and
+    the clipped log loss (into ``sums_out``), and the ROC counts (two classes: ``histogram``, binned by
+    log-odds; more: ``counts``, one-vs-rest, of every class)."""
+    n_columns = prior.shape[0]
+    n_classes = order.shape[0]
+    step = block_rows(n_columns)
+    sums = aligned_empty((step + ROWS_AT_ONCE) * n_columns)
+    space = sum_space(first, second, offsets)
+    odds = np.zeros(sums.shape[0])  # whole vectors of exponentials past the rows: finite
+    tops = np.empty(step)
+    largest = np.empty(step, dtype=np.int64)
+    cells = np.empty((step, n_classes), dtype=np.int64)
     log_likelihood = 0.0
     loss = 0.0
-    for i in range(start, stop):
-        t = truth[i]
-        if t < 0:
-            continue
-        j = i - start
-        top = _top(acc[j])
-        total = 0.0
-        for k in range(n_classes):
-            total += odds[j, k]
-        log_p = acc[j, t] - (top + np.log(total))
-        log_likelihood += log_p
-        # -log of P(y|x) clipped to [eps, 1 - eps], compared in log space: no exp
-        loss -= log_eps if log_p < log_eps else min(log_p, log_1m_eps)
-        # one-vs-rest odds of every class: p_c / (sum of the others), without cancellation
-        largest = arg[j]
-        rest = 0.0
-        for k in range(n_classes):
-            if k != largest:
-                rest += odds[j, k]
-        for k in range(n_classes):
-            ratio[k] = odds[j, k] / (total - odds[j, k])
-        ratio[largest] = odds[j, largest] / rest
-        _score_bins_of_bits(ratio, ratio_bits, mantissa_bits, bins)
-        for k in range(n_classes):
-            flat[(2 * k + (t != k)) * n_bins + bins[k]] += 1
-    sums[0] += log_likelihood
-    sums[1] += loss
+    outside = False
+    for start in range(0, truth.shape[0], step):
+        stop = min(start + step, truth.shape[0])
+        n = stop - start
+        outside |= block_sums(first, second, extra, start, stop, offsets, table, prior, lanes, space, sums)
+        for j in range(n):
+            best, tops[j], largest[j] = row_summary(sums, j * n_columns, n_columns, lanes, order)
+            t = truth[start + j]
+            if t >= 0:
+                confusion[t, best] += 1
+        totals = _exponentials(sums, n, n_columns, lanes, n_classes, tops, odds)
+        log_totals = totals.copy()
+        _logs(log_totals, n)
+        for j in range(n):
+            t = truth[start + j]
+            if t < 0:
+                continue
+            at = j * n_columns
+            log_p = sums[at + t] - (tops[j] + log_totals[j])
+            log_likelihood += log_p
+            # -log of P(y|x) clipped to [eps, 1 - eps], compared in log space: no exp
+            loss -= log_eps if log_p < log_eps else min(log_p, log_1m_eps)
+            if n_classes == 2:
+                histogram[0, np.int64(t != 1), log_odds_bin(sums[at + 1] - sums[at], mantissa_bits)] += 1.0
+        if n_classes > 2:
+            _one_vs_rest_counts(odds, n, n_classes, totals, largest, truth[start:stop], mantissa_bits, cells,
+                                counts)
+    sums_out[0] += log_likelihood
+    sums_out[1] += loss
+    return outside
 
 
+class _Table(NamedTuple):
+    """A log table and prior as the kernels read them (:func:`~nbparallel.kernels.row_sums.padded_table`)."""
+
+    flat: np.ndarray
+    prior: np.ndarray
+    lanes: tuple
 
 
 def _check_scoring(first, second, table, offsets, log_prior, extra, n_rows):
+    """``(first, second, extra, padded table)`` of checked arguments: a block of codes with no columns as an
+    empty uint8 block, ``extra`` C-contiguous (an empty block when None)."""
     for name, codes in (("first", first), ("second", second)):
         require_array(name, codes, 2)
         if codes.shape[1]:
@@ -466,25 +394,30 @@ def _check_scoring(first, second, table, offsets, log_prior, extra, n_rows):
     require_dtype("log_prior", log_prior, (np.dtype(np.float64),))
     require_array("table", table, 2)
     require_dtype("table", table, (np.dtype(np.float64),))
-    expected = (int(offsets[-1]), log_prior.shape[0])
+    n_classes = log_prior.shape[0]
+    expected = (int(offsets[-1]), n_classes)
     if table.shape != expected:
         raise ValueError(f"table must have shape {expected}, got {table.shape}")
     if extra is None:
-        return np.empty((0, log_prior.shape[0]))
-    require_array("extra", extra, 2)
-    if extra.shape != (n_rows, log_prior.shape[0]):
-        raise ValueError(f"extra must have shape {(n_rows, log_prior.shape[0])}, got {extra.shape}")
-    return np.asarray(extra, dtype=np.float64)
+        extra = np.empty((0, n_classes))
+    else:
+        require_array("extra", extra, 2)
+        if extra.shape != (n_rows, n_classes):
+            raise ValueError(f"extra must have shape {(n_rows, n_classes)}, got {extra.shape}")
+        extra = np.ascontiguousarray(extra, dtype=np.float64)
+    first, second = (codes if codes.shape[1] else _empty_codes(n_rows) for codes in (first, second))
+    return first, second, extra, _Table(*padded_table(table, log_prior))
 
 
 def _empty_codes(n_rows):
     return np.empty((n_rows, 0), dtype=np.uint8)
 
 
-def _raise_out_of_table(bad):
-    if bad:
-        raise ValueError(f"{bad} codes lie outside their attribute's rows of the log table: the codes do not "
-                         "belong to this model's table (nothing was read out of bounds)")
+def _raise_out_of_table(outside, first, second, offsets):
+    if outside:
+        raise ValueError(f"{codes_outside(first, second, offsets)} codes lie outside their attribute's rows of "
+                         "the log table: the codes do not belong to this model's table (nothing was read out of "
+                         "bounds)")
 
 
 def score_rows(first, second, table, offsets, log_prior, *, extra=None, mode=POSTERIOR, out=None):
@@ -497,13 +430,13 @@ def score_rows(first, second, table, offsets, log_prior, *, extra=None, mode=POS
         ``first`` reads table rows ``offsets[a]..``, attribute ``b`` of ``second`` rows
         ``offsets[f1 + b]..``. Code 0 is the attribute's first row (missing: zeros).
     table : ndarray of float64, shape (offsets[-1], n_classes)
-        Log conditional probabilities, row-major (one code's classes are contiguous).
+        Log conditional probabilities.
     offsets : ndarray of int64, shape (f1 + f2 + 1,)
     log_prior : ndarray of float64, shape (n_classes,)
     extra : ndarray of float64, shape (n_rows, n_classes), optional
         Added to each row's sum last (the Gaussian attributes).
     mode : JOINT, LOG_POSTERIOR or POSTERIOR
-        Unnormalised log P(x, c), normalised log P(c | x), or P(c | x) (normalised in the kernel).
+        Unnormalised log P(x, c), normalised log P(c | x), or P(c | x).
     out : ndarray of float64, shape (n_rows, n_classes), optional
         Where to write (a slice of a larger array); allocated when None.
 
@@ -517,64 +450,37 @@ def score_rows(first, second, table, offsets, log_prior, *, extra=None, mode=POS
         When a code lies outside its attribute's table rows (none is read).
     """
     n_rows = first.shape[0]
-    extra = _check_scoring(first, second, table, offsets, log_prior, extra, n_rows)
+    first, second, extra, padded = _check_scoring(first, second, table, offsets, log_prior, extra, n_rows)
     if mode not in (JOINT, LOG_POSTERIOR, POSTERIOR):
         raise ValueError(f"mode must be JOINT, LOG_POSTERIOR or POSTERIOR, got {mode!r}")
     if out is None:
         out = np.empty((n_rows, log_prior.shape[0]))
     elif out.shape != (n_rows, log_prior.shape[0]) or out.dtype != np.float64:
         raise ValueError(f"out must be float64 of shape {(n_rows, log_prior.shape[0])}, got {out.dtype} {out.shape}")
-    second = second if second.shape[1] else _empty_codes(n_rows)
-    if log_prior.shape[0] == 2:
-        bad = _score_rows2_kernel(first, second, table, offsets, log_prior, extra, mode, out)
-    elif mode == JOINT:
-        bad = _joint_rows_kernel(first, second, table, offsets, log_prior, extra, out)
-    else:
-        bad = _posteriors_by_blocks(first, second, table, offsets, log_prior, extra, mode, out)
-    _raise_out_of_table(bad)
+    target = out if out.flags.c_contiguous else np.empty(out.shape)
+    outside = _scores_kernel(first, second, extra, offsets, *padded, np.arange(log_prior.shape[0]), mode, target)
+    if target is not out:
+        out[...] = target
+    _raise_out_of_table(outside, first, second, offsets)
     return out
 
 
-def block_rows(n_classes):
-    """Rows of a block of scores that stays in a core's cache (about 64k cells).
+@njit(nogil=True, cache=True)
+def block_rows(n_columns):
+    """Rows of a block of scores that stays in a core's second-level cache (at most 16k cells), a whole
+    number of groups of rows summed at once.
 
-    >>> block_rows(20)
-    3276
+    >>> block_rows(24)
+    680
     """
-    return max(64, (1 << 16) // max(n_classes, 1))
-
-
-def _posteriors_by_blocks(first, second, table, offsets, log_prior, extra, mode, out):
-    """``out`` of :func:`score_rows` in mode POSTERIOR or LOG_POSTERIOR, more than two classes, by blocks
-    of rows: the kernel writes each row's exponents, numpy's vectorised ``exp`` takes them (many per row:
-    the bulk of the work), a kernel normalises."""
-    n_rows, n_classes = out.shape
-    step = block_rows(n_classes)
-    no_scores = np.empty((0, n_classes))
-    terms = np.empty((min(step, n_rows), n_classes)) if mode == LOG_POSTERIOR else None
-    bad = 0
-    for start in range(0, n_rows, step):
-        stop = min(start + step, n_rows)
-        block = out[start:stop]
-        if mode == POSTERIOR:
-            bad += _block_scores_kernel(first, second, table, offsets, log_prior, extra, start, stop, no_scores,
-                                        block)
-            np.exp(block, out=block)
-            _normalise_rows_kernel(block)
-        else:
-            shifted = terms[:stop - start]
-            bad += _block_scores_kernel(first, second, table, offsets, log_prior, extra, start, stop, block,
-                                        shifted)
-            np.exp(shifted, out=shifted)
-            _log_normalise_rows_kernel(block, shifted)
-    return bad
+    return max(ROWS_AT_ONCE, (1 << 14) // n_columns // ROWS_AT_ONCE * ROWS_AT_ONCE)
 
 
 def best_of_rows(first, second, table, offsets, log_prior, order, *, extra=None, out=None):
     """The best class of every row (ties to the class first in ``order``), from codes as :func:`score_rows`
     takes them, written into ``out`` (int64, shape (n_rows,))."""
     n_rows = first.shape[0]
-    extra = _check_scoring(first, second, table, offsets, log_prior, extra, n_rows)
+    first, second, extra, padded = _check_scoring(first, second, table, offsets, log_prior, extra, n_rows)
     order = np.asarray(order, dtype=np.int64)
     if sorted(order.tolist()) != list(range(log_prior.shape[0])):
         raise ValueError(f"order must list each of the {log_prior.shape[0]} classes once")
@@ -582,8 +488,8 @@ def best_of_rows(first, second, table, offsets, log_prior, order, *, extra=None,
         out = np.empty(n_rows, dtype=np.int64)
     elif out.shape != (n_rows,) or out.dtype != np.int64:
         raise ValueError(f"out must be int64 of shape ({n_rows},), got {out.dtype} {out.shape}")
-    second = second if second.shape[1] else _empty_codes(n_rows)
-    _raise_out_of_table(_best_of_rows_kernel(first, second, table, offsets, log_prior, extra, order, out))
+    outside = _best_of_rows_kernel(first, second, extra, offsets, *padded, order, out)
+    _raise_out_of_table(outside, first, second, offsets)
     return out
 
 
@@ -619,46 +525,21 @@ def evaluate_rows(first, second, table, offsets, log_prior, order, truth, *, ext
         ([:, 0]) and the others ([:, 1]) by the bin (:func:`score_bin`) of their one-vs-rest odds.
     """
     n_rows = first.shape[0]
-    extra = _check_scoring(first, second, table, offsets, log_prior, extra, n_rows)
+    first, second, extra, padded = _check_scoring(first, second, table, offsets, log_prior, extra, n_rows)
     n_classes = log_prior.shape[0]
     truth = np.asarray(truth, dtype=np.int64)
     if truth.shape != (n_rows,) or (n_rows and truth.max() >= n_classes):
         raise ValueError(f"truth must hold {n_rows} class positions below {n_classes} (-1: unknown)")
+    order = np.asarray(order, dtype=np.int64)
     bits = histogram_bits(n_classes)
     confusion = np.zeros((n_classes, n_classes), dtype=np.int64)
     histogram = np.zeros((1 if n_classes <= 2 else n_classes, 2, n_score_bins(bits)))
+    counts = np.zeros(histogram.shape if n_classes > 2 else (0, 2, 0), dtype=np.int32)  # half float64's cache
     sums = np.zeros(2)
-    second = second if second.shape[1] else _empty_codes(n_rows)
-    order = np.asarray(order, dtype=np.int64)
     eps = np.finfo(np.float64).eps
-    log_eps, log_1m_eps = np.log(eps), np.log1p(-eps)
-    if n_classes == 2:
-        bad = _evaluate2_kernel(first, second, table, offsets, log_prior, extra, order, truth, log_eps, log_1m_eps,
-                                bits, confusion, histogram, sums)
-    else:
-        bad = _evaluate_by_blocks(first, second, table, offsets, log_prior, extra, order, truth, log_eps,
-                                  log_1m_eps, bits, confusion, histogram, sums)
-    _raise_out_of_table(bad)
+    outside = _evaluation_kernel(first, second, extra, offsets, *padded, order, truth, np.log(eps), np.log1p(-eps),
+                                 bits, confusion, histogram, counts, sums)
+    _raise_out_of_table(outside, first, second, offsets)
+    if n_classes > 2:
+        histogram += counts
     return confusion, float(sums[0]), float(sums[1]), histogram
-
-
-def _evaluate_by_blocks(first, second, table, offsets, log_prior, extra, order, truth, log_eps, log_1m_eps, bits,
-                        confusion, histogram, sums):
-    """:func:`evaluate_rows` of more than two classes, by blocks of rows as :func:`_posteriors_by_blocks`;
-    the ROC rows are counted in int32 (half the cache of float64) and added to ``histogram`` once."""
-    n_rows, n_classes = truth.shape[0], confusion.shape[0]
-    step = block_rows(n_classes)
-    acc = np.empty((min(step, n_rows), n_classes))
-    terms = np.empty_like(acc)
-    arg = np.empty(acc.shape[0], dtype=np.int64)
-    counts = np.zeros(histogram.shape, dtype=np.int32)
-    bad = 0
-    for start in range(0, n_rows, step):
-        stop = min(start + step, n_rows)
-        shifted = terms[:stop - start]
-        bad += _evaluate_block_scores_kernel(first, second, table, offsets, log_prior, extra, order, truth, start,
-                                             stop, confusion, acc, shifted, arg)
-        np.exp(shifted, out=shifted)
-        _evaluate_block_sums_kernel(truth, start, stop, acc, shifted, arg, log_eps, log_1m_eps, bits, counts, sums)
-    histogram += counts
-    return bad

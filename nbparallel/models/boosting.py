@@ -23,9 +23,9 @@ from nbparallel.data.partitions import input_feature_names
 from nbparallel.data.schema import class_array, schema_pass
 from nbparallel.engine import execution
 from nbparallel.engine.scheduler import PassScheduler, passes_to_json
-from nbparallel.kernels.boosting import predict, reweight, round_labels
-from nbparallel.kernels.checks import CheckedCodes
+from nbparallel.kernels.boosting import reweight, round_labels
 from nbparallel.kernels.counting import count_partition
+from nbparallel.kernels.scoring import best_of_rows
 from nbparallel.models.base import PartitionedClassifier
 from nbparallel.models.estimator import check_is_fitted
 from nbparallel.models.naive_bayes import AUTO_SMOOTHING, NaiveBayes, check_classes, check_counts
@@ -57,22 +57,26 @@ class RoundScorer(NamedTuple):
 
 
 def _scoring_codes(scorer, codes, values, cached):
-    """The partition's codes under ``scorer``'s final bins, checked against its table once.
+    """``((categorical codes, binned codes), bins)``: the partition's codes under ``scorer``'s final bins.
 
     Boosting multiplies weights by positive factors, so the learners usually share their bins: ``cached``
-    (the previous learner's checked codes and bins) is reused while the bins stay the same.
+    (the previous learner's codes and bins) is reused while the bins stay the same.
     """
     if cached is not None and cached[1] == scorer.bins:
         return cached
-    return CheckedCodes(*scorer.learner.scoring_codes_of_split(codes, values), scorer.offsets), scorer.bins
+    return scorer.learner.scoring_codes_of_split(codes, values), scorer.bins
+
+
+def _predicted(scorer, codes, out=None):
+    """The class index ``scorer``'s learner predicts for each row of ``codes`` (a pair of code blocks)."""
+    return best_of_rows(*codes, scorer.table, scorer.offsets, scorer.log_prior, scorer.order, out=out)
 
 
 def _score_round(scorer, codes, values, classes, cached):
     """The rows ``scorer``'s learner gets wrong (never those with a missing target), their labels in a
-    2K-class count, and the checked codes to keep."""
+    2K-class count, and the codes to keep."""
     cached = _scoring_codes(scorer, codes, values, cached)
-    predicted = predict(cached[0], scorer.table, scorer.log_prior, scorer.order)
-    wrong, labels = round_labels(predicted, classes, len(scorer.order))
+    wrong, labels = round_labels(_predicted(scorer, cached[0]), classes, len(scorer.order))
     return wrong, labels, cached
 
 
@@ -91,7 +95,7 @@ def boost_partition(spec, scored, current, state, X, y, w):
         ``(codes, values, classes, weights, wrong, cached)`` left by the
         previous pass: the split rows, the weights the last learner was
         trained on, the rows it got wrong (None before any) and the rows'
-        checked codes under the last learner's final bins. None rebuilds it
+        codes under the last learner's final bins. None rebuilds it
         by replaying ``scored``.
 
     Returns
@@ -284,7 +288,7 @@ class BoostedNaiveBayes(PartitionedClassifier):
         if pending is None and not rounds:
             pending = scheduler.run_stateful("count", boost_partition, merge_summaries, spec, scored, None)
             check_counts(pending)
-            checkpoint.save(self._state(rounds, pending, stopped))
+            self._save(checkpoint, rounds, pending, stopped)
         while len(rounds) < self.n_rounds and not stopped:
             learner = RoundScorer.of(self._learner(pending))
             counts = scheduler.run_stateful("boost", boost_partition, merge_summaries, spec, scored, learner)
@@ -295,15 +299,21 @@ class BoostedNaiveBayes(PartitionedClassifier):
             rounds.append({"counts": pending, "error": error, "alpha": alpha, "right": right, "wrong": wrong})
             scored += ((learner, right, wrong),)
             pending = None if stopped else _reweighted(counts, n_classes, right, wrong)
-            checkpoint.save(self._state(rounds, pending, stopped))
+            self._save(checkpoint, rounds, pending, stopped)
         self.passes_ = scheduler.passes
-        self._set_rounds(rounds)
+        self._set_rounds(rounds, [scorer.learner for scorer, _, _ in scored])
         return self
 
-    def _set_rounds(self, rounds):
-        self.estimators_ = [self._learner(r["counts"]) for r in rounds]
+    def _set_rounds(self, rounds, learners=None):
+        """The fitted rounds: their learners (derived from their counts unless given), votes and errors."""
+        self.estimators_ = learners if learners is not None else [self._learner(r["counts"]) for r in rounds]
         self.estimator_weights_ = np.array([r["alpha"] for r in rounds])
         self.estimator_errors_ = np.array([r["error"] for r in rounds])
+
+    def _save(self, checkpoint, rounds, pending, stopped):
+        """Write the checkpoint, when there is one (the state's JSON form is built only then)."""
+        if self.checkpoint is not None:
+            checkpoint.save(self._state(rounds, pending, stopped))
 
     @staticmethod
     def _state(rounds, pending, stopped):
@@ -422,5 +432,5 @@ def _predictions_of(learners, X, y, w):
     for t, learner in enumerate(learners):
         scorer = RoundScorer.of(learner)
         cached = _scoring_codes(scorer, codes, values, cached)
-        predict(cached[0], scorer.table, scorer.log_prior, scorer.order, out[:, t])
+        _predicted(scorer, cached[0], out[:, t])
     return out
