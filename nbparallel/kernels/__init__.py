@@ -5,8 +5,12 @@ The kernels import nothing else of nbparallel: they take numpy arrays and
 release the GIL (``nogil=True``), so Dask threads run them in parallel. The
 public wrappers check their arguments (:mod:`~nbparallel.kernels.checks`) so a
 bad array is a ``ValueError`` or ``TypeError`` here, never an out-of-bounds read.
+Their compiled code is cached on disk, and the cache of every kernel is made stale by
+a change to any module of the package (:mod:`~nbparallel.kernels.cache`, imported
+first, before any kernel is defined).
 """
 
+from nbparallel.kernels import cache  # noqa: F401 - before any kernel is defined: see its docstring
 from nbparallel.kernels.binning import bin_codes, bin_values
 from nbparallel.kernels.counting import CodeCounter, count_integers, count_partition
 from nbparallel.kernels.lookup import integer_codes, lookup_codes

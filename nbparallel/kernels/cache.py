@@ -1,0 +1,71 @@
+"""numba's on-disk cache of the kernels, made stale by a change to any module of this package.
+
+numba keys a cached kernel on its own source file only: a change to a function defined in another file is not
+seen (numba's documented limitation). The kernels here call and inline functions of their sibling modules (the
+row sums and vector operations of the scoring kernels, the binning of the counting kernels), so after an edit
+or an upgrade that changes ``row_sums.py`` but not ``scoring.py``, numba would load the old machine code of
+the scoring kernels, silently. :class:`KernelCacheLocator` is numba's own locator of a kernel's cache with one
+thing added: the cache's stamp holds a hash of every module of this package, so any change to any of them
+compiles every kernel afresh.
+
+It is put first in numba's list of cache locators when this package is imported, before any kernel is
+defined (``nbparallel/kernels/__init__.py`` imports this module first); it answers only for this package's
+files and leaves every other numba cache as it was.
+"""
+
+import hashlib
+from pathlib import Path
+
+from numba.core import caching
+
+PACKAGE = Path(__file__).resolve().parent
+
+
+def package_stamp(package=PACKAGE):
+    """A SHA-256 of the name and content of every module of ``package`` (a folder), in name order."""
+    digest = hashlib.sha256()
+    for path in sorted(Path(package).glob("*.py")):
+        digest.update(path.name.encode())
+        digest.update(path.read_bytes())
+    return digest.hexdigest()
+
+
+STAMP = package_stamp()
+
+
+class KernelCacheLocator:
+    """The locator numba would use for a kernel of this package (where the cache lives), with the package's
+    :data:`STAMP` added to the kernel file's own stamp."""
+
+    def __init__(self, locator):
+        self.locator = locator
+
+    @classmethod
+    def from_function(cls, py_func, py_file):
+        """The locator of a kernel defined in this package, or None for any other function."""
+        if Path(py_file).resolve().parent != PACKAGE:
+            return None
+        for numba_locator in NUMBA_LOCATORS:
+            locator = numba_locator.from_function(py_func, py_file)
+            if locator is not None:
+                return cls(locator)
+        return None
+
+    def ensure_cache_path(self):
+        self.locator.ensure_cache_path()
+
+    def get_cache_path(self):
+        return self.locator.get_cache_path()
+
+    def get_source_stamp(self):
+        return (self.locator.get_source_stamp(), STAMP)
+
+    def get_disambiguator(self):
+        return self.locator.get_disambiguator()
+
+
+# numba's list of locators, which it reads when a kernel is defined (``_CacheImpl`` in older numba)
+LOCATORS = (caching.CacheImpl if hasattr(caching, "CacheImpl") else caching._CacheImpl)._locator_classes
+NUMBA_LOCATORS = [locator for locator in LOCATORS if locator is not KernelCacheLocator]
+if KernelCacheLocator not in LOCATORS:
+    LOCATORS.insert(0, KernelCacheLocator)
