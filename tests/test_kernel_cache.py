@@ -1,6 +1,7 @@
 """The kernels' on-disk cache is made stale by a change to any module of the kernels package."""
 
 import shutil
+from pathlib import Path
 
 import numba
 
@@ -14,15 +15,17 @@ def _kernels(module):
             and v.__module__ == module.__name__ and v._cache is not None and hasattr(v._cache, "_impl")]
 
 
-def test_every_cached_kernel_is_stamped_with_the_whole_package():
+def test_every_cached_kernel_lives_in_the_folder_of_the_whole_packages_stamp():
     for module in (boosting, clusters, counting, folds, row_sums, scoring, selection):
         kernels = _kernels(module)
         assert kernels, module.__name__
         for kernel in kernels:
             locator = kernel._cache._impl._locator
             assert isinstance(locator, KernelCacheLocator), kernel
-            own, package = locator.get_source_stamp()
-            assert package == STAMP == package_stamp() and own
+            path = Path(locator.get_cache_path())
+            assert path.name == STAMP[:16] == package_stamp()[:16]
+            assert path.parent == Path(locator.locator.get_cache_path())
+            assert locator.get_source_stamp() == locator.locator.get_source_stamp()
 
 
 def test_the_stamp_changes_with_any_module_and_with_nothing_else(tmp_path):
@@ -44,3 +47,14 @@ def test_other_functions_keep_numbas_own_locator(tmp_path):
     namespace = {}
     exec(compile(module.read_text(), str(module), "exec"), namespace)
     assert KernelCacheLocator.from_function(namespace["f"], str(module)) is None
+
+
+def test_a_compiled_kernel_is_saved_in_the_stamps_folder_only():
+    import numpy as np
+
+    codes = np.zeros((3, 2), dtype=np.uint8)
+    scoring.best_of_rows(codes, codes[:, :0], np.zeros((4, 2)), np.array([0, 2, 4]), np.log([0.5, 0.5]), [0, 1])
+    locator = scoring._best_of_rows_kernel._cache._impl._locator
+    own, parent = Path(locator.get_cache_path()), Path(locator.locator.get_cache_path())
+    assert list(own.glob("scoring._best_of_rows_kernel-*.nbi"))
+    assert not list(parent.glob("scoring._best_of_rows_kernel-*.nbi"))

@@ -1,12 +1,14 @@
-"""numba's on-disk cache of the kernels, made stale by a change to any module of this package.
+"""numba's on-disk cache of the kernels, one folder for each version of this package's modules.
 
 numba keys a cached kernel on its own source file only: a change to a function defined in another file is not
 seen (numba's documented limitation). The kernels here call and inline functions of their sibling modules (the
 row sums and vector operations of the scoring kernels, the binning of the counting kernels), so after an edit
 or an upgrade that changes ``row_sums.py`` but not ``scoring.py``, numba would load the old machine code of
-the scoring kernels, silently. :class:`KernelCacheLocator` is numba's own locator of a kernel's cache with one
-thing added: the cache's stamp holds a hash of every module of this package, so any change to any of them
-compiles every kernel afresh.
+the scoring kernels, silently; and an index written by one version can name types another version lacks,
+which numba fails to unpickle. :class:`KernelCacheLocator` is numba's own locator of a kernel's cache with
+one thing changed: the cache lives in a subfolder named by a hash of every module of this package, so a
+version of the kernels never reads another's cache, and any change to any module compiles every kernel
+afresh.
 
 It is put first in numba's list of cache locators when this package is imported, before any kernel is
 defined (``nbparallel/kernels/__init__.py`` imports this module first); it answers only for this package's
@@ -14,6 +16,8 @@ files and leaves every other numba cache as it was.
 """
 
 import hashlib
+import os
+import tempfile
 from pathlib import Path
 
 from numba.core import caching
@@ -34,8 +38,8 @@ STAMP = package_stamp()
 
 
 class KernelCacheLocator:
-    """The locator numba would use for a kernel of this package (where the cache lives), with the package's
-    :data:`STAMP` added to the kernel file's own stamp."""
+    """The locator numba would use for a kernel of this package, its cache in the subfolder ``STAMP[:16]``
+    of the folder that locator gives."""
 
     def __init__(self, locator):
         self.locator = locator
@@ -52,13 +56,16 @@ class KernelCacheLocator:
         return None
 
     def ensure_cache_path(self):
-        self.locator.ensure_cache_path()
+        """Create the cache folder and check that it is writable (as numba's locators do)."""
+        path = self.get_cache_path()
+        os.makedirs(path, exist_ok=True)
+        tempfile.TemporaryFile(dir=path).close()
 
     def get_cache_path(self):
-        return self.locator.get_cache_path()
+        return os.path.join(self.locator.get_cache_path(), STAMP[:16])
 
     def get_source_stamp(self):
-        return (self.locator.get_source_stamp(), STAMP)
+        return self.locator.get_source_stamp()
 
     def get_disambiguator(self):
         return self.locator.get_disambiguator()

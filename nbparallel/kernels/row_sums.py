@@ -16,6 +16,8 @@ and three blocks, which share each position read), so that their chains of depen
 A row's classes are still each added in their own order: the sums are those of scalar code, bit for bit.
 """
 
+from typing import NamedTuple
+
 import numpy as np
 from numba import njit
 
@@ -87,15 +89,54 @@ ROW_MAJOR, COLUMN_MAJOR, STRIDED = 1, 2, 0
 consecutive (a column-major block, its columns any distance apart), or neither."""
 
 
-@njit(nogil=True, cache=True, inline="always")
-def _layout(codes):
-    """``(layout, column_stride)``: the codes' layout and, column-major, the distance from a column's first
-    code to the next column's, in codes."""
+class CodeBlock(NamedTuple):
+    """A 2-D block of codes as the kernels read it: its elements from the first, and the steps between them.
+
+    Every layout and writeable flag of a block is the same numba type (a read-only 1-D view of its uint8 or
+    uint16 elements and three integers), so the scoring kernels are compiled once per code type and vector
+    width, not once more for each memory layout a caller happens to pass (C, Fortran, strided).
+
+    Attributes
+    ----------
+    elements : ndarray of uint8 or uint16, 1-D, read-only
+        From the block's first code to its last, as they lie in memory.
+    n_columns : int
+    row_step, column_step : int
+        Elements from a code to the next row's and the next column's.
+    """
+
+    elements: np.ndarray
+    n_columns: int
+    row_step: int
+    column_step: int
+
+
+def code_block(codes):
+    """The :class:`CodeBlock` of a 2-D array of codes (a view: nothing is copied unless its strides are
+    negative or not whole elements). A block with no columns is an empty uint8 block."""
+    n_rows, n_columns = codes.shape
+    if n_rows == 0 or n_columns == 0:
+        empty = np.empty(0, dtype=np.uint8 if n_columns == 0 else codes.dtype)
+        empty.flags.writeable = False
+        return CodeBlock(empty, n_columns, 0, 0)
     size = codes.itemsize
-    if codes.strides[1] == size and codes.strides[0] == codes.shape[1] * size:
+    if any(stride < 0 or stride % size for stride in codes.strides):
+        codes = np.ascontiguousarray(codes)
+    row_step, column_step = (stride // size for stride in codes.strides)
+    span = (n_rows - 1) * row_step + (n_columns - 1) * column_step + 1
+    elements = np.lib.stride_tricks.as_strided(codes, shape=(span,), strides=(size,), writeable=False)
+    return CodeBlock(elements, n_columns, row_step, column_step)
+
+
+@njit(nogil=True, cache=True, inline="always")
+def _layout(block):
+    """``(layout, column_stride)``: a :class:`CodeBlock`'s layout and, column-major, the distance from a
+    column's first code to the next column's, in codes."""
+    _, n_columns, row_step, column_step = block
+    if column_step == 1 and row_step == n_columns:
         return ROW_MAJOR, 1
-    if codes.strides[0] == size:
-        return COLUMN_MAJOR, codes.strides[1] // size
+    if row_step == 1:
+        return COLUMN_MAJOR, column_step
     return STRIDED, 0
 
 
@@ -115,19 +156,20 @@ def _tiles(layout, offsets, column_offset, n_codes):
 
 
 @njit(nogil=True, cache=True, inline="always")
-def _code_position(codes, row, a, base, size, scale):
-    """``(position, outside)`` of one code: ``(base + code) * scale``, or ``base * scale`` when it is
-    outside its attribute's ``size`` rows."""
-    code = np.uint64(codes[np.uint64(row), np.uint64(a)])
+def _code_position(block, row, a, base, size, scale):
+    """``(position, outside)`` of one code of a :class:`CodeBlock`: ``(base + code) * scale``, or
+    ``base * scale`` when it is outside its attribute's ``size`` rows."""
+    elements, _, row_step, column_step = block
+    code = np.uint64(elements[np.uint64(row) * np.uint64(row_step) + np.uint64(a) * np.uint64(column_step)])
     inside = code < np.uint64(size)
     return (np.uint64(base) + (code if inside else np.uint64(0))) * np.uint64(scale), not inside
 
 
 @njit(nogil=True, cache=True, inline="always")
-def _group_positions(codes, layout, column_stride, bases, sizes, start, stop, offsets, column_offset, scale,
+def _group_positions(block, layout, column_stride, bases, sizes, start, stop, offsets, column_offset, scale,
                      positions):
     """Positions ``(offsets[a] + code) * scale`` in the padded table (``scale`` cells a row) of rows ``start:stop`` of a
-    block of codes (attribute ``a`` at table attribute ``column_offset + a``), into ``positions``: row ``j``
+    :class:`CodeBlock` (attribute ``a`` at table attribute ``column_offset + a``), into ``positions``: row ``j``
     and attribute ``a`` at ``j * row_step + a * attribute_step``, row-major for row-major codes, else
     attribute-major; 16 codes at once where they are consecutive. The rows after ``stop - start`` up to the
     group's end get position 0 (a valid cell). A code outside its attribute's rows gets its attribute's
@@ -135,16 +177,16 @@ def _group_positions(codes, layout, column_stride, bases, sizes, start, stop, of
 
     Returns ``(outside, row_step, attribute_step)``.
     """
-    f = codes.shape[1]
+    elements, f = block.elements, block.n_columns
     n = stop - start
     outside = False
     if layout == ROW_MAJOR:
         whole = n * f - n * f % POSITIONS_AT_ONCE
         for q in range(0, whole, POSITIONS_AT_ONCE):
-            outside |= positions16(codes, start * f + q, bases, sizes, q, scale, positions, q)
+            outside |= positions16(elements, start * f + q, bases, sizes, q, scale, positions, q)
         for q in range(whole, n * f):
             a = q % f
-            positions[q], out = _code_position(codes, start + q // f, a, bases[a], sizes[a], scale)
+            positions[q], out = _code_position(block, start + q // f, a, bases[a], sizes[a], scale)
             outside |= out
         for q in range(n * f, GROUP_ROWS * f):
             positions[q] = 0
@@ -153,11 +195,11 @@ def _group_positions(codes, layout, column_stride, bases, sizes, start, stop, of
     for a in range(f):
         at = a * GROUP_ROWS
         for j in range(0, whole, POSITIONS_AT_ONCE):
-            outside |= positions16(codes, start + j + a * column_stride, bases, sizes, a * POSITIONS_AT_ONCE,
+            outside |= positions16(elements, start + j + a * column_stride, bases, sizes, a * POSITIONS_AT_ONCE,
                                    scale, positions, at + j)
         base, size = offsets[column_offset + a], offsets[column_offset + a + 1] - offsets[column_offset + a]
         for j in range(whole, n):
-            positions[at + j], out = _code_position(codes, start + j, a, base, size, scale)
+            positions[at + j], out = _code_position(block, start + j, a, base, size, scale)
             outside |= out
         for j in range(n, GROUP_ROWS):
             positions[at + j] = 0
@@ -264,9 +306,9 @@ def _add_extra(extra, n_classes, group, end, start, lanes, sums, n_columns):
 
 @njit(nogil=True, cache=True)
 def sum_space(first, second, offsets):
-    """What :func:`block_sums` keeps from one block of rows to the next: each block of codes' layout,
+    """What :func:`block_sums` keeps from one block of rows to the next: each :class:`CodeBlock`'s layout,
     column stride and tiles of its attributes' first rows and sizes, and a group's positions."""
-    f1, f2 = first.shape[1], second.shape[1]
+    f1, f2 = first.n_columns, second.n_columns
     layout1, stride1 = _layout(first)
     layout2, stride2 = _layout(second)
     bases1, sizes1 = _tiles(layout1, offsets, 0, f1)
@@ -282,8 +324,8 @@ def block_sums(first, second, extra, start, stop, offsets, table, prior, lanes, 
 
     Parameters
     ----------
-    first, second : 2-D arrays of uint8 or uint16
-        The rows' codes (see :func:`nbparallel.kernels.scoring.score_rows`).
+    first, second : CodeBlock
+        The rows' codes (see :func:`nbparallel.kernels.scoring.score_rows`), as :func:`code_block` gives them.
     extra : 2-D C-contiguous float64 array, (n_rows, n_classes) or no rows
         Added last.
     table, prior, lanes
@@ -302,7 +344,7 @@ def block_sums(first, second, extra, start, stop, offsets, table, prior, lanes, 
     layout1, stride1, bases1, sizes1, layout2, stride2, bases2, sizes2, positions = space
     width = len(lanes)
     n_columns = prior.shape[0]
-    f1, f2 = first.shape[1], second.shape[1]
+    f1, f2 = first.n_columns, second.n_columns
     positions2 = positions[GROUP_ROWS * f1:]
     extra_flat, n_extra = extra.reshape(-1), extra.shape[1]
     outside = False
@@ -386,6 +428,8 @@ def row_summary(sums, at, n_columns, lanes, order):
     it (:func:`scan_top`). Vectorised when no score is NaN (and the classes fit ``FAST_COLUMNS``)."""
     if len(lanes) == 2:
         s0, s1 = sums[at], sums[at + 1]
+        if order.shape[0] == 1:  # one class: its padding lane is never read as a class
+            return order[0], s0, 0
         first, second = order[0], order[1]
         best = second if sums[at + second] > sums[at + first] else first
         return best, max(s0, s1), 1 if s1 > s0 else 0

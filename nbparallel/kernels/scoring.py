@@ -2,14 +2,13 @@
 evaluation sums."""
 
 import math
-from typing import NamedTuple
 
 import numpy as np
 from numba import njit
 
 from nbparallel.kernels.checks import CODE_DTYPES, check_offsets, require_array, require_dtype
-from nbparallel.kernels.row_sums import (ROWS_AT_ONCE, aligned_empty, block_sums, codes_outside, padded_table,
-                                         row_summary, sum_space)
+from nbparallel.kernels.row_sums import (ROWS_AT_ONCE, aligned_empty, block_sums, code_block, codes_outside,
+                                         padded_table, row_summary, sum_space)
 from nbparallel.kernels.vectors import exp, less, load, log, minus_top, over_rest, store, store_first, times
 
 
@@ -372,17 +371,12 @@ def _evaluation_kernel(first, second, extra, offsets, table, prior, lanes, order
     return outside
 
 
-class _Table(NamedTuple):
-    """A log table and prior as the kernels read them (:func:`~nbparallel.kernels.row_sums.padded_table`)."""
-
-    flat: np.ndarray
-    prior: np.ndarray
-    lanes: tuple
-
-
 def _check_scoring(first, second, table, offsets, log_prior, extra, n_rows):
-    """``(first, second, extra, padded table)`` of checked arguments: a block of codes with no columns as an
-    empty uint8 block, ``extra`` C-contiguous (an empty block when None)."""
+    """The scoring kernels' first arguments, ``(first, second, extra, offsets, table, prior, lanes)``, from
+    checked ones: the codes as :class:`~nbparallel.kernels.row_sums.CodeBlock`, ``extra`` (an empty block
+    when None) and ``offsets`` C-contiguous and writeable, the table padded
+    (:func:`~nbparallel.kernels.row_sums.padded_table`). The kernels so meet one numba type whatever the
+    caller's layouts and flags: one compilation per code type and vector width."""
     for name, codes in (("first", first), ("second", second)):
         require_array(name, codes, 2)
         if codes.shape[1]:
@@ -404,9 +398,9 @@ def _check_scoring(first, second, table, offsets, log_prior, extra, n_rows):
         require_array("extra", extra, 2)
         if extra.shape != (n_rows, n_classes):
             raise ValueError(f"extra must have shape {(n_rows, n_classes)}, got {extra.shape}")
-        extra = np.ascontiguousarray(extra, dtype=np.float64)
-    first, second = (codes if codes.shape[1] else _empty_codes(n_rows) for codes in (first, second))
-    return first, second, extra, _Table(*padded_table(table, log_prior))
+        extra = np.require(extra, np.float64, ["C", "W"])
+    offsets = np.array(offsets, dtype=np.int64)
+    return (code_block(first), code_block(second), extra, offsets, *padded_table(table, log_prior))
 
 
 def _empty_codes(n_rows):
@@ -450,7 +444,7 @@ def score_rows(first, second, table, offsets, log_prior, *, extra=None, mode=POS
         When a code lies outside its attribute's table rows (none is read).
     """
     n_rows = first.shape[0]
-    first, second, extra, padded = _check_scoring(first, second, table, offsets, log_prior, extra, n_rows)
+    arguments = _check_scoring(first, second, table, offsets, log_prior, extra, n_rows)
     if mode not in (JOINT, LOG_POSTERIOR, POSTERIOR):
         raise ValueError(f"mode must be JOINT, LOG_POSTERIOR or POSTERIOR, got {mode!r}")
     if out is None:
@@ -458,7 +452,7 @@ def score_rows(first, second, table, offsets, log_prior, *, extra=None, mode=POS
     elif out.shape != (n_rows, log_prior.shape[0]) or out.dtype != np.float64:
         raise ValueError(f"out must be float64 of shape {(n_rows, log_prior.shape[0])}, got {out.dtype} {out.shape}")
     target = out if out.flags.c_contiguous else np.empty(out.shape)
-    outside = _scores_kernel(first, second, extra, offsets, *padded, np.arange(log_prior.shape[0]), mode, target)
+    outside = _scores_kernel(*arguments, np.arange(log_prior.shape[0]), mode, target)
     if target is not out:
         out[...] = target
     _raise_out_of_table(outside, first, second, offsets)
@@ -480,15 +474,15 @@ def best_of_rows(first, second, table, offsets, log_prior, order, *, extra=None,
     """The best class of every row (ties to the class first in ``order``), from codes as :func:`score_rows`
     takes them, written into ``out`` (int64, shape (n_rows,))."""
     n_rows = first.shape[0]
-    first, second, extra, padded = _check_scoring(first, second, table, offsets, log_prior, extra, n_rows)
-    order = np.asarray(order, dtype=np.int64)
+    arguments = _check_scoring(first, second, table, offsets, log_prior, extra, n_rows)
+    order = np.array(order, dtype=np.int64)
     if sorted(order.tolist()) != list(range(log_prior.shape[0])):
         raise ValueError(f"order must list each of the {log_prior.shape[0]} classes once")
     if out is None:
         out = np.empty(n_rows, dtype=np.int64)
     elif out.shape != (n_rows,) or out.dtype != np.int64:
         raise ValueError(f"out must be int64 of shape ({n_rows},), got {out.dtype} {out.shape}")
-    outside = _best_of_rows_kernel(first, second, extra, offsets, *padded, order, out)
+    outside = _best_of_rows_kernel(*arguments, order, out)
     _raise_out_of_table(outside, first, second, offsets)
     return out
 
@@ -525,19 +519,19 @@ def evaluate_rows(first, second, table, offsets, log_prior, order, truth, *, ext
         ([:, 0]) and the others ([:, 1]) by the bin (:func:`score_bin`) of their one-vs-rest odds.
     """
     n_rows = first.shape[0]
-    first, second, extra, padded = _check_scoring(first, second, table, offsets, log_prior, extra, n_rows)
+    arguments = _check_scoring(first, second, table, offsets, log_prior, extra, n_rows)
     n_classes = log_prior.shape[0]
-    truth = np.asarray(truth, dtype=np.int64)
+    truth = np.require(truth, np.int64, ["C", "W"])
     if truth.shape != (n_rows,) or (n_rows and truth.max() >= n_classes):
         raise ValueError(f"truth must hold {n_rows} class positions below {n_classes} (-1: unknown)")
-    order = np.asarray(order, dtype=np.int64)
+    order = np.array(order, dtype=np.int64)
     bits = histogram_bits(n_classes)
     confusion = np.zeros((n_classes, n_classes), dtype=np.int64)
     histogram = np.zeros((1 if n_classes <= 2 else n_classes, 2, n_score_bins(bits)))
     counts = np.zeros(histogram.shape if n_classes > 2 else (0, 2, 0), dtype=np.int32)  # half float64's cache
     sums = np.zeros(2)
     eps = np.finfo(np.float64).eps
-    outside = _evaluation_kernel(first, second, extra, offsets, *padded, order, truth, np.log(eps), np.log1p(-eps),
+    outside = _evaluation_kernel(*arguments, order, truth, np.log(eps), np.log1p(-eps),
                                  bits, confusion, histogram, counts, sums)
     _raise_out_of_table(outside, first, second, offsets)
     if n_classes > 2:
