@@ -425,11 +425,10 @@ def scan_top(sums, at, n_classes):
 def row_summary(sums, at, n_columns, lanes, order):
     """``(best, top, first)`` of the row of sums at ``sums[at:]``, as the reference scans find them: the best
     class, ties to the first in ``order`` (:func:`scan_best`); the largest score and the first class holding
-    it (:func:`scan_top`). Vectorised when no score is NaN (and the classes fit ``FAST_COLUMNS``)."""
-    if len(lanes) == 2:
+    it (:func:`scan_top`). Two classes: compared directly; more (or one, its padding lane a
+    -inf score), vectorised when no score is NaN and the classes fit ``FAST_COLUMNS``."""
+    if len(lanes) == 2 and order.shape[0] == 2:
         s0, s1 = sums[at], sums[at + 1]
-        if order.shape[0] == 1:  # one class: its padding lane is never read as a class
-            return order[0], s0, 0
         first, second = order[0], order[1]
         best = second if sums[at + second] > sums[at + first] else first
         return best, max(s0, s1), 1 if s1 > s0 else 0
