@@ -243,6 +243,8 @@ def over_rest(typingctx, vector, total):
 
 _LN2_HI, _LN2_LO = 6.93147180369123816490e-01, 1.90821492927058770002e-10  # fdlibm's split of log(2)
 _EXP_TERMS = 14  # Taylor terms of exp(r), |r| <= log(2) / 2: the first left out is below 2**-60
+_ROUNDING_SHIFT = 1.5 * 2.0**52  # y + this - this is y rounded to an integer (ties to even) for |y| < 2**51,
+_ROUNDING_SHIFT_BITS = 0x4338000000000000  # and that integer is the bits of y + this less these bits
 
 
 @intrinsic
@@ -253,7 +255,8 @@ def exp(typingctx, vector):
 
     ``x = n log(2) + r`` (Cody and Waite's two-part log(2), with fused multiply-adds), ``exp(r)`` by its
     Taylor polynomial (Horner, fused), times ``2**n`` as two powers of two (so that results below the
-    smallest normal number round once, as subnormals)."""
+    smallest normal number round once, as subnormals). ``n`` is rounded, and read as an integer, by adding
+    1.5 * 2**52: no rounding or conversion instruction, which AVX2 lacks for int64 lanes."""
     if not isinstance(vector, F64Vector):
         return None
 
@@ -274,13 +277,15 @@ def exp(typingctx, vector):
         skipped = builder.or_(nan, zero)
         clamped = builder.select(builder.fcmp_ordered(">", x, constant(710.0)), constant(710.0), x)
         clamped = builder.select(skipped, constant(0.0), clamped)
-        n = call("roundeven", builder.fmul(clamped, constant(1.0 / math.log(2.0))))
+        shifted = builder.fadd(builder.fmul(clamped, constant(1.0 / math.log(2.0))), constant(_ROUNDING_SHIFT))
+        n = builder.fsub(shifted, constant(_ROUNDING_SHIFT))  # x / log(2) rounded to an integer, ties to even
         r = call("fma", n, constant(-_LN2_HI), clamped)
         r = call("fma", n, constant(-_LN2_LO), r)
         polynomial = constant(1.0 / math.factorial(_EXP_TERMS - 1))
         for k in range(_EXP_TERMS - 2, -1, -1):
             polynomial = call("fma", polynomial, r, constant(1.0 / math.factorial(k)))
-        exponent = builder.fptosi(n, integers)
+        exponent = builder.sub(builder.bitcast(shifted, integers),
+                               ir.Constant(integers, [_ROUNDING_SHIFT_BITS] * width))
         half = builder.ashr(exponent, ir.Constant(integers, [1] * width))
 
         def power_of_two(e):  # 2**e for -1022 <= e <= 1023
