@@ -1,13 +1,15 @@
 """The kernels' on-disk cache is made stale by a change to any module of the kernels package."""
 
+import os
 import shutil
+import time
 from pathlib import Path
 
 import numba
 
 import nbparallel.kernels
 from nbparallel.kernels import boosting, clusters, counting, folds, row_sums, scoring, selection
-from nbparallel.kernels.cache import STAMP, KernelCacheLocator, package_stamp
+from nbparallel.kernels.cache import STALE_AFTER_S, STAMP, KernelCacheLocator, package_stamp, prune_stale_caches
 
 
 def _kernels(module):
@@ -58,3 +60,42 @@ def test_a_compiled_kernel_is_saved_in_the_stamps_folder_only():
     own, parent = Path(locator.get_cache_path()), Path(locator.locator.get_cache_path())
     assert list(own.glob("scoring._best_of_rows_kernel-*.nbi"))
     assert not list(parent.glob("scoring._best_of_rows_kernel-*.nbi"))
+
+
+def _aged(folder, seconds):
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "kernel.nbi").write_bytes(b"index")
+    then = time.time() - seconds
+    os.utime(folder, (then, then))
+    return folder
+
+
+def test_stale_folders_of_other_versions_are_pruned_and_nothing_else(tmp_path):
+    keep = _aged(tmp_path / "0123456789abcdef", 10 * STALE_AFTER_S)  # this version's own, however old
+    stale = _aged(tmp_path / "fedcba9876543210", 2 * STALE_AFTER_S)
+    recent = _aged(tmp_path / "00000000000000aa", STALE_AFTER_S / 2)  # maybe a process of it still runs
+    other = _aged(tmp_path / "not-a-version", 10 * STALE_AFTER_S)
+    loose = tmp_path / "0000000000000001"
+    loose.write_text("a file, not a folder")
+    assert prune_stale_caches(tmp_path, keep.name) == [stale.name]
+    assert keep.is_dir() and recent.is_dir() and other.is_dir() and loose.is_file() and not stale.exists()
+
+
+class _Folder:
+    """numba's part of a locator: only the folder it gives."""
+
+    def __init__(self, path):
+        self.path = str(path)
+
+    def get_cache_path(self):
+        return self.path
+
+
+def test_making_a_versions_folder_prunes_its_stale_siblings_once(tmp_path):
+    stale = _aged(tmp_path / "fedcba9876543210", 2 * STALE_AFTER_S)
+    locator = KernelCacheLocator(_Folder(tmp_path))
+    locator.ensure_cache_path()
+    assert Path(locator.get_cache_path()).is_dir() and not stale.exists()
+    again = _aged(tmp_path / "fedcba9876543211", 2 * STALE_AFTER_S)
+    locator.ensure_cache_path()  # the folder exists: nothing is scanned
+    assert again.is_dir()

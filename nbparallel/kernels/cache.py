@@ -8,7 +8,9 @@ the scoring kernels, silently; and an index written by one version can name type
 which numba fails to unpickle. :class:`KernelCacheLocator` is numba's own locator of a kernel's cache with
 one thing changed: the cache lives in a subfolder named by a hash of every module of this package, so a
 version of the kernels never reads another's cache, and any change to any module compiles every kernel
-afresh.
+afresh. When a version makes its folder, the folders of other versions beside it that nothing has written to
+for :data:`STALE_AFTER_S` are removed (:func:`prune_stale_caches`), so that edits and upgrades in place do not
+pile up copies of the machine code.
 
 It is put first in numba's list of cache locators when this package is imported, before any kernel is
 defined (``nbparallel/kernels/__init__.py`` imports this module first); it answers only for this package's
@@ -17,7 +19,10 @@ files and leaves every other numba cache as it was.
 
 import hashlib
 import os
+import re
+import shutil
 import tempfile
+import time
 from pathlib import Path
 
 from numba.core import caching
@@ -35,6 +40,26 @@ def package_stamp(package=PACKAGE):
 
 
 STAMP = package_stamp()
+
+STALE_AFTER_S = 3600
+"""Seconds without a write after which another version's cache folder is removed (a process of that version
+still running may write to it: it makes the folder again if it needs it)."""
+
+_VERSION_FOLDER = re.compile(r"[0-9a-f]{16}")
+
+
+def prune_stale_caches(folder, keep, stale_after_s=STALE_AFTER_S):
+    """Remove the cache folders of other versions in ``folder``: subfolders named by 16 hex digits, other
+    than ``keep``, not modified for ``stale_after_s`` seconds. Returns the names removed."""
+    removed = []
+    now = time.time()
+    with os.scandir(folder) as entries:
+        for entry in entries:
+            if (entry.is_dir(follow_symlinks=False) and _VERSION_FOLDER.fullmatch(entry.name)
+                    and entry.name != keep and now - entry.stat().st_mtime > stale_after_s):
+                shutil.rmtree(entry.path, ignore_errors=True)
+                removed.append(entry.name)
+    return sorted(removed)
 
 
 class KernelCacheLocator:
@@ -56,8 +81,12 @@ class KernelCacheLocator:
         return None
 
     def ensure_cache_path(self):
-        """Create the cache folder and check that it is writable (as numba's locators do)."""
+        """Create the cache folder and check that it is writable (as numba's locators do); on creating it,
+        remove the stale folders of other versions beside it."""
         path = self.get_cache_path()
+        if not os.path.isdir(path):
+            os.makedirs(self.locator.get_cache_path(), exist_ok=True)
+            prune_stale_caches(self.locator.get_cache_path(), STAMP[:16])
         os.makedirs(path, exist_ok=True)
         tempfile.TemporaryFile(dir=path).close()
 
