@@ -370,7 +370,8 @@ def _evidence_panel(ax, attribute, labels, rank, norm, limit, top, transposed, r
             for (i, k), value in np.ndenumerate(ev):
                 ax.text(k, i, f"{value:+.1f}", ha="center", va="center", fontsize=7,
                         color="white" if value < -0.6 * limit or value > 0.6 * top else "black")
-    extra = "" if len(rows) == len(attribute["values"]) else f"; {len(rows)} most frequent of {len(attribute['values'])} values"
+    n_values = len(attribute["values"])
+    extra = "" if len(rows) == n_values else f"; {len(rows)} most frequent of {n_values} values"
     ax.set_title(f"#{rank} {_short(attribute['name'], 40)}  (MI {attribute['mutual_information']:.3f} bits{extra})",
                  loc="left", fontsize=10)
     return image

@@ -345,7 +345,8 @@ def _json_value(v, column):
         return {"float": str(v)}
     if isinstance(v, (str, int, float, bool)):
         return v
-    raise TypeError(f"column {column!r} has a category {v!r} of type {type(v).__name__}, which a model file cannot hold")
+    raise TypeError(f"column {column!r} has a category {v!r} of type {type(v).__name__}, which a model file "
+                    "cannot hold")
 
 
 def from_json_value(v):
@@ -456,7 +457,8 @@ class Schema:
                     cats = sort_values(scan.values[a])
                     _refuse_same_print(cats, f"column {name!r}")
                 if len(cats) > MAX_CATEGORIES:
-                    raise ValueError(f"column {name!r} has {len(cats)} categories; at most {MAX_CATEGORIES} are supported")
+                    raise ValueError(f"column {name!r} has {len(cats)} categories; at most {MAX_CATEGORIES} are "
+                                     "supported")
                 attrs.append(Attribute(name, CATEGORICAL, categories=cats))
             else:
                 lo, hi = ranges.get(name, (scan.lo[a], scan.hi[a]))
@@ -627,7 +629,8 @@ class Schema:
             codes = np.empty((stop - start, len(self.attributes)), dtype=dtype)
             integer_codes(X[start:stop], sources, lo, table, below, above, codes, targets)
             unknown = {}
-            for a in (a for a in tabled if a < n_cat):  # integers are never missing: a categorical 0 is an unknown value
+            # integers are never missing: a categorical 0 is an unknown value
+            for a in (a for a in tabled if a < n_cat):
                 k = (stop - start) - int(np.count_nonzero(codes[:, a]))
                 if k:
                     unknown[self.attributes[a].name] = k

@@ -108,7 +108,8 @@ def integer_codes(X, columns, lo, tables, below, above, out, targets=None):
             full[k] = np.where(every < int(start), below[k], np.where(index < every - int(start), above[k], t[index]))
         unsigned = X.view(np.dtype(f"u{X.dtype.itemsize}"))
         full = full[:, every.astype(X.dtype).view(unsigned.dtype).argsort()]  # indexed by the unsigned view
-        if X.shape[1] == len(tables) and np.array_equal(columns, targets) and np.array_equal(columns, np.arange(len(tables))):
+        in_place = np.array_equal(columns, targets) and np.array_equal(columns, np.arange(len(tables)))
+        if X.shape[1] == len(tables) and in_place:
             _small_integer_codes_kernel(unsigned, full, out)
         else:
             _small_integer_codes_gather_kernel(unsigned, columns, full, out, targets)

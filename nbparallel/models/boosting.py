@@ -217,7 +217,8 @@ class BoostedNaiveBayes(PartitionedClassifier):
     _fitted_attribute = "estimators_"
     _parameter_constraints = {
         **PartitionedClassifier._parameter_constraints,
-        **{name: NaiveBayes._parameter_constraints[name] for name in ("alpha", "class_alpha", "n_bins", "numeric_features")},
+        **{name: NaiveBayes._parameter_constraints[name]
+           for name in ("alpha", "class_alpha", "n_bins", "numeric_features")},
         "n_rounds": [Interval(int, 1, None)],
         "persist": [Options(("auto",)), "boolean"],
         "checkpoint": [None, str, os.PathLike],

@@ -344,8 +344,9 @@ class NaiveBayes(PartitionedClassifier):
         for j, name in enumerate(self.gaussian_features_):
             if name in self.ignored_attributes_:
                 observed = self.moments_.n[:, j].sum() > 0
-                reasons[name] = (f"constant (every observed value is {self.theta_[np.argmax(self.moments_.n[:, j]), j]:g})"
-                                 if observed else "no observed value (every value missing)")
+                value = self.theta_[np.argmax(self.moments_.n[:, j]), j]
+                reasons[name] = (f"constant (every observed value is {value:g})" if observed
+                                 else "no observed value (every value missing)")
         return {c: reasons[c] for c in self.schema_.columns if c in reasons}
 
     def _warn_ignored(self):

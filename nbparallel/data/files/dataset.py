@@ -98,7 +98,8 @@ def file_dataset(path, y=None, sample_weight=None, *, n_partitions=None, categor
     needed = [c for c in types if c in columns or c in (target, weight)]
     parts = (pieces(units, n_partitions) if n_partitions is not None
              else default_pieces(units, execution.available_workers()))
-    token = tokenize("nbparallel-files", kind, repr(parts), needed, repr(options), {c: str(t) for c, t in types.items()})
+    token = tokenize("nbparallel-files", kind, repr(parts), needed, repr(options),
+                     {c: str(t) for c, t in types.items()})
     readers = [PieceReader(kind, p, needed, types, options) for p in parts]
     if opened and opened[0][2] is not None:
         partitions = tables_of_pieces(parts, files, opened, needed, types)
@@ -122,8 +123,9 @@ def _check_text_options(path, kind):
         return
     for name, formats in (("delimiter", ("csv",)), ("encoding", ("csv", "arff"))):
         if getattr(path, name) is not None and kind not in formats:
-            raise ValueError(f"{name}={getattr(path, name)!r} is an option of {' and '.join(f.upper() for f in formats)}"
-                             f" files, but {path.path!r} holds {kind} files")
+            owners = " and ".join(f.upper() for f in formats)
+            raise ValueError(f"{name}={getattr(path, name)!r} is an option of {owners} files, but {path.path!r} "
+                             f"holds {kind} files")
 
 
 def _text_layout(path, files, kind, warn=True):
