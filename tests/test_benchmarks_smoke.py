@@ -83,3 +83,22 @@ def test_cli_bench_without_benchmarks_directory(tmp_path, monkeypatch, capsys):
     monkeypatch.chdir(tmp_path)
     assert main(["bench", "strong", "--quick"]) == 2
     assert "source checkout" in capsys.readouterr().err
+
+
+def test_a_full_runs_verdicts_are_json_booleans(tmp_path, capsys):
+    """Targets measured as numpy numbers are written as JSON true/false and numbers, not as strings."""
+    import sys
+
+    import matplotlib.pyplot as plt
+    import numpy as np
+
+    sys.path.insert(0, str(RUN.parent))
+    from harness.report import Result, Target, write
+
+    rows = pd.DataFrame({"x": [1.0]})
+    targets = [Target("fast", np.float64(0.5), 1.0, at_most=True), Target("slow", np.float64(2.0), 1.0, at_most=True)]
+    result = Result("verdicts", rows, rows, lambda rows: plt.figure(), targets=targets)
+    write(result, tmp_path, {"cores": 2, "memory_gib": 1, "cpu": "test"}, quick=False)
+    meta = json.loads((tmp_path / "verdicts.json").read_text())
+    assert [(t["passed"], t["value"]) for t in meta["targets"]] == [(True, 0.5), (False, 2.0)]
+    assert "PASS  fast" in capsys.readouterr().out

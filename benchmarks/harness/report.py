@@ -36,7 +36,7 @@ class Target:
     @property
     def passed(self):
         """Whether the target is met."""
-        return self.value <= self.threshold if self.at_most else self.value >= self.threshold
+        return bool(self.value <= self.threshold if self.at_most else self.value >= self.threshold)
 
     def line(self):
         """``PASS label: value (target <= threshold)``."""
@@ -108,7 +108,8 @@ def write(result, results_dir, machine, quick):
         "quick": quick,
         "machine": machine,
         "parameters": result.parameters,
-        "targets": [{**vars(t), "passed": None if quick else t.passed} for t in result.targets],
+        "targets": [{**vars(t), "value": float(t.value), "passed": None if quick else t.passed}
+                    for t in result.targets],
         "notes": result.notes,
         "summary": json.loads(result.summary.to_json(orient="records")),
         "rows": json.loads(result.rows.to_json(orient="records")),
