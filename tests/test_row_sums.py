@@ -11,16 +11,16 @@ import pytest
 from numba import njit
 from scipy.special import logsumexp
 
-from nbparallel.kernels.row_sums import FAST_COLUMNS, padded_table, vector_width
+from nbparallel.kernels.row_sums import FAST_COLUMNS, SHARED_POSITIONS_BYTES, padded_table, vector_width
 from nbparallel.kernels.vectors import exp, load, log, store
 from nbparallel.kernels.scoring import (JOINT, LOG_POSTERIOR, POSTERIOR, best_of_rows, evaluate_rows, histogram_bits,
                                         n_score_bins, score_bin, score_rows)
 
 
-def problem(n_rows, n_classes, seed, *, layout="C", specials=False, extra=False):
+def problem(n_rows, n_classes, seed, *, layout="C", specials=False, extra=False, sizes=(3, 5, 2, 4, 6)):
     """Codes in two blocks, a log table with coarse values (many exact ties), its prior, extra scores."""
     rng = np.random.default_rng(seed)
-    sizes = np.array([3, 5, 2, 4, 6])
+    sizes = np.array(sizes)
     offsets = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
     table = np.round(np.log(rng.random((offsets[-1], n_classes))), 1)
     table[offsets[:-1]] = 0.0
@@ -96,6 +96,21 @@ def test_every_layout_of_codes_scores_alike(layout, n_classes):
     np.testing.assert_array_equal(best_of_rows(first, no_second, three, offsets[:4], prior, np.arange(n_classes)),
                                   reference_best(reference_joint(first, no_second, three, offsets[:4], prior, None),
                                                  np.arange(n_classes)))
+
+
+@pytest.mark.parametrize("layout", ["C", "F"])
+@pytest.mark.parametrize("n_classes", [20, 24, 40])
+def test_a_table_too_large_to_share_positions_sums_a_block_at_a_time_alike(layout, n_classes):
+    sizes = (60, 50, 40, 30, 20)  # 200 table rows: 200 x 24 or 40 padded classes, over SHARED_POSITIONS_BYTES
+    first, second, table, offsets, prior, extra = problem(500, n_classes, 9, layout=layout, specials=True,
+                                                          extra=True, sizes=sizes)
+    assert padded_table(table, prior)[0].nbytes > SHARED_POSITIONS_BYTES >= padded_table(table[:50], prior)[0].nbytes
+    jll = reference_joint(first, second, table, offsets, prior, extra)
+    got = score_rows(first, second, table, offsets, prior, extra=extra, mode=JOINT)
+    np.testing.assert_array_equal(got.view(np.int64), jll.view(np.int64))  # to the bit, NaN and -inf too
+    order = np.arange(n_classes)[::-1].copy()
+    np.testing.assert_array_equal(best_of_rows(first, second, table, offsets, prior, order, extra=extra),
+                                  reference_best(jll, order))
 
 
 def reference_evaluation(jll, truth, n_classes):

@@ -12,7 +12,8 @@ vectors by :func:`padded_table`. Rows are taken a group of :data:`GROUP_ROWS` at
 positions in the table first (16 codes at a time, which also flags a code outside its attribute's rows: it
 reads its attribute's first row instead, and the caller raises ValueError), then several rows are summed
 at once, a vector load and addition per attribute and block of classes (eight rows and one block; four rows
-and three blocks, which share each position read), so that their chains of dependent additions overlap.
+and three blocks, which share each position read, when the table is small enough for the core's first cache:
+:data:`SHARED_POSITIONS_BYTES`), so that their chains of dependent additions overlap.
 A row's classes are still each added in their own order: the sums are those of scalar code, bit for bit.
 """
 
@@ -32,6 +33,12 @@ ROWS_AT_ONCE = 8
 
 POSITION_LIMIT = 2**32
 """Table cells addressable by the uint32 positions."""
+
+SHARED_POSITIONS_BYTES = 1 << 14
+"""Largest padded table (bytes) whose blocks of classes are summed three at once (four rows, each position
+read serving three vectors). A larger table's blocks are summed one at a time (eight rows at once), so that
+only one block's share of the table needs to stay in the core's first-level cache: the three blocks of a
+20-class table of 20 attributes of 10 values (38 KB) do not fit a 32 KB one."""
 
 
 def vector_width(n_classes):
@@ -347,6 +354,7 @@ def block_sums(first, second, extra, start, stop, offsets, table, prior, lanes, 
     f1, f2 = first.n_columns, second.n_columns
     positions2 = positions[GROUP_ROWS * f1:]
     extra_flat, n_extra = extra.reshape(-1), extra.shape[1]
+    three_at_once = width == 8 and table.shape[0] * 8 <= SHARED_POSITIONS_BYTES
     outside = False
     for group in range(start, stop, GROUP_ROWS):
         end = min(group + GROUP_ROWS, stop)
@@ -357,7 +365,7 @@ def block_sums(first, second, extra, start, stop, offsets, table, prior, lanes, 
         outside = outside or outside1 or outside2
         k = 0
         while k < n_columns:
-            if width == 8 and n_columns - k >= 24:  # three blocks, four rows at once
+            if three_at_once and n_columns - k >= 24:  # three blocks, four rows at once
                 _sum_blocks3(group, end, start, table, prior, lanes, sums, positions, f1, row1, step1, f2, row2,
                              step2, k)
                 k += 24
