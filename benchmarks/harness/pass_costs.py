@@ -310,6 +310,7 @@ def _plot(rows):
         ax.set(ylabel="x the input's fit", xlabel="", title=f"{n:,} rows x {N_ATTRIBUTES} attributes, {k} classes")
         ax.tick_params(axis="x", labelsize=8)
         ax.yaxis.set_major_formatter(plt.FuncFormatter(lambda v, _: f"{v:g}"))
+        ax.yaxis.set_minor_formatter(plt.FuncFormatter(lambda v, _: f"{v:g}"))  # log axes label minor ticks too
         ax.legend(fontsize=7, ncol=3)
     figure.suptitle("Every pass as a multiple of the same input's fit (same process, best of the repeats)")
     figure.tight_layout()
