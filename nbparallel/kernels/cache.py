@@ -85,8 +85,9 @@ class KernelCacheLocator:
         remove the stale folders of other versions beside it."""
         path = self.get_cache_path()
         if not os.path.isdir(path):
-            os.makedirs(self.locator.get_cache_path(), exist_ok=True)
-            prune_stale_caches(self.locator.get_cache_path(), STAMP[:16])
+            versions = os.path.dirname(path)
+            os.makedirs(versions, exist_ok=True)
+            prune_stale_caches(versions, STAMP[:16])
         os.makedirs(path, exist_ok=True)
         tempfile.TemporaryFile(dir=path).close()
 
