@@ -98,6 +98,20 @@ def test_every_layout_of_codes_scores_alike(layout, n_classes):
                                                  np.arange(n_classes)))
 
 
+@pytest.mark.parametrize("n_classes, n_rows", CASES)
+def test_scores_written_into_a_slice_leave_the_rows_around_it_alone(n_classes, n_rows):
+    # whole vectors are stored where the output has room for them (their lanes past a row's classes fall on
+    # the next row's): never past the rows asked for, which may be one partition's slice of a larger array
+    first, second, table, offsets, prior, _ = problem(n_rows, n_classes, n_classes + n_rows)
+    jll = reference_joint(first, second, table, offsets, prior, None)
+    log_post = jll - logsumexp(jll, axis=1, keepdims=True)
+    for mode, want in ((JOINT, jll), (LOG_POSTERIOR, log_post), (POSTERIOR, np.exp(log_post))):
+        whole = np.full((n_rows + 2, n_classes), 7.0)
+        score_rows(first, second, table, offsets, prior, mode=mode, out=whole[1:-1])
+        np.testing.assert_array_equal(whole[[0, -1]], 7.0)
+        np.testing.assert_allclose(whole[1:-1], want, rtol=0, atol=1e-12)
+
+
 @pytest.mark.parametrize("layout", ["C", "F"])
 @pytest.mark.parametrize("n_classes", [20, 24, 40])
 def test_a_table_too_large_to_share_positions_sums_a_block_at_a_time_alike(layout, n_classes):

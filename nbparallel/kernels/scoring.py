@@ -198,15 +198,28 @@ def _best_of_rows_kernel(first, second, extra, offsets, table, prior, lanes, ord
 
 
 @njit(nogil=True, cache=True)
+def _store_classes(array, index, vector, count, width):
+    """Write the first ``count`` lanes of a row's ``vector`` of ``width`` lanes at ``array[index:]``, and the
+    lanes past them too (one plain store; AVX2 processors take several times as long over a masked store)
+    where the array has room for them. The callers write rows in order, so those lanes fall on the classes
+    of later rows, written after, or on scratch space past the rows."""
+    if index + width <= array.shape[0]:
+        store(array, index, vector)
+    else:
+        store_first(array, index, vector, count)
+
+
+@njit(nogil=True, cache=True)
 def _exponentials(sums, n_rows, n_columns, lanes, n_classes, tops, odds):
     """``exp(score - top)`` of each of ``n_rows`` rows of sums into ``odds`` (its classes only, ``n_classes``
     a row; exactly 1 for the largest score, ``tops[j]``, also when it is infinite), and the sums of each
     row's exponentials (added in class order) returned. The exponentials are taken eight lanes at a time
     over the block (``odds`` holds whole vectors past its rows)."""
+    width = len(lanes)
     for j in range(n_rows):
-        for k in range(0, n_columns, len(lanes)):
-            store_first(odds, j * n_classes + k, minus_top(load(sums, j * n_columns + k, lanes), tops[j]),
-                        n_classes - k)
+        for k in range(0, n_columns, width):
+            _store_classes(odds, j * n_classes + k, minus_top(load(sums, j * n_columns + k, lanes), tops[j]),
+                           n_classes - k, width)
     for q in range(0, n_rows * n_classes, EXP_LANES):
         store(odds, q, exp(load(odds, q, EXP_LANES)))
     return _class_totals(odds, n_rows, n_classes)
@@ -271,7 +284,7 @@ def _scores_kernel(first, second, extra, offsets, table, prior, lanes, order, mo
             for j in range(n):
                 to = (start + j) * n_classes
                 for k in range(0, n_columns, width):
-                    store_first(flat, to + k, load(sums, j * n_columns + k, lanes), n_classes - k)
+                    _store_classes(flat, to + k, load(sums, j * n_columns + k, lanes), n_classes - k, width)
             continue
         _tops(sums, n, n_columns, lanes, order, tops)
         totals = _exponentials(sums, n, n_columns, lanes, n_classes, tops, odds)
@@ -282,11 +295,12 @@ def _scores_kernel(first, second, extra, offsets, table, prior, lanes, order, mo
             if mode == POSTERIOR:
                 scale = 1.0 / totals[j]
                 for k in range(0, n_columns, width):
-                    store_first(flat, to + k, times(load(odds, j * n_classes + k, lanes), scale), n_classes - k)
+                    _store_classes(flat, to + k, times(load(odds, j * n_classes + k, lanes), scale), n_classes - k,
+                                   width)
             else:
                 norm = tops[j] + totals[j]
                 for k in range(0, n_columns, width):
-                    store_first(flat, to + k, less(load(sums, at + k, lanes), norm), n_classes - k)
+                    _store_classes(flat, to + k, less(load(sums, at + k, lanes), norm), n_classes - k, width)
     return outside
 
 
