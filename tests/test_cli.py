@@ -76,6 +76,31 @@ def test_demo_runs_as_a_command():
     assert len(accuracies) == 2 and min(accuracies) > 0.85
 
 
+def test_a_command_process_collects_nothing_at_start_up_then_freezes_what_it_made_and_collects_again():
+    # in a process of its own: frozen objects stay frozen for the life of the process
+    code = ("import gc, time\n"
+            "from nbparallel.cli.commands import start_up_uncollected\n"
+            "with start_up_uncollected(0.3):\n"
+            "    paused = not gc.isenabled()\n"
+            "    time.sleep(1.0)\n"
+            "    resumed = gc.isenabled() and gc.get_freeze_count() > 0\n"
+            "    cycle = []\n"
+            "    cycle.append(cycle)\n"
+            "    del cycle\n"
+            "    collected = gc.collect() > 0\n"
+            "print(paused, resumed, collected, gc.isenabled())\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["True", "True", "True", "True"]
+
+
+def test_the_command_process_ends_with_the_commands_status(tmp_path):
+    done = subprocess.run([sys.executable, "-m", "nbparallel.cli", "fit", str(tmp_path / "none.csv"), "--target",
+                           "t", "-o", str(tmp_path / "m.json")], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 2 and "none.csv" in done.stderr
+    assert not (tmp_path / "m.json").exists()
+
+
 @pytest.fixture(scope="module")
 def with_ids(tmp_path_factory):
     """Training and test files with an id column, the test rows also as a directory of Parquet and of CSV files."""

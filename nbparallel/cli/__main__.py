@@ -1,7 +1,5 @@
 """``python -m nbparallel.cli``: the command line."""
 
-import sys
+from nbparallel.cli.commands import run
 
-from nbparallel.cli.commands import main
-
-sys.exit(main())
+run()
