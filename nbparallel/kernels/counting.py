@@ -121,7 +121,7 @@ class _CodeLayout:
             return
         blocks = np.concatenate([pair_sizes, sizes[f_cat - 1 :] if f_cat % 2 else []]).astype(np.int64)
         self.pair_offsets = np.concatenate([[0], np.cumsum(blocks)]).astype(np.int64)
-        self.widths = sizes[1:f_cat:2]
+        self.widths = np.ascontiguousarray(sizes[1:f_cat:2])  # one layout: numba compiles a kernel per layout
         pair_shift = [int(shift[2 * p]) * int(self.widths[p]) + int(shift[2 * p + 1]) for p in range(f_cat // 2)]
         pair_shift += [int(shift[-1])] if f_cat % 2 else []
         self.kernel_offsets = _shifted(self.pair_offsets, pair_shift)
