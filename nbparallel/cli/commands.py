@@ -319,9 +319,9 @@ def start_up_uncollected(seconds=START_UP_S):
     """Python's cyclic garbage collector paused for the first ``seconds``, then frozen and on again.
 
     Start-up (importing pandas, dask and numba; numba setting up its compiler on the first kernel call)
-    makes hundreds of thousands of objects that live as long as the process and little cyclic garbage;
-    collections over them took a sixth of a command on a small file, and one more ran at exit. Garbage left
-    in a cycle meanwhile is not collected: a process of its own only.
+    makes hundreds of thousands of objects that live as long as the process and little cyclic garbage; the
+    collections over them during start-up, and the one at exit, were much of a small command's time.
+    Garbage left in a cycle meanwhile is never collected: for a process of its own only.
     """
     gc.disable()
     timer = threading.Timer(seconds, _collect_again)
