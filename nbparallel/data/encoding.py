@@ -278,6 +278,21 @@ def column_encoder(column, vocabulary, dtype):
     return encode_strings
 
 
+def encode_indices(indices, local, vocabulary, out):
+    """Write the codes of rows given as ``indices`` into a local dictionary ``local`` (-1 where missing; an
+    Arrow dictionary column's) into ``out``: its entries are looked up in the vocabulary once, then the rows in
+    one pass (as a ``Categorical``'s codes are by :func:`column_encoder`).
+
+    Returns
+    -------
+    int
+        Number of non-missing values not in the vocabulary.
+    """
+    table, unknown = _remap_table(local, VocabularyPositions(vocabulary), out.dtype)
+    lookup_codes(indices, table, out)
+    return int(np.isin(indices, unknown).sum()) if len(unknown) else 0
+
+
 def integer_lookup(vocabulary, dtype):
     """``(lo, table)`` giving each integer ``x`` of a ``dtype`` column its code ``table[x - lo]`` in a vocabulary of
     integers (0 for an integer not in it), or None when the vocabulary holds other values or its span is

@@ -20,11 +20,13 @@ import numpy as np
 import pandas as pd
 
 from nbparallel.data.columns import CATEGORICAL, GAUSSIAN, NUMERIC, TABLE_ORDER
+from nbparallel.data.dataset import is_arrow_table
 from nbparallel.data.encoding import (
     MAX_CATEGORIES,
     code_dtype,
     column_encoder,
     encode_column,
+    encode_indices,
     integer_column_encoder,
     integer_range,
     integer_table,
@@ -175,6 +177,8 @@ def _refuse_equal_values(name, value, kinds):
 
 def _numeric_block(X, positions, names):
     """The numeric columns at ``positions`` as one float array (a view when possible)."""
+    if not positions:
+        return np.empty((len(X), 0))
     if isinstance(X, pd.DataFrame):
         try:
             return X.iloc[:, positions].to_numpy(dtype=np.float64, na_value=np.nan)
@@ -527,8 +531,11 @@ class Schema:
     def split(self, X):
         """``(codes, values)``: categorical codes (0 = missing or unseen) and raw numeric values.
 
-        Data already coded 1..M in a uint8 array is used as it is, without a copy.
+        Data already coded 1..M in a uint8 array is used as it is, without a copy. An Arrow table's string
+        dictionary columns are coded from their indices (see :meth:`split_table`).
         """
+        if is_arrow_table(X):
+            return self.split_table(X)
         frame = isinstance(X, pd.DataFrame)
         position = {c: i for i, c in enumerate(self.columns)}
         n_cat = self.n_categorical
@@ -542,6 +549,35 @@ class Schema:
         for a, at in enumerate(categorical):
             i = position[at.name]
             encode_column(X.iloc[:, i] if frame else X[:, i], at.categories, codes[:, a])
+        return codes, values
+
+    def split_table(self, table):
+        """:meth:`split` of an Arrow table whose columns are in input order (a file's rows as read).
+
+        A string dictionary column (what the files' readers make of text) is coded from its indices, its
+        dictionary looked up in the vocabulary once; every other column is converted as
+        :func:`nbparallel.data.files.arrow.table_to_pandas` converts it and split as a DataFrame's. The codes
+        are those of the table converted to pandas, without making a ``Categorical`` of every column.
+        """
+        from nbparallel.data.files.arrow import dictionary_codes, table_to_pandas
+
+        position = {c: i for i, c in enumerate(self.columns)}
+        n_cat = self.n_categorical
+        categorical = self.attributes[:n_cat]
+        native = [dictionary_codes(table.column(position[at.name])) for at in categorical]
+        others = [at.name for at, found in zip(self.attributes, native + [None] * len(self.attributes))
+                  if found is None]
+        rest = table_to_pandas(table.select([position[c] for c in others])) if others else None
+        at_rest = {c: k for k, c in enumerate(others)}
+        numeric = self.attributes[n_cat:]
+        values = _numeric_block(rest, [at_rest[at.name] for at in numeric], [at.name for at in numeric]) if numeric \
+            else np.empty((table.num_rows, 0))
+        codes = np.empty((table.num_rows, n_cat), dtype=code_dtype([at.n_values for at in categorical]), order="F")
+        for a, (at, found) in enumerate(zip(categorical, native)):
+            if found is None:
+                encode_column(rest.iloc[:, at_rest[at.name]], at.categories, codes[:, a])
+            else:
+                encode_indices(*found, at.categories, codes[:, a])
         return codes, values
 
     def encode(self, X):

@@ -561,10 +561,10 @@ def _arrow_dictionaries(columns, target, numeric, table, counted):
     """``(classes_of_rows, classes, dictionaries, missing, integers)`` of an Arrow table's columns (see
     :func:`count_arrow_table`); string columns that are not dictionaries are counted by value when
     ``counted``, else dictionary-encoded."""
-    from nbparallel.data.files.arrow import table_to_pandas
+    from nbparallel.data.files.arrow import dictionary_codes, table_to_pandas
 
     table = table.combine_chunks()  # one array per column, the dictionaries of its chunks unified
-    native = {name: _dictionary_codes(table.column(name)) for name in [*columns, target]}
+    native = {name: dictionary_codes(table.column(name)) for name in [*columns, target]}
     native.update((name, None) for name, is_numeric in zip(columns, numeric) if is_numeric)
     others = [name for name, found in native.items() if found is None]
     rest = table_to_pandas(table.select(others)) if others else None
@@ -588,25 +588,6 @@ def _arrow_dictionaries(columns, target, numeric, table, counted):
     integers = tuple(native[name] is None and bool(pd.api.types.is_integer_dtype(rest[name].dtype))
                      for name in columns)
     return classes_of_rows, classes, dictionaries, missing, integers
-
-
-def _dictionary_codes(chunked):
-    """``(codes, values)`` of a one-chunk string dictionary column: its indices (-1 where missing) and its
-    dictionary as a list; None for any other column (or an odd dictionary: empty, with missing or repeated
-    values)."""
-    import pyarrow as pa
-    import pyarrow.compute as pc
-
-    from nbparallel.data.files.arrow import is_text
-
-    if not (pa.types.is_dictionary(chunked.type) and is_text(chunked.type.value_type)) or chunked.num_chunks != 1:
-        return None
-    array = chunked.chunk(0)
-    values = array.dictionary.to_pylist()
-    if not values or None in values or len(set(values)) != len(values):
-        return None
-    indices = pc.fill_null(array.indices, -1) if array.null_count else array.indices
-    return indices.to_numpy(zero_copy_only=False), values
 
 
 def _by_form(of_rows, of_arrow_table, columns, target, numeric, unpacked, part):

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from nbparallel.data.dataset import is_arrow_table
 from nbparallel.summaries.counts import CountTable, count_rows
 from nbparallel.summaries.protocol import check_same_type
 
@@ -161,7 +162,12 @@ class CountsAndMoments:
 
 
 def gaussian_values(X, positions):
-    """The columns at ``positions`` as float64, shape (n_rows, len(positions)); NaN = missing."""
+    """The columns at ``positions`` as float64, shape (n_rows, len(positions)); NaN = missing. An Arrow
+    table's are converted as :func:`nbparallel.data.files.arrow.table_to_pandas` converts them."""
+    if is_arrow_table(X):
+        from nbparallel.data.files.arrow import table_to_pandas
+
+        X, positions = table_to_pandas(X.select(list(positions))), list(range(len(positions)))
     if isinstance(X, pd.DataFrame):
         return X.iloc[:, positions].to_numpy(dtype=np.float64, na_value=np.nan)
     block = X[:, positions]

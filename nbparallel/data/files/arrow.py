@@ -16,6 +16,26 @@ def is_text(t):
     return pa.types.is_string(t) or pa.types.is_large_string(t) or pa.types.is_string_view(t)
 
 
+def dictionary_codes(chunked):
+    """``(indices, values)`` of a one-chunk string dictionary column: its indices (-1 where missing) and its
+    dictionary as a list; None for any other column (or an odd dictionary: empty, with missing or repeated
+    values).
+
+    The indices are what counting and scoring read, without making a ``Categorical`` of the column.
+    """
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    if not (pa.types.is_dictionary(chunked.type) and is_text(chunked.type.value_type)) or chunked.num_chunks != 1:
+        return None
+    array = chunked.chunk(0)
+    values = array.dictionary.to_pylist()
+    if not values or None in values or len(set(values)) != len(values):
+        return None
+    indices = pc.fill_null(array.indices, -1) if array.null_count else array.indices
+    return indices.to_numpy(zero_copy_only=False), values
+
+
 def table_to_pandas(table):
     """``table.to_pandas(split_blocks=True)``, its string dictionary columns made ``Categorical`` from their
     indices by :func:`_categorical` (their categories sorted unless ordered).

@@ -224,26 +224,34 @@ class PieceReader:
         """The partition as one pandas DataFrame of ``columns``."""
         return self._frame(piece_table([self._unit_table(unit) for unit in self.piece.units], self.piece))
 
-    def batches(self, max_rows):
+    def batches(self, max_rows, tables=False):
         """The partition as DataFrames of at most ``max_rows`` rows, in order, each read when it is asked for;
-        at least one (an empty one for a partition without rows).
+        at least one (an empty one for a partition without rows). With ``tables``, as the Arrow tables read,
+        which the scoring passes code without pandas (see :meth:`nbparallel.data.schema.Schema.split`), except
+        for Parquet files read with ``na_values`` (their categories are removed from DataFrames).
 
         A Parquet file's rows are decoded a batch at a time, so the partition's memory is that of a batch
         whatever its size; other files (and a Parquet partition that is a slice of its files) are read whole
         and given in slices.
         """
+        as_frames = not tables or (self.kind == "parquet" and self.options.na_values)
+        for table in self._tables(max_rows):
+            yield self._frame(table) if as_frames else table
+
+    def _tables(self, max_rows):
+        """The Arrow tables of :meth:`batches`."""
         if self.kind != "parquet" or self.piece.m > 1:
             table = piece_table([self._unit_table(unit) for unit in self.piece.units], self.piece)
             for start in range(0, max(table.num_rows, 1), max_rows):
-                yield self._frame(table.slice(start, max_rows))
+                yield table.slice(start, max_rows)
             return
         empty = True
         for unit in self.piece.units:
             for table in self._unit_batches(unit, max_rows):
                 empty = False
-                yield self._frame(table)
+                yield table
         if empty:
-            yield self.read()
+            yield piece_table([self._unit_table(unit) for unit in self.piece.units], self.piece)
 
     def _unit_table(self, unit):
         """The Arrow table of ``unit``'s rows, text columns that ``types`` reads as numbers parsed."""
