@@ -6,6 +6,7 @@ import functools
 import math
 import os
 import re
+import threading
 
 from nbparallel.data.files.arrow import is_text, parse_numeric_text
 from nbparallel.data.files.filesystems import open_input_file, read_bytes
@@ -95,6 +96,39 @@ def _index_columns(schema):
     return {c for c in meta.get("index_columns", []) if isinstance(c, str)}
 
 
+#: Footers read, by file version (see :func:`parquet_footer`), the oldest dropped once their serialized
+#: size passes ``FOOTER_CACHE_BYTES``.
+_footers = {}
+_footers_lock = threading.Lock()
+_footer_bytes = [0]  # their serialized size in all
+FOOTER_CACHE_BYTES = 64 * 2**20
+
+
+def parquet_footer(path):
+    """``(metadata, signature)`` of a Parquet file, its footer read once per version of the file (its path,
+    store, size and modification time or ETag): every pass over a directory lists it and asks for its
+    footers again, and the scoring command asks twice (the columns, then the dataset)."""
+    store = unit_store(path)
+    signature = file_signature(path)
+    key = (str(path), repr(store), signature)
+    metadata = footer_read(*key)
+    if metadata is None:
+        metadata = _parquet_file(str(path), store=store).metadata
+        with _footers_lock:
+            if key not in _footers:
+                _footers[key] = metadata
+                _footer_bytes[0] += metadata.serialized_size
+            while _footer_bytes[0] > FOOTER_CACHE_BYTES and len(_footers) > 1:
+                _footer_bytes[0] -= _footers.pop(next(iter(_footers))).serialized_size
+    return metadata, signature
+
+
+def footer_read(path, store_repr, signature):
+    """The footer of this version of a file if :func:`parquet_footer` read it in this process, else None."""
+    with _footers_lock:
+        return _footers.get((path, store_repr, signature))
+
+
 def parquet_layout(files, opened=None):
     """Units, column types, row count and exact numeric ranges of Parquet files.
 
@@ -106,8 +140,7 @@ def parquet_layout(files, opened=None):
 
     units, schema, first, n_rows, ranges = [], None, None, 0, {}
     for i, path in enumerate(files):
-        metadata, signature = opened[i][:2] if opened else (
-            _parquet_file(str(path), store=unit_store(path)).metadata, file_signature(path))
+        metadata, signature = opened[i][:2] if opened else parquet_footer(path)
         file_schema = metadata.schema.to_arrow_schema()
         if schema is None:
             schema, first = file_schema, path
@@ -151,9 +184,11 @@ def _check_same_columns(first, schema, path, other):
 
 
 def _unit_file(unit, columns, types):
-    """The ``ParquetFile`` of a unit, its string ``columns`` read as dictionaries."""
+    """The ``ParquetFile`` of a unit, its string ``columns`` read as dictionaries; its footer not parsed again
+    when this process listed the same version of the file."""
     return _parquet_file(unit.path, store=unit.store, read_dictionary=[c for c in columns if is_text(types[c])],
-                         page_checksum_verification=True)
+                         page_checksum_verification=True,
+                         metadata=footer_read(unit.path, repr(unit.store), unit.signature))
 
 
 def read_parquet_unit(unit, columns, types):
