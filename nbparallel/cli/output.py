@@ -48,21 +48,43 @@ def is_url(path):
 
 
 def write_table(frame, path, storage_options=None):
-    """Write a CSV or (by suffix) Parquet file completely or not at all; a URL through its filesystem."""
+    """Write a DataFrame as a CSV or (by suffix) Parquet file, or an Arrow table as a Parquet file, completely
+    or not at all; a URL through its filesystem.
+
+    An Arrow table's dictionary columns are written as columns of their values (a Parquet file keeps them
+    dictionary-encoded: the values are encoded once, not once per row), without Arrow's schema, so that
+    every reader reads them as such, not as categories.
+    """
+    arrow = not hasattr(frame, "to_parquet")
+    if arrow and not str(path).lower().endswith((".parquet", ".pq")):
+        raise ValueError(f"an Arrow table is written as Parquet, not to {str(path)!r}")
     if is_url(path):
         from nbparallel.data.files import write_table as write_through_filesystem
 
-        return write_through_filesystem(frame, str(path), storage_options=storage_options)
+        return write_through_filesystem(values_of_dictionaries(frame) if arrow else frame, str(path),
+                                        storage_options=storage_options)
     path = Path(path)
     tmp = path.with_name(f".{path.name}.tmp")
     try:
-        if path.suffix.lower() in (".parquet", ".pq"):
+        if arrow:
+            import pyarrow.parquet as pq
+
+            pq.write_table(frame, tmp, store_schema=False)
+        elif path.suffix.lower() in (".parquet", ".pq"):
             frame.to_parquet(tmp, index=False)
         else:
             frame.to_csv(tmp, index=False)
         tmp.replace(path)
     finally:
         tmp.unlink(missing_ok=True)
+
+
+def values_of_dictionaries(table):
+    """An Arrow table with its dictionary columns decoded to their values' type."""
+    import pyarrow as pa
+
+    fields = [pa.field(f.name, f.type.value_type) if pa.types.is_dictionary(f.type) else f for f in table.schema]
+    return table.cast(pa.schema(fields))
 
 
 def output_directory(path):

@@ -12,12 +12,12 @@ them, and either returned or written to a file of its own.
 
 from __future__ import annotations
 
-import functools
-
+import numpy as np
 import pandas as pd
 
 from nbparallel.cli.options import check_columns
 from nbparallel.cli.output import write_table
+from nbparallel.data.dataset import is_arrow_table
 from nbparallel.data.files.dataset import file_layout, file_readers
 from nbparallel.data.files.options import Files
 from nbparallel.engine import execution
@@ -76,15 +76,58 @@ def scoring_files(model, path, settings=None, target=None, keep=()):
 
 
 def batch_predictions(model, features, proba, X):
-    """The predictions of a batch of rows of ``features`` (read in any order), and their probabilities when
-    ``proba``, as a DataFrame."""
-    labels, probabilities = model.predict_part(X if list(X.columns) == features else X[features], proba)
-    out = pd.DataFrame({"prediction": labels})
-    if proba:
-        names = getattr(model, "classes_", range(probabilities.shape[1]))  # clusters are numbered
-        for k, c in enumerate(names):
+    """``(positions, probabilities)`` of a batch of rows of ``features`` (read in any order; a DataFrame or an
+    Arrow table): the predicted classes' positions in ``model.classes_`` (a clusterer's cluster numbers), and
+    their probabilities when ``proba`` (else None)."""
+    if is_arrow_table(X):
+        X = X if X.column_names == features else X.select(features)
+    elif list(X.columns) != features:
+        X = X[features]
+    return model.predict_part(X, proba)
+
+
+class BatchPredictor:
+    """:func:`batch_predictions` of ``model``'s ``features``, with probabilities when ``proba``."""
+
+    def __init__(self, model, features, proba):
+        self.model, self.features, self.proba = model, features, proba
+
+    def __call__(self, X):
+        return batch_predictions(self.model, self.features, self.proba, X)
+
+
+def _probability_names(model, probabilities):
+    return getattr(model, "classes_", range(probabilities.shape[1]))  # clusters are numbered
+
+
+def predictions_frame(model, positions, probabilities):
+    """The predictions as a DataFrame: ``prediction`` (the labels, made once per class by a pandas Index) and,
+    with ``probabilities``, a ``proba_<class>`` column per class."""
+    classes = getattr(model, "classes_", None)
+    out = pd.DataFrame({"prediction": positions if classes is None else pd.Index(classes).take(positions)})
+    if probabilities is not None:
+        for k, c in enumerate(_probability_names(model, probabilities)):
             out[f"proba_{c}"] = probabilities[:, k]
     return out
+
+
+def predictions_table(model, positions, probabilities):
+    """:func:`predictions_frame` as an Arrow table, string labels as a dictionary column of the classes: the
+    Parquet writer then encodes the classes once, not a string per row."""
+    import pyarrow as pa
+
+    classes = getattr(model, "classes_", None)
+    if classes is None:
+        labels = pa.array(positions)
+    elif all(isinstance(c, str) for c in classes):
+        labels = pa.DictionaryArray.from_arrays(positions.astype(np.int32), pa.array(list(classes), pa.string()))
+    else:
+        labels = pa.array(pd.Index(classes).take(positions))
+    columns = {"prediction": labels}
+    if probabilities is not None:
+        for k, c in enumerate(_probability_names(model, probabilities)):
+            columns[f"proba_{c}"] = probabilities[:, k]
+    return pa.table(columns)
 
 
 #: Values (rows x the model's columns) of a partition predicted at a time: its memory is that of one batch,
@@ -120,18 +163,24 @@ def partition_output(predict, keep, directory, storage_options, index, readers):
     columns and, with ``keep``, that of the columns to copy (read whole).
     """
     reader, copier = readers
-    outs = [predict(batch) for batch in reader.batches(max(1, BATCH_VALUES // len(reader.columns)))]
-    out = outs[0] if len(outs) == 1 else pd.concat(outs, ignore_index=True)
+    parts = [predict(batch) for batch in reader.batches(max(1, BATCH_VALUES // len(reader.columns)), tables=True)]
+    positions = np.concatenate([p for p, _ in parts])
+    probabilities = None if parts[0][1] is None else np.concatenate([q for _, q in parts])
+    name = None if directory is None else str(directory).rstrip("/\\")
+    suffix = ".csv" if name is not None and name.lower().endswith(".csv") else ".parquet"
+    if name is not None and suffix == ".parquet" and not keep:
+        write_table(predictions_table(predict.model, positions, probabilities), f"{name}/part-{index:05d}{suffix}",
+                    storage_options)
+        return len(positions)
+    out = predictions_frame(predict.model, positions, probabilities)
     if keep:
         copied = copier.read()
         if len(copied) != len(out):
             raise ValueError(f"partition {index} gave {len(out)} predictions for {len(copied)} rows: "
                              "the files changed while they were read")
         out = pd.concat([copied[list(keep)].reset_index(drop=True), out], axis=1)
-    if directory is None:
+    if name is None:
         return out
-    name = str(directory).rstrip("/\\")
-    suffix = ".csv" if name.lower().endswith(".csv") else ".parquet"
     write_table(out, f"{name}/part-{index:05d}{suffix}", storage_options)
     return len(out)
 
@@ -162,7 +211,7 @@ def predict_files(model, path, *, settings=None, keep=(), proba=False, directory
                   for i, pair in enumerate(zip(data.readers, copiers))]
     if directory is not None and not isinstance(directory, str):
         directory.mkdir(exist_ok=True)
-    predict = functools.partial(batch_predictions, model, features, proba)
+    predict = BatchPredictor(model, features, proba)
     storage_options = dict(settings or {}).get("storage_options")
     tasks = [PartitionOutput(predict, keep, directory, storage_options, i) for i in range(len(partitions))]
     return execution.map_partitions(partitions, tasks, name="nbparallel-cli-predict", token=token, verbose=verbose)

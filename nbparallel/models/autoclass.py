@@ -306,7 +306,8 @@ class AutoClass(Clusterer, PartitionedModel):
         return np.argmax(self._log_responsibilities(X)[0], axis=1)
 
     def predict_part(self, X, proba=False):
-        """Clusters, and their probabilities when ``proba``, of one in-memory partition's attribute columns."""
+        """Clusters (their numbers), and their probabilities when ``proba``, of one in-memory partition's
+        attribute columns."""
         log_resp = _log_responsibilities_of(self, X, None, None)[0]
         return np.argmax(log_resp, axis=1), (np.exp(log_resp) if proba else None)
 

@@ -377,14 +377,10 @@ class PartitionedClassifier(Classifier, PartitionedModel):
         return self.classes_[out]
 
     def predict_part(self, X, proba=False):
-        """Labels, and posteriors when ``proba``, of one in-memory partition (for the CLI).
-
-        The labels are a pandas Index taken from the classes by position, so string classes become
-        pandas strings once per class, not once per row.
-        """
+        """Positions in ``classes_`` of the predicted classes, and the posteriors when ``proba``, of one
+        in-memory partition (for the CLI, which makes the labels once per class, not once per row)."""
         inputs = self.scoring_inputs(X)
-        labels = pd.Index(self.classes_).take(inputs.best())
-        return labels, (inputs.scores(scoring.POSTERIOR) if proba else None)
+        return inputs.best(), (inputs.scores(scoring.POSTERIOR) if proba else None)
 
     def score(self, X, y, sample_weight=None):
         """Mean accuracy of ``predict(X)`` against ``y`` (weighted if asked), in one pass.
