@@ -10,6 +10,8 @@ predicts files by it as ``predict`` does.
 
 from __future__ import annotations
 
+from contextlib import nullcontext
+
 import numpy as np
 import pandas as pd
 import pyarrow as pa
@@ -18,10 +20,11 @@ import pytest
 
 import nbparallel.cli.scoring as scoring
 import nbparallel.data.files.parquet as parquet
-from nbparallel import AutoClass, BoostedNaiveBayes, Files, NaiveBayes, SelectedNaiveBayes
+from nbparallel import AutoClass, BoostedNaiveBayes, Files, NaiveBayes, SelectedNaiveBayes, local_below
 from nbparallel.cli.scoring import predict_files
 from nbparallel.data.dataset import is_arrow_table
 from nbparallel.data.files.arrow import table_to_pandas
+from nbparallel.data.schema import Schema
 
 RNG = np.random.default_rng(23)
 COLOURS = ["red", "green", "blue"]
@@ -131,12 +134,42 @@ def test_every_model_predicts_files_through_arrow_tables_as_predict_does(name, t
     np.testing.assert_array_equal(got["prediction"].to_numpy(), model.predict(files))
     np.testing.assert_allclose(got.drop(columns="prediction").to_numpy(), model.predict_proba(files), rtol=0,
                                atol=1e-12)
+    np.testing.assert_array_equal(got["prediction"].to_numpy(), model.predict(X))  # the pandas route
+    np.testing.assert_allclose(got.drop(columns="prediction").to_numpy(), model.predict_proba(X), rtol=0,
+                               atol=1e-12)
     assert predict_files(model, directory, directory=tmp_path / "out") == [200, 200, 200]
     written = [tmp_path / "out" / f"part-{i:05d}.parquet" for i in range(3)]
     np.testing.assert_array_equal(pd.concat([pd.read_parquet(p) for p in written])["prediction"].to_numpy(),
                                   got["prediction"].to_numpy())
     labels = pq.read_schema(written[0]).field("prediction").type
     assert labels == (pa.int64() if name == "AutoClass" else pa.string())  # no dictionary, no category
+
+
+@pytest.mark.parametrize("read_at_once", [True, False])
+def test_the_scoring_passes_over_parquet_files_code_arrow_tables_as_frames_are_coded(tmp_path, monkeypatch,
+                                                                                     read_at_once):
+    X, y = training_frame()
+    X.loc[X.index[::11], "colour"] = None
+    directory = write_directory(tmp_path / "data", X.assign(y=y))
+    tables = []
+    split_table = Schema.split_table
+    monkeypatch.setattr(Schema, "split_table", lambda self, table: tables.append(len(table)) or split_table(self, table))
+    reference = NaiveBayes().fit(X, y)  # in memory, through pandas
+    with nullcontext() if read_at_once else local_below(0):  # small files are read at once, larger in tasks
+        model = NaiveBayes().fit(directory, "y")
+        files = Files(directory, drop=["y"])
+        np.testing.assert_array_equal(model.counts_.table, reference.counts_.table)  # counted from the tables
+        assert not tables
+        np.testing.assert_array_equal(model.predict(files), reference.predict(X))
+        np.testing.assert_allclose(model.predict_proba(files), reference.predict_proba(X), rtol=0, atol=1e-12)
+        np.testing.assert_allclose(model.predict_log_proba(files), reference.predict_log_proba(X), rtol=0,
+                                   atol=1e-12)
+        assert model.score(directory, "y") == reference.score(X, y)
+        got, want = model.evaluate(directory, "y"), reference.evaluate(X, y)
+        for key in ("accuracy", "log_loss", "average_log_likelihood", "roc_auc"):
+            assert got[key] == pytest.approx(want[key], rel=1e-12), key
+        np.testing.assert_array_equal(got["confusion_matrix"], want["confusion_matrix"])
+    assert sum(tables) == 5 * len(X)  # predict, proba, log-proba, score and evaluate: every row of every pass
 
 
 def test_parquet_files_read_with_na_values_are_predicted_from_frames(tmp_path, monkeypatch):

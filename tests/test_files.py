@@ -55,14 +55,19 @@ def first_partition(dataset):
     return compute(dataset.partitions[0], scheduler="sync")
 
 
-def test_parquet_partitions_are_typed_frames_of_local_categories(tmp_path, frame):
+def test_parquet_partitions_are_arrow_tables_given_as_typed_frames_of_local_categories(tmp_path, frame):
     directory = write_parts(frame, tmp_path / "pq", "parquet", 3)
     with local_below(0):  # read in tasks, as a directory too large to read at once is
         dataset = as_dataset(directory, "y")
     assert dataset.n_rows == len(frame)
-    part = first_partition(dataset)
+    table = first_partition(dataset)
+    assert type(table).__name__ == "Table" and str(table.schema.field("s").type).startswith("dictionary")
+    X, y = dataset.map(lambda X, y, w: (X, y))(table)  # what a pass is given
+    assert dataset.map(lambda X, y, w: X, tables=True)(table).equals(table.select(dataset.columns))  # scoring
+    part = X.assign(y=y)
     assert isinstance(part, pd.DataFrame)
-    assert part["s"].dtype == "category" and part["t"].dtype == "category" and part["y"].dtype == "category"
+    assert part["s"].dtype == "category" and part["t"].dtype == "category"
+    assert list(y) == frame["y"].iloc[: len(part)].tolist()
     assert part["x"].dtype == np.float64 and part["k"].dtype == np.int64
     assert sorted(part["s"].cat.categories) == ["blue", "green", "red"]  # the partition's own dictionary
     assert part["s"].isna().sum() == frame["s"].iloc[: len(part)].isna().sum()

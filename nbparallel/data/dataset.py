@@ -68,18 +68,23 @@ class Dataset:
         """The name of the data's own target column, or None (no target, or target values given apart)."""
         return None if self.target in (None, JOINED_TARGET) else self.target
 
-    def map(self, fn, *args, with_info=False):
+    def map(self, fn, *args, with_info=False, tables=False):
         """A picklable ``part -> fn(*args, X, y, w)`` for :mod:`nbparallel.engine`.
 
         With ``with_info=True``, one function per partition (the engine takes
         the list) calling ``fn(*args, X, y, w, info)``, where ``info`` is the
         partition's :class:`~nbparallel.data.partitions.PartitionInfo`: its index
         and the global index of its first row, for row identity (folds,
-        reproducible sampling) independent of the partitioning.
+        reproducible sampling) independent of the partitioning. With
+        ``tables``, a partition that is an Arrow table (Parquet files) gives
+        ``X`` as the table of its columns, for the scoring passes, which code
+        its dictionary columns from their indices
+        (:meth:`nbparallel.data.schema.Schema.split`); else every ``X`` is a
+        DataFrame or an array.
         """
         if not with_info:
-            return partial(_apply, fn, args, self.columns, self.target, self.weight)
-        return [partial(_apply_with_info, fn, args, self.columns, self.target, self.weight, info)
+            return partial(_apply, fn, args, self.columns, self.target, self.weight, tables)
+        return [partial(_apply_with_info, fn, args, self.columns, self.target, self.weight, info, tables)
                 for info in self.partition_infos()]
 
     def partition_infos(self):
@@ -99,15 +104,23 @@ class Dataset:
         return [PartitionInfo(i, int(offsets[i])) for i in range(len(rows))]
 
 
-def _unpack(part, columns, target, weight):
-    """``(X, y, w)`` of a partition; X a DataFrame or a 2-D array."""
+def _unpack(part, columns, target, weight, tables=False):
+    """``(X, y, w)`` of a partition; X a DataFrame or a 2-D array, or with ``tables`` the Arrow table of an
+    Arrow table's columns (its target and weight converted)."""
     if isinstance(part, tuple):
         return part
-    if is_arrow_table(part):  # a small Parquet directory's rows (see nbparallel.data.files.dataset.file_dataset)
+    if is_arrow_table(part):  # Parquet files' rows (see nbparallel.data.files.dataset.file_dataset)
         from nbparallel.data.files.arrow import table_to_pandas
 
-        part = table_to_pandas(part)
-    X = part[columns]
+        if tables:
+            labels = table_to_pandas(part.select([c for c in (target, weight) if c is not None]))
+            X = part.select(columns)
+            part = labels
+        else:
+            part = table_to_pandas(part)
+            X = part[columns]
+    else:
+        X = part[columns]
     y = target_values(part[target]) if target is not None else None
     w = part[weight].to_numpy() if weight is not None else None
     if w is not None:
@@ -120,12 +133,12 @@ def is_arrow_table(part):
     return type(part).__name__ == "Table" and type(part).__module__.startswith("pyarrow")
 
 
-def _apply(fn, args, columns, target, weight, part):
-    return fn(*args, *_unpack(part, columns, target, weight))
+def _apply(fn, args, columns, target, weight, tables, part):
+    return fn(*args, *_unpack(part, columns, target, weight, tables))
 
 
-def _apply_with_info(fn, args, columns, target, weight, info, part):
-    return fn(*args, *_unpack(part, columns, target, weight), info)
+def _apply_with_info(fn, args, columns, target, weight, info, tables, part):
+    return fn(*args, *_unpack(part, columns, target, weight, tables), info)
 
 
 def default_partitions(n_rows, n_workers=None, min_rows=65536):

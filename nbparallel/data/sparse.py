@@ -59,8 +59,9 @@ class SparseDataset:
     token: object = None
     partition_rows: list | None = None
 
-    def map(self, fn, *args, with_info=False):
-        """``fn(*args, X, y, w[, info])`` as a function of one partition."""
+    def map(self, fn, *args, with_info=False, tables=False):
+        """``fn(*args, X, y, w[, info])`` as a function of one partition (``tables``: as
+        :meth:`nbparallel.data.dataset.Dataset.map` takes it; no partition here is an Arrow table)."""
         return over_parts(fn, *args, with_info=with_info)
 
 

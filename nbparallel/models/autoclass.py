@@ -292,9 +292,10 @@ class AutoClass(Clusterer, PartitionedModel):
         """Log-responsibilities (n_rows, K) and row log-likelihoods (n_rows,)."""
         check_is_fitted(self, "counts_")
         dataset = self.scoring_data(X)
-        parts = execution.map_partitions(dataset.partitions, dataset.map(_log_responsibilities_of, self),
-                                      name="nbparallel-autoclass-predict", token=dataset.token,
-                                      verbose=bool(self.verbose))
+        parts = execution.map_partitions(dataset.partitions,
+                                         dataset.map(_log_responsibilities_of, self, tables=True),
+                                         name="nbparallel-autoclass-predict", token=dataset.token,
+                                         verbose=bool(self.verbose))
         return np.vstack([p[0] for p in parts]), np.concatenate([p[1] for p in parts])
 
     def predict_proba(self, X):

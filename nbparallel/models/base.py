@@ -345,7 +345,8 @@ class PartitionedClassifier(Classifier, PartitionedModel):
                                 f"the probabilities of {n_rows} rows x {n_classes} classes",
                                 "predict the classes only, or predict fewer rows at a time", data.partitions)
         out, slots = _slots(data, (n_classes,), np.float64)
-        tasks = [data.map(_scores_task, self, mode, slot) for slot in (slots or [None] * len(data.partitions))]
+        tasks = [data.map(_scores_task, self, mode, slot, tables=True)
+                 for slot in (slots or [None] * len(data.partitions))]
         parts = execution.map_partitions(data.partitions, tasks, name=name, token=data.token,
                                          verbose=bool(self.verbose))
         if out is not None:
@@ -369,7 +370,8 @@ class PartitionedClassifier(Classifier, PartitionedModel):
         check_is_fitted(self, self._fitted_attribute)
         data = self.scoring_data(X)
         out, slots = _slots(data, (), np.int64)
-        tasks = [data.map(_predict_task, self, slot) for slot in (slots or [None] * len(data.partitions))]
+        tasks = [data.map(_predict_task, self, slot, tables=True)
+                 for slot in (slots or [None] * len(data.partitions))]
         parts = execution.map_partitions(data.partitions, tasks, name="nbparallel-predict", token=data.token,
                                          verbose=bool(self.verbose))
         if out is None:
@@ -390,8 +392,8 @@ class PartitionedClassifier(Classifier, PartitionedModel):
         """
         check_is_fitted(self, self._fitted_attribute)
         data = self.scoring_data(X, y, sample_weight)
-        (right, total), _ = execution.run_pass(data.partitions, data.map(_accuracy_task, self), merge_summaries,
-                                               split_every=self.split_every, name="nbparallel-score",
+        (right, total), _ = execution.run_pass(data.partitions, data.map(_accuracy_task, self, tables=True),
+                                               merge_summaries, split_every=self.split_every, name="nbparallel-score",
                                                token=data.token, verbose=bool(self.verbose))
         if total == 0:
             raise ValueError("score needs rows with a known target (and a positive weight); every target is "
@@ -406,8 +408,8 @@ class PartitionedClassifier(Classifier, PartitionedModel):
             raise ValueError("evaluate needs y: the target values, or the target column's name for a DataFrame "
                              "or a file")
         data = self.scoring_data(X, y)
-        summary, _ = execution.run_pass(data.partitions, data.map(_evaluation_task, self), merge_summaries,
-                                        split_every=self.split_every, name="nbparallel-evaluate",
+        summary, _ = execution.run_pass(data.partitions, data.map(_evaluation_task, self, tables=True),
+                                        merge_summaries, split_every=self.split_every, name="nbparallel-evaluate",
                                         token=data.token, verbose=bool(self.verbose))
         return summary
 

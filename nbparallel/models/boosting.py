@@ -363,9 +363,10 @@ class BoostedNaiveBayes(PartitionedClassifier):
         """Class index predicted by every learner, shape (n_rows, n_learners)."""
         check_is_fitted(self, "estimators_")
         dataset = self.scoring_data(X)
-        parts = execution.map_partitions(dataset.partitions, dataset.map(_predictions_of, self.estimators_),
-                                      name="nbparallel-boost-predict", token=dataset.token,
-                                      verbose=bool(self.verbose))
+        parts = execution.map_partitions(dataset.partitions,
+                                         dataset.map(_predictions_of, self.estimators_, tables=True),
+                                         name="nbparallel-boost-predict", token=dataset.token,
+                                         verbose=bool(self.verbose))
         return np.vstack(parts)
 
     def _vote_shares(self, predictions):

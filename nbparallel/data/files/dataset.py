@@ -106,7 +106,7 @@ def file_dataset(path, y=None, sample_weight=None, *, n_partitions=None, categor
     else:
         partitions = [  # named, their arguments in a reader that dask neither tokenizes nor searches for collections
             delayed(reader.read, name=f"nbparallel-read-{token}", pure=True)(
-                dask_key_name=f"nbparallel-read-{token}-{i}")
+                tables=True, dask_key_name=f"nbparallel-read-{token}-{i}")
             for i, reader in enumerate(readers)
         ]
     rows = [p.n_rows for p in parts]  # from the Parquet footers; the readers check each partition against them
@@ -220,21 +220,29 @@ class PieceReader:
     types: dict
     options: ReadOptions
 
-    def read(self):
-        """The partition as one pandas DataFrame of ``columns``."""
-        return self._frame(piece_table([self._unit_table(unit) for unit in self.piece.units], self.piece))
+    def read(self, tables=False):
+        """The partition as one pandas DataFrame of ``columns``; with ``tables``, a Parquet file's as the
+        Arrow table read, as a small Parquet directory's partitions are (not when :meth:`_frames_only`)."""
+        table = piece_table([self._unit_table(unit) for unit in self.piece.units], self.piece)
+        return table if tables and not self._frames_only() else self._frame(table)
+
+    def _frames_only(self):
+        """Whether this partition's rows are given as DataFrames only: Parquet files read with
+        ``na_values`` (their categories are removed from DataFrames), and CSV and ARFF files, whose tables
+        no pass takes as they are."""
+        return self.kind != "parquet" or bool(self.options.na_values)
 
     def batches(self, max_rows, tables=False):
         """The partition as DataFrames of at most ``max_rows`` rows, in order, each read when it is asked for;
-        at least one (an empty one for a partition without rows). With ``tables``, as the Arrow tables read,
-        which the scoring passes code without pandas (see :meth:`nbparallel.data.schema.Schema.split`), except
-        for Parquet files read with ``na_values`` (their categories are removed from DataFrames).
+        at least one (an empty one for a partition without rows). With ``tables``, a Parquet file's as the
+        Arrow tables read, which the scoring passes code without pandas (see
+        :meth:`nbparallel.data.schema.Schema.split`; not when :meth:`_frames_only`).
 
         A Parquet file's rows are decoded a batch at a time, so the partition's memory is that of a batch
         whatever its size; other files (and a Parquet partition that is a slice of its files) are read whole
         and given in slices.
         """
-        as_frames = not tables or (self.kind == "parquet" and self.options.na_values)
+        as_frames = not tables or self._frames_only()
         for table in self._tables(max_rows):
             yield self._frame(table) if as_frames else table
 
