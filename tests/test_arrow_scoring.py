@@ -5,7 +5,8 @@ columns from their indices (:meth:`Schema.split_table`). These tests hold that r
 conversion of the same table and to a plain Python mapping of values to categories, over every kind of
 column (dictionaries with missing values, values outside the vocabulary, dictionaries in another order or
 with repeated entries, several chunks, plain strings, integers, numbers), and check that every model
-predicts files by it as ``predict`` does.
+predicts files by it as ``predict`` does, and that the scoring passes and the stateful passes (boosting,
+EM, selection) over Parquet files, read at once or in tasks, code Arrow tables as frames are coded.
 """
 
 from __future__ import annotations
@@ -153,7 +154,8 @@ def test_the_scoring_passes_over_parquet_files_code_arrow_tables_as_frames_are_c
     directory = write_directory(tmp_path / "data", X.assign(y=y))
     tables = []
     split_table = Schema.split_table
-    monkeypatch.setattr(Schema, "split_table", lambda self, table: tables.append(len(table)) or split_table(self, table))
+    monkeypatch.setattr(Schema, "split_table",
+                        lambda self, table: tables.append(len(table)) or split_table(self, table))
     reference = NaiveBayes().fit(X, y)  # in memory, through pandas
     with nullcontext() if read_at_once else local_below(0):  # small files are read at once, larger in tasks
         model = NaiveBayes().fit(directory, "y")
@@ -170,6 +172,29 @@ def test_the_scoring_passes_over_parquet_files_code_arrow_tables_as_frames_are_c
             assert got[key] == pytest.approx(want[key], rel=1e-12), key
         np.testing.assert_array_equal(got["confusion_matrix"], want["confusion_matrix"])
     assert sum(tables) == 5 * len(X)  # predict, proba, log-proba, score and evaluate: every row of every pass
+
+
+@pytest.mark.parametrize("read_at_once", [True, False])
+def test_the_stateful_passes_over_parquet_files_split_arrow_tables_as_frames_are_split(tmp_path, monkeypatch,
+                                                                                       read_at_once):
+    """Boosting rounds, EM iterations and selection steps build each partition's state from its rows."""
+    X, y = training_frame()
+    X.loc[X.index[::11], "colour"] = None
+    directory = write_directory(tmp_path / "data", X.assign(y=y))
+    tables = []
+    split_table = Schema.split_table
+    monkeypatch.setattr(Schema, "split_table",
+                        lambda self, table: tables.append(len(table)) or split_table(self, table))
+    with nullcontext() if read_at_once else local_below(0):
+        boosted = BoostedNaiveBayes(n_rounds=3).fit(directory, "y")
+        clusters = AutoClass(n_clusters=2, n_restarts=1, max_iter=5, random_state=0).fit(Files(directory, drop=["y"]))
+        selected = SelectedNaiveBayes().fit(directory, "y")
+    assert tables
+    np.testing.assert_allclose(boosted.estimator_errors_, BoostedNaiveBayes(n_rounds=3).fit(X, y).estimator_errors_,
+                               rtol=1e-12)  # weighted sums, added partition by partition
+    reference = AutoClass(n_clusters=2, n_restarts=1, max_iter=5, random_state=0).fit(X)
+    np.testing.assert_allclose(clusters.history_, reference.history_, rtol=1e-12)
+    assert selected.selected_features_ == SelectedNaiveBayes().fit(X, y).selected_features_
 
 
 def test_parquet_files_read_with_na_values_are_predicted_from_frames(tmp_path, monkeypatch):

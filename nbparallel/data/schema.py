@@ -554,17 +554,17 @@ class Schema:
     def split_table(self, table):
         """:meth:`split` of an Arrow table whose columns are in input order (a file's rows as read).
 
-        A string dictionary column (what the files' readers make of text) is coded from its indices, its
-        dictionary looked up in the vocabulary once; every other column is converted as
+        A string dictionary column (what the files' readers make of text) is coded from its indices, each
+        chunk's dictionary looked up in the vocabulary once; every other column is converted as
         :func:`nbparallel.data.files.arrow.table_to_pandas` converts it and split as a DataFrame's. The codes
         are those of the table converted to pandas, without making a ``Categorical`` of every column.
         """
-        from nbparallel.data.files.arrow import dictionary_codes, table_to_pandas
+        from nbparallel.data.files.arrow import dictionary_chunks, table_to_pandas
 
         position = {c: i for i, c in enumerate(self.columns)}
         n_cat = self.n_categorical
         categorical = self.attributes[:n_cat]
-        native = [dictionary_codes(table.column(position[at.name])) for at in categorical]
+        native = [dictionary_chunks(table.column(position[at.name])) for at in categorical]
         others = [at.name for at, found in zip(self.attributes, native + [None] * len(self.attributes))
                   if found is None]
         rest = table_to_pandas(table.select([position[c] for c in others])) if others else None
@@ -576,8 +576,11 @@ class Schema:
         for a, (at, found) in enumerate(zip(categorical, native)):
             if found is None:
                 encode_column(rest.iloc[:, at_rest[at.name]], at.categories, codes[:, a])
-            else:
-                encode_indices(*found, at.categories, codes[:, a])
+                continue
+            start = 0
+            for indices, local in found:  # a chunk (a file) at a time, each with its own dictionary
+                encode_indices(indices, local, at.categories, codes[start : start + len(indices), a])
+                start += len(indices)
         return codes, values
 
     def encode(self, X):

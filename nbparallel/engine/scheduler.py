@@ -114,7 +114,9 @@ class PassScheduler:
         ``fn(*args, state, X, y, w) -> (new_state, summary)``, where ``state`` is
         what the previous stateful pass left for this partition, or None on
         the first pass and whenever the partitions are not kept in memory
-        (``fn`` must then rebuild it from the rows).
+        (``fn`` must then rebuild it from the rows, by
+        :meth:`nbparallel.data.schema.Schema.split`: ``X`` may be an Arrow
+        table, see :meth:`nbparallel.data.dataset.Dataset.map`).
 
         Partitions that stay in this process (:func:`~nbparallel.engine.execution.runs_locally`) run on a
         thread each, without a Dask graph, as :func:`~nbparallel.engine.execution.run_pass` runs them.
@@ -122,7 +124,7 @@ class PassScheduler:
         Returns the merged summary.
         """
         start = time.perf_counter()
-        unpack = self.dataset.map(_identity)
+        unpack = self.dataset.map(_identity, tables=True)  # a state is built by splitting the rows into codes
         states = self._states or [None] * len(self.dataset.partitions)
         if execution.runs_locally(self.dataset.partitions, execution.active_client()):
             leaves = execution.map_locally([partial(_stateful_leaf, unpack, fn, args, state=state) for state in states],

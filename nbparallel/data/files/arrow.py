@@ -23,17 +23,26 @@ def dictionary_codes(chunked):
 
     The indices are what counting and scoring read, without making a ``Categorical`` of the column.
     """
+    chunks = dictionary_chunks(chunked)
+    return chunks[0] if chunks is not None and len(chunks) == 1 else None
+
+
+def dictionary_chunks(chunked):
+    """:func:`dictionary_codes` of each chunk of a string dictionary column (a table of several files has a
+    chunk and a dictionary per file), or None when one is not such a chunk."""
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    if not (pa.types.is_dictionary(chunked.type) and is_text(chunked.type.value_type)) or chunked.num_chunks != 1:
+    if not (pa.types.is_dictionary(chunked.type) and is_text(chunked.type.value_type)):
         return None
-    array = chunked.chunk(0)
-    values = array.dictionary.to_pylist()
-    if not values or None in values or len(set(values)) != len(values):
-        return None
-    indices = pc.fill_null(array.indices, -1) if array.null_count else array.indices
-    return indices.to_numpy(zero_copy_only=False), values
+    chunks = []
+    for array in chunked.chunks:
+        values = array.dictionary.to_pylist()
+        if not values or None in values or len(set(values)) != len(values):
+            return None
+        indices = pc.fill_null(array.indices, -1) if array.null_count else array.indices
+        chunks.append((indices.to_numpy(zero_copy_only=False), values))
+    return chunks
 
 
 def table_to_pandas(table):
