@@ -103,6 +103,40 @@ def write_directory(directory, frame, n_files=3):
     return directory
 
 
+@pytest.fixture
+def labelled(tmp_path):
+    """``(X, y, directory)``: a training frame with missing colours, and the same rows as 3 Parquet files."""
+    X, y = training_frame()
+    X.loc[X.index[::11], "colour"] = None
+    return X, y, write_directory(tmp_path / "data", X.assign(y=y))
+
+
+@pytest.fixture
+def batch_forms(monkeypatch):
+    """Whether each batch the prediction of files scores is an Arrow table, in order."""
+    forms, predict_batch = [], scoring.batch_predictions
+
+    def recorded(model, features, proba, batch):
+        forms.append(is_arrow_table(batch))
+        return predict_batch(model, features, proba, batch)
+
+    monkeypatch.setattr(scoring, "batch_predictions", recorded)
+    return forms
+
+
+@pytest.fixture
+def split_rows(monkeypatch):
+    """The rows of each Arrow table that ``Schema.split`` codes, in order."""
+    rows, split_table = [], Schema.split_table
+    monkeypatch.setattr(Schema, "split_table", lambda self, table: rows.append(len(table)) or split_table(self, table))
+    return rows
+
+
+def route(read_at_once):
+    """Small Parquet directories read at once (the default here), or in tasks as larger ones are."""
+    return nullcontext() if read_at_once else local_below(0)
+
+
 MODELS = {
     "naive Bayes, binned": lambda: NaiveBayes(),
     "naive Bayes, Gaussian": lambda: NaiveBayes(numeric="gaussian"),
@@ -113,23 +147,12 @@ MODELS = {
 
 
 @pytest.mark.parametrize("name", list(MODELS))
-def test_every_model_predicts_files_through_arrow_tables_as_predict_does(name, tmp_path, monkeypatch):
-    X, y = training_frame()
-    X.loc[X.index[::11], "colour"] = None
-    frame = X.assign(y=y)
-    directory = write_directory(tmp_path / "data", frame)
+def test_every_model_predicts_files_through_arrow_tables_as_predict_does(name, tmp_path, labelled, batch_forms):
+    X, y, directory = labelled
     model = MODELS[name]()
     model = model.fit(X) if name == "AutoClass" else model.fit(directory, "y")
-    forms = []
-
-    def recorded(model, features, proba, batch):
-        forms.append(is_arrow_table(batch))
-        return predict_batch(model, features, proba, batch)
-
-    predict_batch = scoring.batch_predictions
-    monkeypatch.setattr(scoring, "batch_predictions", recorded)
     parts = predict_files(model, directory, proba=True)
-    assert forms and all(forms)  # every batch scored as the Arrow table read
+    assert batch_forms and all(batch_forms)  # every batch scored as the Arrow table read
     got = pd.concat(parts, ignore_index=True)
     files = Files(directory, drop=["y"])
     np.testing.assert_array_equal(got["prediction"].to_numpy(), model.predict(files))
@@ -147,21 +170,15 @@ def test_every_model_predicts_files_through_arrow_tables_as_predict_does(name, t
 
 
 @pytest.mark.parametrize("read_at_once", [True, False])
-def test_the_scoring_passes_over_parquet_files_code_arrow_tables_as_frames_are_coded(tmp_path, monkeypatch,
+def test_the_scoring_passes_over_parquet_files_code_arrow_tables_as_frames_are_coded(labelled, split_rows,
                                                                                      read_at_once):
-    X, y = training_frame()
-    X.loc[X.index[::11], "colour"] = None
-    directory = write_directory(tmp_path / "data", X.assign(y=y))
-    tables = []
-    split_table = Schema.split_table
-    monkeypatch.setattr(Schema, "split_table",
-                        lambda self, table: tables.append(len(table)) or split_table(self, table))
+    X, y, directory = labelled
     reference = NaiveBayes().fit(X, y)  # in memory, through pandas
-    with nullcontext() if read_at_once else local_below(0):  # small files are read at once, larger in tasks
+    with route(read_at_once):
         model = NaiveBayes().fit(directory, "y")
         files = Files(directory, drop=["y"])
         np.testing.assert_array_equal(model.counts_.table, reference.counts_.table)  # counted from the tables
-        assert not tables
+        assert not split_rows
         np.testing.assert_array_equal(model.predict(files), reference.predict(X))
         np.testing.assert_allclose(model.predict_proba(files), reference.predict_proba(X), rtol=0, atol=1e-12)
         np.testing.assert_allclose(model.predict_log_proba(files), reference.predict_log_proba(X), rtol=0,
@@ -171,25 +188,19 @@ def test_the_scoring_passes_over_parquet_files_code_arrow_tables_as_frames_are_c
         for key in ("accuracy", "log_loss", "average_log_likelihood", "roc_auc"):
             assert got[key] == pytest.approx(want[key], rel=1e-12), key
         np.testing.assert_array_equal(got["confusion_matrix"], want["confusion_matrix"])
-    assert sum(tables) == 5 * len(X)  # predict, proba, log-proba, score and evaluate: every row of every pass
+    assert sum(split_rows) == 5 * len(X)  # predict, proba, log-proba, score and evaluate: every row of every pass
 
 
 @pytest.mark.parametrize("read_at_once", [True, False])
-def test_the_stateful_passes_over_parquet_files_split_arrow_tables_as_frames_are_split(tmp_path, monkeypatch,
+def test_the_stateful_passes_over_parquet_files_split_arrow_tables_as_frames_are_split(labelled, split_rows,
                                                                                        read_at_once):
     """Boosting rounds, EM iterations and selection steps build each partition's state from its rows."""
-    X, y = training_frame()
-    X.loc[X.index[::11], "colour"] = None
-    directory = write_directory(tmp_path / "data", X.assign(y=y))
-    tables = []
-    split_table = Schema.split_table
-    monkeypatch.setattr(Schema, "split_table",
-                        lambda self, table: tables.append(len(table)) or split_table(self, table))
-    with nullcontext() if read_at_once else local_below(0):
+    X, y, directory = labelled
+    with route(read_at_once):
         boosted = BoostedNaiveBayes(n_rounds=3).fit(directory, "y")
         clusters = AutoClass(n_clusters=2, n_restarts=1, max_iter=5, random_state=0).fit(Files(directory, drop=["y"]))
         selected = SelectedNaiveBayes().fit(directory, "y")
-    assert tables
+    assert split_rows
     np.testing.assert_allclose(boosted.estimator_errors_, BoostedNaiveBayes(n_rounds=3).fit(X, y).estimator_errors_,
                                rtol=1e-12)  # weighted sums, added partition by partition
     reference = AutoClass(n_clusters=2, n_restarts=1, max_iter=5, random_state=0).fit(X)
@@ -197,22 +208,14 @@ def test_the_stateful_passes_over_parquet_files_split_arrow_tables_as_frames_are
     assert selected.selected_features_ == SelectedNaiveBayes().fit(X, y).selected_features_
 
 
-def test_parquet_files_read_with_na_values_are_predicted_from_frames(tmp_path, monkeypatch):
+def test_parquet_files_read_with_na_values_are_predicted_from_frames(tmp_path, batch_forms):
     X, y = training_frame()
     X.loc[X.index[::5], "colour"] = "?"
     directory = write_directory(tmp_path / "data", X.assign(y=y))
     model = NaiveBayes().fit(Files(directory, na_values="?"), "y")
     assert "?" not in model.schema_.attribute("colour").categories
-    forms = []
-
-    def recorded(model, features, proba, batch):
-        forms.append(is_arrow_table(batch))
-        return predict_batch(model, features, proba, batch)
-
-    predict_batch = scoring.batch_predictions
-    monkeypatch.setattr(scoring, "batch_predictions", recorded)
     parts = predict_files(model, directory, settings={"na_values": "?"})
-    assert forms and not any(forms)
+    assert batch_forms and not any(batch_forms)
     np.testing.assert_array_equal(pd.concat(parts)["prediction"].to_numpy(),
                                   model.predict(Files(directory, na_values="?", drop=["y"])))
 
