@@ -120,7 +120,22 @@ def test_cli_cv(tmp_path, capsys):
     expected = cross_val_score(NaiveBayes(), pd.read_csv(tmp_path / "d.csv").drop(columns="t"),
                                pd.read_csv(tmp_path / "d.csv")["t"], cv=KFold(4)).mean()
     assert f"mean accuracy {expected:.4f}" in out
-    assert "count (" in out and "score (" in out
+    assert "count (" in out and "score (" in out and "mean roc-auc" in out
+    assert main(["cv", str(tmp_path / "d.csv"), "--target", "t", "--folds", "4", "--scoring", "accuracy",
+                 "--quiet"]) == 0
+    out = capsys.readouterr().out
+    assert f"mean accuracy {expected:.4f}" in out and "roc-auc" not in out and "log-loss" not in out
+    with pytest.raises(SystemExit):
+        main(["cv", str(tmp_path / "d.csv"), "--target", "t", "--scoring", "accuracy,auc"])
+    error = capsys.readouterr().err
+    assert "must name some of accuracy, log_likelihood, log_loss, roc_auc, got 'accuracy,auc'" in error
+
+
+def test_the_command_line_names_the_scorings_of_cross_validate():
+    from nbparallel.cli import parser
+    from nbparallel.model_selection import cross_validation
+
+    assert parser.SCORINGS == cross_validation.SCORINGS
 
 
 # ----------------------------------------------------------------- Gaussian attributes
@@ -425,3 +440,31 @@ def test_fold_tables_beyond_memory_are_refused(monkeypatch):
     monkeypatch.setattr(memory, "available_memory", lambda partitions=None: 10_000)
     with pytest.raises(ValueError, match="fold tables of .* classes x 50 folds x 1 repeats need about"):
         cross_validate(NaiveBayes(), X, y, cv=50)
+
+
+def no_evaluation_kernel(*args, **kwargs):
+    raise AssertionError("the evaluation kernel ran for accuracies alone")
+
+
+@pytest.mark.parametrize("route", ["by value", "schema pass", "Gaussian", "text"])
+def test_accuracy_alone_is_scored_by_the_predict_kernel_with_the_same_confusions(tmp_path, monkeypatch, route):
+    """``scoring="accuracy"`` counts each fold's confusions from the best classes (no posterior, no ROC
+    histogram): the same confusions and accuracies, bit for bit, as the full scoring's, on every input form."""
+    import nbparallel.kernels.scoring as kernels
+
+    X, y, forms = coded_inputs(tmp_path)
+    runs = {"by value": [(NaiveBayes(categorical_features="all"), data, target, {})
+                         for data, target in forms.values()],
+            "schema pass": [(NaiveBayes(categorical_features="all"), X, y, {"sample_weight": np.ones(len(y))})],
+            "Gaussian": [(NaiveBayes(numeric="gaussian"), X.assign(g=np.arange(len(y)) % 7 * 0.5), y, {})],
+            "text": [(MultinomialNaiveBayes(), np.abs(X[["k"]].to_numpy()) + np.eye(len(y), 3), y, {})]}[route]
+    for model, data, target, kwargs in runs:
+        full = cross_validate(model, data, target, cv=5, shuffle=True, random_state=1, **kwargs)
+        with monkeypatch.context() as patched:
+            patched.setattr(kernels, "evaluate_rows", no_evaluation_kernel)
+            alone = cross_validate(model, data, target, cv=5, shuffle=True, random_state=1, scoring="accuracy",
+                                   **kwargs)
+        np.testing.assert_array_equal(alone["confusion_matrices"], full["confusion_matrices"])
+        np.testing.assert_array_equal(alone["test_accuracy"], full["test_accuracy"])
+        assert "test_log_loss" not in alone and "test_roc_auc" not in alone
+        assert [p["kind"] for p in alone["passes"]] == [p["kind"] for p in full["passes"]]

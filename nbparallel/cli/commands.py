@@ -127,8 +127,9 @@ def cmd_cv(args):
         raise ValueError("--seed seeds shuffled folds: give --shuffle too")
     start = time.perf_counter()
     with cluster(args), warnings_as_messages("cv"):
-        result = cross_validate(estimator, training_files(args), args.target, cv=args.folds, shuffle=args.shuffle,
-                                stratify=args.stratify, n_repeats=args.repeats, random_state=args.seed)
+        result = cross_validate(estimator, training_files(args), args.target, cv=args.folds, scoring=args.scoring,
+                                shuffle=args.shuffle, stratify=args.stratify, n_repeats=args.repeats,
+                                random_state=args.seed)
     output.print_cross_validation(result, time.perf_counter() - start, as_json=args.json)
 
 

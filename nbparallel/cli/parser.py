@@ -68,6 +68,18 @@ def smoothing(text):
     return value
 
 
+SCORINGS = ("accuracy", "log_likelihood", "log_loss", "roc_auc")  # cross_validate's, without importing it
+
+
+def scorings(text):
+    """Comma-separated names of cross-validation scores."""
+    names = tuple(name.strip() for name in text.split(",") if name.strip())
+    unknown = [name for name in names if name not in SCORINGS]
+    if unknown or not names:
+        raise argparse.ArgumentTypeError(f"must name some of {', '.join(SCORINGS)}, got {text!r}")
+    return names
+
+
 def positive_int(text):
     """An int >= 1."""
     try:
@@ -296,6 +308,9 @@ def build_parser(commands=None):
     p.add_argument("--repeats", type=positive_int, default=1, metavar="R",
                    help="repeat the cross-validation R times with differently shuffled folds (needs --shuffle)")
     p.add_argument("--seed", type=int, help="seed of the shuffled folds (default: drawn, and printed)")
+    p.add_argument("--scoring", type=scorings, default=SCORINGS, metavar="S[,S...]",
+                   help=f"scores per fold, some of {', '.join(SCORINGS)} (default all); accuracy alone is "
+                        "scored by the predict kernel, without posteriors")
     p.add_argument("--json", action="store_true", help="print what cross_validate returns, as JSON")
     _add_smoothing(p)
     add_data_options(p)

@@ -69,6 +69,7 @@ from nbparallel.engine.reduce import reduce_now
 from nbparallel.engine.scheduler import PassScheduler
 from nbparallel.kernels.counting import count_partition
 from nbparallel.model_selection.folds import Folds, class_count_matrix, tally_classes
+from nbparallel.models.base import ScoringInputs
 from nbparallel.models.complement import ComplementNaiveBayes
 from nbparallel.models.naive_bayes import NaiveBayes, check_classes
 from nbparallel.models.plan import BY_VALUE, CountingPlan
@@ -126,17 +127,18 @@ def _take(X, rows):
     return X[rows]
 
 
-def _score(models, repeats, X, truth, classes, w, info):
+def _score(models, repeats, measure, X, truth, classes, w, info):
     """Per fold of every repeat, the :class:`~nbparallel.summaries.evaluation.Evaluation` (confusion counts,
     log-likelihood, log loss, ROC score histograms) of its rows under the model that did not see them, as one
-    :class:`PerRepeat` of ``len(models)`` evaluations (the scoring kernel of ``model.evaluate``)."""
+    :class:`PerRepeat` of ``len(models)`` evaluations (the scoring kernel of ``model.evaluate``). ``measure``
+    is ``ScoringInputs.evaluation``, or ``ScoringInputs.confusion`` when only accuracies are asked."""
     k = len(models) // len(repeats)
     n_classes = len(models[0].classes_)
     out = [Evaluation.empty(n_classes) for _ in models]
     for r, folds in enumerate(repeats):
         for i, rows in folds.segments(info, len(truth), classes, w):
             model = models[r * k + i]
-            out[r * k + i] = model.scoring_inputs(_take(X, rows)).evaluation(truth[rows])
+            out[r * k + i] = measure(model.scoring_inputs(_take(X, rows)), truth[rows])
     return PerRepeat(tuple(out))
 
 
@@ -173,7 +175,7 @@ def _count_repeat(spec, folds, k, gaussian, n_classes, classes, codes, values, w
     return CountsAndMoments(counts, moments)
 
 
-def _score_folds(models, repeats, X, y, w, info):
+def _score_folds(models, repeats, measure, X, y, w, info):
     """Per fold of every repeat: the evaluation of its rows under the model that did not see them.
 
     Every fold's model shares the schema, so the partition is split into categorical codes and numeric
@@ -191,7 +193,7 @@ def _score_folds(models, repeats, X, y, w, info):
             inputs = model.inputs_of_codes(*model.scoring_codes_of_split(codes[rows], values[rows]))
             if not model.scores_from_codes:  # Gaussian attributes: their log-likelihoods added last
                 inputs = inputs._replace(extra=model.joint_log_likelihood_of_gaussian(_take(X, rows)))
-            out[r * k + i] = inputs.evaluation(truth[rows])
+            out[r * k + i] = measure(inputs, truth[rows])
     return PerRepeat(tuple(out))
 
 
@@ -266,8 +268,8 @@ class _WithSchemaRun:
         return NaiveBayes.from_counts(counts, self.schema, n_features_in=len(self.dataset.columns),
                                       moments=moments, **self.estimator.get_params())
 
-    def score(self, models, repeats):
-        return self._run("score", _score_folds, (models, repeats), merge_summaries)
+    def score(self, models, repeats, measure):
+        return self._run("score", _score_folds, (models, repeats, measure), merge_summaries)
 
 
 class _ByValueRun:
@@ -354,10 +356,10 @@ class _ByValueRun:
         return NaiveBayes.from_counts(train, self.schema, n_features_in=len(self.dataset.columns),
                                       **self.estimator.get_params())
 
-    def score(self, models, repeats):
+    def score(self, models, repeats, measure):
         start = time.perf_counter()
-        read = self.dataset.map(_score_folds, models, repeats, with_info=True)  # partitions not kept
-        fns = [partial(_score_coded, models, repeats, info) if isinstance(part, CodedRows) else read[i]
+        read = self.dataset.map(_score_folds, models, repeats, measure, with_info=True)  # partitions not kept
+        fns = [partial(_score_coded, models, repeats, measure, info) if isinstance(part, CodedRows) else read[i]
                for i, (part, info) in enumerate(zip(self.parts, self.infos))]
         out, _ = execution.run_pass(self.parts, fns, merge_summaries, split_every=self.estimator.split_every,
                                     name="nbparallel-cv-score", token=self.dataset.token, verbose=self.verbose)
@@ -493,7 +495,7 @@ def _truth(classes, coded):
     return positions[coded.classes_of_rows]
 
 
-def _score_coded(models, repeats, info, coded):
+def _score_coded(models, repeats, measure, info, coded):
     """:func:`_score_folds` of a partition's kept codes: each fold's rows scored by the scoring kernel through
     its model's log table re-indexed to the partition's dictionaries (a lookup of the table's rows per model,
     no work per row), the terms added in the table's order as from the model's own codes."""
@@ -507,7 +509,7 @@ def _score_coded(models, repeats, info, coded):
             model = models[r * k + i]
             inputs = model.inputs_of_codes(codes[rows])
             table_rows, offsets = rows_of(model, inputs.offsets)
-            out[r * k + i] = inputs._replace(table=inputs.table[table_rows], offsets=offsets).evaluation(truth[rows])
+            out[r * k + i] = measure(inputs._replace(table=inputs.table[table_rows], offsets=offsets), truth[rows])
     return PerRepeat(tuple(out))
 
 
@@ -554,9 +556,9 @@ def _count_text_folds(classes, repeats, k, n_features, binarize, allow_negative,
                    folds.labels_of(codes, len(classes), info), w) for folds in repeats))
 
 
-def _score_text_folds(models, repeats, X, y, w, info):
+def _score_text_folds(models, repeats, measure, X, y, w, info):
     truth = np.searchsorted(models[0].classes_, y).astype(np.int64)
-    return _score(models, repeats, X, truth, truth, None, info)
+    return _score(models, repeats, measure, X, truth, truth, None, info)
 
 
 class _TextRun:
@@ -615,8 +617,8 @@ class _TextRun:
                                                 feature_names_in=self.data.feature_names,
                                                 **self.estimator.get_params())
 
-    def score(self, models, repeats):
-        return self._run("score", _score_text_folds, (models, repeats), merge_summaries)
+    def score(self, models, repeats, measure):
+        return self._run("score", _score_text_folds, (models, repeats, measure), merge_summaries)
 
 
 def _folds_from_splitter(cv, X, y, n_rows):
@@ -725,7 +727,9 @@ def cross_validate(estimator, X, y=None, *, cv=10, scoring=SCORINGS, sample_weig
         (``sklearn.metrics.log_loss``: probabilities clipped to [eps, 1 - eps])
         and the ROC AUC (binary, or one-vs-rest macro average), from mergeable
         score histograms: ``test_roc_auc_error_bound`` bounds each fold's
-        difference from the exact AUC.
+        difference from the exact AUC. Accuracy alone is scored by the
+        predict kernel (the best class of each row, no posterior), the others
+        by the evaluation kernel.
 
     Returns
     -------
@@ -791,7 +795,8 @@ def cross_validate(estimator, X, y=None, *, cv=10, scoring=SCORINGS, sample_weig
         if train.class_weights.sum() <= 0:
             raise ValueError(f"fold {j % k}'s training rows hold no usable case")
         models.append(run.model(train))
-    reports = [e.report() for e in run.score(models, repeats).parts]
+    measure = ScoringInputs.confusion if set(scoring) == {"accuracy"} else ScoringInputs.evaluation
+    reports = [e.report() for e in run.score(models, repeats, measure).parts]
     confusion = np.stack([e["confusion_matrix"] for e in reports])
     n = confusion.sum(axis=(1, 2))
     names = {"accuracy": "accuracy", "log_likelihood": "average_log_likelihood", "log_loss": "log_loss",

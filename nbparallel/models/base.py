@@ -114,6 +114,16 @@ class ScoringInputs(NamedTuple):
             self.first, self.second, self.table, self.offsets, self.log_prior, self.order, truth, extra=self.extra)
         return Evaluation(confusion, log_likelihood, log_loss, histogram)
 
+    def confusion(self, truth):
+        """:meth:`evaluation`'s confusion counts alone, from the best classes (:meth:`best`, the same ties):
+        no posterior is made, so its log-likelihood and log loss are NaN and it has no ROC histograms. What
+        an accuracy costs: the predict kernel's pass, not the evaluation kernel's."""
+        n_classes = len(self.log_prior)
+        truth = np.asarray(truth, dtype=np.int64)
+        known = truth >= 0
+        cells = np.bincount(truth[known] * n_classes + self.best()[known], minlength=n_classes * n_classes)
+        return Evaluation(cells.reshape(n_classes, n_classes).astype(np.int64), np.nan, np.nan, None)
+
 
 class _Slot:
     """Rows ``start:stop`` of a driver-side output array, which a task of this process writes into.
