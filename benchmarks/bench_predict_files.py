@@ -15,8 +15,10 @@ files) against Spark MLlib: a ``Pipeline`` of one ``StringIndexer`` per column, 
 and ``NaiveBayes(modelType="multinomial")`` on one-hot vectors, fitted outside the timing; timed is
 ``transform`` of the same directory and the write of its predicted labels as Parquet (what
 ``nbparallel predict`` writes). Both run warm in one process (Spark's session and fitted pipeline, our
-loaded model and compiled kernels), alternately, each ``--repeat`` times: the best of each is compared,
-and every run's seconds are kept, to show each side's spread. Target: nbparallel >= 50x faster. Without
+loaded model and compiled kernels), alternately, each ``--repeat`` times, each run after ``--settle``
+seconds of rest (so that neither is timed while the other's background work winds down: the JVM's
+collector and threads): the best of each is compared, and every run's seconds are kept, to show each
+side's spread. Target: nbparallel >= 50x faster. Without
 pyspark the comparison is skipped with a note. The fresh process of the memory runs (imports, reading the
 model, compiling nothing: the kernels are cached) is reported beside it, for scale.
 
@@ -71,7 +73,7 @@ def peak_rss_mib(model_path, directory, out):
     return kib / 1024, seconds, n_out
 
 
-def spark_beside(model, directory, out, repeat):
+def spark_beside(model, directory, out, repeat, settle):
     """Every run's seconds of nbparallel's predict-to-files and of Spark MLlib's transform + write, same
     directory, alternately."""
     from nbparallel.cli.scoring import predict_files
@@ -112,6 +114,7 @@ def spark_beside(model, directory, out, repeat):
         ours(), theirs()  # warm-up: compilation, the JVM's
         for _ in range(repeat):
             for name, fn in (("nbparallel", ours), ("spark", theirs)):
+                time.sleep(settle)  # the other side's work winds down (the JVM's collector and threads)
                 start = time.perf_counter()
                 fn()
                 times[name].append(time.perf_counter() - start)
@@ -126,6 +129,8 @@ def main(argv=None):
     parser.add_argument("--files", type=int, default=20, help="files of each directory (first layout)")
     parser.add_argument("--spark", action="store_true", help="time Spark MLlib beside nbparallel")
     parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--settle", type=float, default=2.0,
+                        help="seconds of rest before each timed run of either side")
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--results-dir", type=Path, default=RESULTS)
     args = parser.parse_args(argv)
@@ -153,7 +158,7 @@ def main(argv=None):
                       file=sys.stderr, flush=True)
                 if directory != base:
                     shutil.rmtree(directory)
-        spark = spark_beside(model, base, tmp / "spark-out", args.repeat) if args.spark else None
+        spark = spark_beside(model, base, tmp / "spark-out", args.repeat, args.settle) if args.spark else None
     frame = pd.DataFrame(rows)
     targets = []
     for layout, part in frame.groupby("layout", sort=False):
@@ -181,6 +186,7 @@ def main(argv=None):
     frame.to_csv(args.results_dir / "predict_files.csv", index=False)
     (args.results_dir / "predict_files.json").write_text(json.dumps(
         {"rows": rows, "targets": targets, "notes": notes, "quick": args.quick, "cpus": os.cpu_count(),
+         "settle_s": args.settle,
          "load_average_at_start": load_at_start, "load_average": os.getloadavg()}, indent=2))
     return frame
 
