@@ -565,11 +565,10 @@ class Schema:
         n_cat = self.n_categorical
         categorical = self.attributes[:n_cat]
         native = [dictionary_chunks(table.column(position[at.name])) for at in categorical]
-        others = [at.name for at, found in zip(self.attributes, native + [None] * len(self.attributes))
-                  if found is None]
+        numeric = self.attributes[n_cat:]
+        others = [at.name for at, found in zip(categorical, native) if found is None] + [at.name for at in numeric]
         rest = table_to_pandas(table.select([position[c] for c in others])) if others else None
         at_rest = {c: k for k, c in enumerate(others)}
-        numeric = self.attributes[n_cat:]
         values = _numeric_block(rest, [at_rest[at.name] for at in numeric], [at.name for at in numeric]) if numeric \
             else np.empty((table.num_rows, 0))
         codes = np.empty((table.num_rows, n_cat), dtype=code_dtype([at.n_values for at in categorical]), order="F")
