@@ -96,19 +96,20 @@ class BatchPredictor:
         return batch_predictions(self.model, self.features, self.proba, X)
 
 
-def _probability_names(model, probabilities):
-    return getattr(model, "classes_", range(probabilities.shape[1]))  # clusters are numbered
+def probability_columns(model, probabilities):
+    """``{"proba_<class>": column}`` of a partition's probabilities (none when None); clusters are numbered."""
+    if probabilities is None:
+        return {}
+    names = getattr(model, "classes_", range(probabilities.shape[1]))
+    return {f"proba_{c}": probabilities[:, k] for k, c in enumerate(names)}
 
 
 def predictions_frame(model, positions, probabilities):
     """The predictions as a DataFrame: ``prediction`` (the labels, made once per class by a pandas Index) and,
     with ``probabilities``, a ``proba_<class>`` column per class."""
     classes = getattr(model, "classes_", None)
-    out = pd.DataFrame({"prediction": positions if classes is None else pd.Index(classes).take(positions)})
-    if probabilities is not None:
-        for k, c in enumerate(_probability_names(model, probabilities)):
-            out[f"proba_{c}"] = probabilities[:, k]
-    return out
+    labels = positions if classes is None else pd.Index(classes).take(positions)
+    return pd.DataFrame({"prediction": labels, **probability_columns(model, probabilities)})
 
 
 def predictions_table(model, positions, probabilities):
@@ -123,11 +124,7 @@ def predictions_table(model, positions, probabilities):
         labels = pa.DictionaryArray.from_arrays(positions.astype(np.int32), pa.array(list(classes), pa.string()))
     else:
         labels = pa.array(pd.Index(classes).take(positions))
-    columns = {"prediction": labels}
-    if probabilities is not None:
-        for k, c in enumerate(_probability_names(model, probabilities)):
-            columns[f"proba_{c}"] = probabilities[:, k]
-    return pa.table(columns)
+    return pa.table({"prediction": labels, **probability_columns(model, probabilities)})
 
 
 #: Values (rows x the model's columns) of a partition predicted at a time: its memory is that of one batch,

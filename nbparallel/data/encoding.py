@@ -281,16 +281,10 @@ def column_encoder(column, vocabulary, dtype):
 def encode_indices(indices, local, vocabulary, out):
     """Write the codes of rows given as ``indices`` into a local dictionary ``local`` (-1 where missing; an
     Arrow dictionary column's) into ``out``: its entries are looked up in the vocabulary once, then the rows in
-    one pass (as a ``Categorical``'s codes are by :func:`column_encoder`).
-
-    Returns
-    -------
-    int
-        Number of non-missing values not in the vocabulary.
-    """
-    table, unknown = _remap_table(local, VocabularyPositions(vocabulary), out.dtype)
+    one pass (as a ``Categorical``'s codes are by :func:`column_encoder`). A value not in the vocabulary is
+    coded 0, as a missing one, and not counted: its one caller, the scoring passes' split, reports none."""
+    table, _ = _remap_table(local, VocabularyPositions(vocabulary), out.dtype)
     lookup_codes(indices, table, out)
-    return int(np.isin(indices, unknown).sum()) if len(unknown) else 0
 
 
 def integer_lookup(vocabulary, dtype):

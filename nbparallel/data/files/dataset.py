@@ -223,8 +223,12 @@ class PieceReader:
     def read(self, tables=False):
         """The partition as one pandas DataFrame of ``columns``; with ``tables``, a Parquet file's as the
         Arrow table read, as a small Parquet directory's partitions are (not when :meth:`_frames_only`)."""
-        table = piece_table([self._unit_table(unit) for unit in self.piece.units], self.piece)
+        table = self._whole_table()
         return table if tables and not self._frames_only() else self._frame(table)
+
+    def _whole_table(self):
+        """The Arrow table of the partition's rows, read at once."""
+        return piece_table([self._unit_table(unit) for unit in self.piece.units], self.piece)
 
     def _frames_only(self):
         """Whether this partition's rows are given as DataFrames only: Parquet files read with
@@ -249,7 +253,7 @@ class PieceReader:
     def _tables(self, max_rows):
         """The Arrow tables of :meth:`batches`."""
         if self.kind != "parquet" or self.piece.m > 1:
-            table = piece_table([self._unit_table(unit) for unit in self.piece.units], self.piece)
+            table = self._whole_table()
             for start in range(0, max(table.num_rows, 1), max_rows):
                 yield table.slice(start, max_rows)
             return
@@ -259,7 +263,7 @@ class PieceReader:
                 empty = False
                 yield table
         if empty:
-            yield piece_table([self._unit_table(unit) for unit in self.piece.units], self.piece)
+            yield self._whole_table()
 
     def _unit_table(self, unit):
         """The Arrow table of ``unit``'s rows, text columns that ``types`` reads as numbers parsed."""
