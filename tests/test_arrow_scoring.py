@@ -246,3 +246,15 @@ def test_the_footer_cache_keeps_to_its_size(tmp_path, monkeypatch):
     kept = [key[0] for key in parquet._footers]
     assert str(files[0]) not in kept and str(files[2]) in kept  # the oldest dropped
     assert sum(m.serialized_size for m in parquet._footers.values()) <= 2 * size
+
+
+def test_an_arrow_table_is_written_as_parquet_only(tmp_path):
+    from nbparallel.cli.output import write_table
+
+    table = pa.table({"prediction": dictionary(["yes", "no", "yes"], ["no", "yes"])})
+    with pytest.raises(ValueError, match=r"an Arrow table is written as Parquet, not to .*p\.csv"):
+        write_table(table, tmp_path / "p.csv")
+    assert not list(tmp_path.iterdir())  # nothing written
+    write_table(table, tmp_path / "p.parquet")
+    assert pq.read_table(tmp_path / "p.parquet").column("prediction").to_pylist() == ["yes", "no", "yes"]
+    assert pq.read_schema(tmp_path / "p.parquet").field("prediction").type == pa.string()
