@@ -48,6 +48,7 @@ LEVELS = np.array([f"v{v}" for v in range(N_VALUES)], dtype=object)
 INPUTS = ["uint8 codes", "pandas category", "pandas str", "Parquet directory", "CSV directory",
           "Dask DataFrame (read_parquet)"]
 IN_MEMORY = {"uint8 codes", "pandas category", "pandas str"}
+FILE_INPUTS = {"parquet": {"Parquet directory", "Dask DataFrame (read_parquet)"}, "csv": {"CSV directory"}}
 PASSES = ["fit", "predict", "predict_proba", "evaluate", "boosting round", "10-fold CV", "10-fold CV (accuracy)",
           "select 5", "EM iteration"]
 # targets: pass -> (2 classes, 20 classes), as multiples of the input's fit
@@ -226,13 +227,13 @@ def run(ctx):
         for n_rows in sizes:
             for n_classes in class_counts:
                 codes, y = make_data(n_rows, n_classes)
+                chosen = [name for name in inputs if n_rows <= 1_000_000 or name in big_inputs]
                 with tempfile.TemporaryDirectory(prefix="nbparallel-passes-") as tmp:
                     files = Path(tmp)
-                    write_files("parquet", codes, y, files / "parquet")
-                    write_files("csv", codes, y, files / "csv")
-                    for name in inputs:
-                        if n_rows > 1_000_000 and name not in big_inputs:
-                            continue
+                    for kind, readers in FILE_INPUTS.items():  # only the files a chosen input reads
+                        if readers & set(chosen):
+                            write_files(kind, codes, y, files / kind)
+                    for name in chosen:
                         start = time.perf_counter()
                         X, target, kind = build(name, codes, y, files)
                         label = f"{name}, {n_rows} rows, {n_classes} classes"
