@@ -14,6 +14,7 @@ from nbparallel.engine.execution import (
     active_client,
     available_workers,
     local_below,
+    local_threads,
     map_partitions,
     run_pass,
     runs_locally,
@@ -290,3 +291,47 @@ def test_progress_bars_go_to_stderr_for_library_users_too(capsys):
     out, err = capsys.readouterr()
     assert out == ""
     assert "100%" in err
+
+
+def _most_at_once(n_partitions, pass_of):
+    """The most partitions summarised at the same time by ``pass_of(partitions, fn)``."""
+    import threading
+    import time
+
+    lock, running, most = threading.Lock(), [0], [0]
+
+    def summarise(part):
+        with lock:
+            running[0] += 1
+            most[0] = max(most[0], running[0])
+        time.sleep(0.02)
+        with lock:
+            running[0] -= 1
+        return (part,)
+
+    pass_of([np.zeros(3)] * n_partitions, summarise)
+    return most[0]
+
+
+@pytest.mark.parametrize("pass_of", [lambda parts, fn: run_pass(parts, fn, _concat),
+                                     lambda parts, fn: map_partitions(parts, fn)])
+def test_local_passes_keep_to_dasks_num_workers(pass_of, monkeypatch):
+    import dask
+
+    monkeypatch.setattr(os, "cpu_count", lambda: 4)
+    assert local_threads() == available_workers() == 4
+    assert _most_at_once(8, pass_of) > 2  # a thread per core
+    for n in (1, 2):
+        with dask.config.set(num_workers=n):
+            assert local_threads() == available_workers() == n
+            assert _most_at_once(8, pass_of) == n
+            with local_below(0):  # Dask's threaded scheduler keeps to the same setting
+                assert _most_at_once(8, pass_of) == n
+    rng = np.random.default_rng(0)
+    X, y = rng.integers(0, 3, (300_000, 2), dtype=np.uint8), rng.integers(0, 2, 300_000)
+    assert NaiveBayes(categorical_features="all").fit(X, y).n_partitions_ == 4  # a partition per thread
+    with dask.config.set(num_workers=2):
+        assert NaiveBayes(categorical_features="all").fit(X, y).n_partitions_ == 2
+    for bad in (0, 1.5, "2"):
+        with dask.config.set(num_workers=bad), pytest.raises(ValueError, match="num_workers"):
+            local_threads()

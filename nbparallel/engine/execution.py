@@ -2,15 +2,15 @@
 
 A pass maps a pure function over the partitions, each giving a small summary,
 and merges the summaries with the binary tree of :mod:`nbparallel.engine.reduce`.
-Where it runs is decided here, explicitly, never by Dask's global config:
+Where it runs is decided here, explicitly, never by Dask's global ``scheduler`` setting:
 
 - in this process, without a Dask graph, when the data is in memory and
   smaller than :func:`local_below` bytes (or a single in-memory partition
   with no cluster): a small fit costs what its counting costs, even with a
-  ``distributed.Client`` open; several partitions are summarised on a
-  thread per core;
+  ``distributed.Client`` open; several partitions are summarised on
+  :func:`local_threads` threads (one per core, or Dask's ``num_workers``);
 - on the active ``distributed.Client`` (a running one) otherwise;
-- on Dask's threaded scheduler when there is no client.
+- on Dask's threaded scheduler when there is no client (as many threads).
 
 Every way merges along the same tree and returns the same
 :class:`nbparallel.engine.reduce.TreeRecord`. The engine knows nothing of what the
@@ -38,7 +38,7 @@ _local_below = contextvars.ContextVar("nbparallel_local_below", default=LOCAL_BE
 def local_below(n_bytes):
     """Within the block, in-memory data under ``n_bytes`` is processed in this process.
 
-    Such data is summarised (a thread per core) and merged in this process, without a Dask graph,
+    Such data is summarised (on :func:`local_threads` threads) and merged in this process, without a Dask graph,
     even when a ``distributed.Client`` is active: shipping a few megabytes to
     a cluster costs more than counting them. ``local_below(0)`` sends every
     pass to the client (or to Dask's threaded scheduler); a large value keeps
@@ -79,14 +79,33 @@ def active_client():
     return client if client.status == "running" else None
 
 
+def local_threads():
+    """Threads that run a pass in this process: Dask's ``num_workers`` setting when one is made (as
+    ``dask.config.set(num_workers=2)`` limits Dask's threaded scheduler), else one per core.
+
+    >>> import dask
+    >>> with dask.config.set(num_workers=3):
+    ...     local_threads()
+    3
+    """
+    import dask
+
+    n = dask.config.get("num_workers", None)
+    if n is None:
+        return os.cpu_count() or 1
+    if isinstance(n, bool) or not isinstance(n, int) or n < 1:
+        raise ValueError(f"Dask's num_workers setting must be an integer >= 1, got {n!r}")
+    return n
+
+
 def available_workers():
-    """Number of threads that will run tasks: the cluster's, or this machine's cores."""
+    """Number of threads that will run tasks: the cluster's, or :func:`local_threads`."""
     client = active_client()
     if client is not None:
         n = sum(client.nthreads().values())
         if n:
             return n
-    return os.cpu_count() or 1
+    return local_threads()
 
 
 def _is_lazy(part):
@@ -145,31 +164,34 @@ def _scheduler_function(name):
 _local = threading.local()  # .pool: this thread is one of the pool's
 
 
-_pool = (None, None)  # (the process id that made it, the pool): a forked child makes its own
+_pools = (None, {})  # (the process id that made them, {threads: pool}): a forked child makes its own
 
 
 _pool_lock = threading.Lock()
 
 
 def map_locally(fns, partitions):
-    """``[f(p) for f, p in zip(fns, partitions)]``, on a thread per core when there are several partitions.
+    """``[f(p) for f, p in zip(fns, partitions)]``, on :func:`local_threads` threads when there are several
+    partitions.
 
     The kernels release the GIL, so the partitions are counted at the same
-    time, one per core, not one after the other. Each function runs
+    time, one per thread, not one after the other. Each function runs
     in a copy of the caller's context (its ``local_below`` and numpy error
     state); one that runs a pass itself runs that pass in its own thread.
     """
-    global _pool
-    cores = os.cpu_count() or 1
-    if len(partitions) < 2 or cores < 2 or getattr(_local, "pool", False):
+    global _pools
+    threads = local_threads()
+    if len(partitions) < 2 or threads < 2 or getattr(_local, "pool", False):
         return [f(p) for f, p in zip(fns, partitions)]
     with _pool_lock:
-        if _pool[0] != os.getpid():
+        if _pools[0] != os.getpid():
+            _pools = (os.getpid(), {})
+        pool = _pools[1].get(threads)
+        if pool is None:
             from concurrent.futures import ThreadPoolExecutor
 
-            _pool = (os.getpid(), ThreadPoolExecutor(cores, thread_name_prefix="nbparallel-local",
-                                                     initializer=lambda: setattr(_local, "pool", True)))
-        pool = _pool[1]
+            pool = _pools[1][threads] = ThreadPoolExecutor(threads, thread_name_prefix="nbparallel-local",
+                                                           initializer=lambda: setattr(_local, "pool", True))
     contexts = [contextvars.copy_context() for _ in partitions]
     return list(pool.map(lambda context, f, p: context.run(f, p), contexts, fns, partitions))
 
