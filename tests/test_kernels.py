@@ -259,12 +259,14 @@ def test_bad_arguments_name_the_parameter():
         seen_values(np.zeros(3))
 
 
-@pytest.mark.parametrize("dtype", [np.uint8, np.int16, np.int64])
+@pytest.mark.parametrize("dtype", [np.uint8, np.int16, np.int32, np.int64, np.uint64])
 def test_column_ranges_match_numpy(dtype):
     from nbparallel.kernels import column_ranges
 
     rng = np.random.default_rng(5)
     X = rng.integers(-3 if np.dtype(dtype).kind == "i" else 0, 100, (1001, 7)).astype(dtype)
+    info = np.iinfo(dtype)
+    X[500, 1], X[999, 1], X[17, 4] = info.min, info.max, info.max  # the dtype's extremes, inside the folded rows
     for layout in (X, X[:992], X[:5], np.asfortranarray(X), X[:, ::2]):
         lo, hi = column_ranges(layout)
         np.testing.assert_array_equal(lo, layout.min(axis=0))

@@ -35,7 +35,7 @@ def column_ranges(X):
 
     Returns
     -------
-    lo, hi : ndarray of int64 (integer X, at least one row) or float64
+    lo, hi : ndarray of int64 (integer X, at least one row; uint64 for uint64 X) or float64
     """
     require_array("X", X, 2)
     if X.dtype.kind not in "iuf":
@@ -48,7 +48,7 @@ def column_ranges(X):
     elif X.flags.c_contiguous:
         return _folded_integer_ranges(X)
     else:
-        lo = X[0].astype(np.int64)
+        lo = X[0].astype(_wide_dtype(X.dtype))
         hi = lo.copy()
     _column_ranges_kernel(X, lo, hi)
     return lo, hi
@@ -56,10 +56,11 @@ def column_ranges(X):
 
 @njit(nogil=True, cache=True)
 def _lane_ranges_kernel(rows, lo_out, hi_out):
-    """Per-column min and max of a 2-D array into ``lo_out``/``hi_out`` (which hold starting values).
+    """Per-column min and max of a 2-D integer array into ``lo_out``/``hi_out`` (which hold starting values).
 
-    The accumulators are local copies, so LLVM knows they alias nothing and
-    vectorises the inner loop over the contiguous columns.
+    The accumulators are local copies, so LLVM knows they alias nothing, and each is updated by ``min`` and
+    ``max`` rather than a conditional store, so the inner loop over the contiguous columns becomes vector
+    min and max instructions.
     """
     lo = lo_out.copy()
     hi = hi_out.copy()
@@ -67,10 +68,8 @@ def _lane_ranges_kernel(rows, lo_out, hi_out):
         row = rows[i]
         for j in range(row.shape[0]):
             v = row[j]
-            if v < lo[j]:
-                lo[j] = v
-            if v > hi[j]:
-                hi[j] = v
+            lo[j] = min(lo[j], v)
+            hi[j] = max(hi[j], v)
     lo_out[:] = lo
     hi_out[:] = hi
 
@@ -91,7 +90,13 @@ def _folded_integer_ranges(X, fold=16):
     lo, hi = lo.reshape(fold, f).min(axis=0), hi.reshape(fold, f).max(axis=0)
     if whole < n:
         lo, hi = np.minimum(lo, X[whole:].min(axis=0)), np.maximum(hi, X[whole:].max(axis=0))
-    return lo.astype(np.int64), hi.astype(np.int64)
+    return lo.astype(_wide_dtype(X.dtype)), hi.astype(_wide_dtype(X.dtype))
+
+
+def _wide_dtype(dtype):
+    """The dtype of an integer column's range: int64, or uint64 for uint64 (whose values from 2**63 on
+    int64 cannot hold)."""
+    return np.dtype(np.uint64) if dtype == np.uint64 else np.dtype(np.int64)
 
 
 def seen_values(column):
