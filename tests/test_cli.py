@@ -66,6 +66,33 @@ def test_bad_split_every_is_a_usage_error(data_dir, capsys):
     assert "--split-every" in capsys.readouterr().err
 
 
+def test_threads_option_sets_the_local_threads_and_changes_no_model(data_dir, tmp_path, monkeypatch, capsys):
+    from nbparallel.engine import execution
+
+    seen = []
+    run_pass = execution.run_pass
+
+    def spy(*args, **kwargs):
+        seen.append(execution.local_threads())
+        return run_pass(*args, **kwargs)
+
+    monkeypatch.setattr(execution, "run_pass", spy)
+    models = {}
+    for threads in (None, 1, 3):
+        out = tmp_path / f"m{threads}.json"
+        argv = ["fit", str(data_dir / "train.csv"), "--target", "target", "-o", str(out), "--partitions", "4",
+                "--quiet"]
+        seen.clear()
+        assert main(argv + ([] if threads is None else ["--threads", str(threads)])) == 0
+        assert seen and set(seen) == {threads or execution.local_threads()}
+        models[threads] = json.loads(out.read_text())
+    assert models[1] == models[3] == models[None]
+    for bad in (["--threads", "0"], ["--threads", "2", "--scheduler", "tcp://127.0.0.1:1"]):
+        with pytest.raises(SystemExit):
+            main(["fit", str(data_dir / "train.csv"), "--target", "target", "-o", str(tmp_path / "x.json"), *bad])
+    assert "--threads" in capsys.readouterr().err
+
+
 def test_demo_runs_as_a_command():
     done = subprocess.run([sys.executable, "-m", "nbparallel.cli", "demo", "--partitions", "4"],
                           capture_output=True, text=True, timeout=300)

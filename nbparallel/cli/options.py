@@ -116,9 +116,16 @@ def load_model(args):
 
 @contextlib.contextmanager
 def cluster(args):
-    """Activate the cluster the options name (the local threaded scheduler otherwise)."""
+    """Activate the cluster the options name (this machine's threads otherwise: ``--threads`` of them, as
+    Dask's ``num_workers``, or one per core)."""
     if not (getattr(args, "scheduler", None) or getattr(args, "cluster", None)):
-        yield None
+        if getattr(args, "threads", None) is None:
+            yield None
+            return
+        import dask
+
+        with dask.config.set(num_workers=args.threads):
+            yield None
         return
     from nbparallel.cluster import client_for
 

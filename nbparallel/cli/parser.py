@@ -160,6 +160,8 @@ def add_cluster_options(p):
     group = p.add_mutually_exclusive_group()
     group.add_argument("--scheduler", metavar="ADDRESS", help="run on the Dask scheduler at this address")
     group.add_argument("--cluster", metavar="CONFIG", help="run on the cluster a cluster_configs/*.yaml file describes")
+    group.add_argument("--threads", type=positive_int, metavar="N",
+                       help="run on N threads of this machine (default: one per core)")
 
 
 def _add_smoothing(p):
