@@ -139,10 +139,12 @@ class Counted:
     def log_table(fits, n_classes):
         """``(table, offsets)`` for :meth:`score`: each fit's log-probabilities below a zero row (code 0,
         missing, adds nothing), stacked in table order."""
-        table = np.vstack([np.zeros((0, n_classes))] + [np.vstack([np.zeros((1, n_classes)), fit.log_prob])
-                                                        for fit in fits])
         sizes = [len(fit.log_prob) + 1 for fit in fits]
-        return table, np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
+        offsets = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
+        table = np.zeros((offsets[-1], n_classes))
+        for fit, start in zip(fits, offsets[:-1]):
+            table[start + 1:start + len(fit.log_prob) + 1] = fit.log_prob
+        return table, offsets
 
     @staticmethod
     def score(codes, table, offsets, class_log_prior):
