@@ -267,7 +267,8 @@ def test_column_ranges_match_numpy(dtype):
     X = rng.integers(-3 if np.dtype(dtype).kind == "i" else 0, 100, (1001, 7)).astype(dtype)
     info = np.iinfo(dtype)
     X[500, 1], X[999, 1], X[17, 4] = info.min, info.max, info.max  # the dtype's extremes, in the folded rows and the tail
-    for layout in (X, X[:992], X[:5], np.asfortranarray(X), np.asfortranarray(X)[3:900], X[:, ::2]):
+    for layout in (X, X[:992], X[:5], np.asfortranarray(X), np.asfortranarray(X)[3:900], X[:, ::2],
+                   X[:, 1:2].copy(), X[:, 1:2], X[:, 1][:, None]):  # one column: C, strided, a view
         lo, hi = column_ranges(layout)
         np.testing.assert_array_equal(lo, layout.min(axis=0))
         np.testing.assert_array_equal(hi, layout.max(axis=0))

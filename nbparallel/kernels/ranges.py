@@ -45,12 +45,12 @@ def column_ranges(X):
         hi = np.full(X.shape[1], -np.inf)
     elif X.shape[0] == 0:
         raise ValueError("an integer X must have at least one row")
-    elif X.flags.c_contiguous:
+    elif X.flags.c_contiguous and X.shape[1] > 1:
         return _folded_integer_ranges(X)
     else:
         lo = X[0].astype(_wide_dtype(X.dtype))
         hi = lo.copy()
-        if X.strides[0] == X.itemsize:  # each column contiguous: Fortran order, or rows of it
+        if X.strides[0] == X.itemsize or X.shape[1] == 1:  # Fortran order, rows of it, or one column
             _column_major_ranges_kernel(X, lo, hi)
             return lo, hi
     _column_ranges_kernel(X, lo, hi)
@@ -75,18 +75,19 @@ def _column_major_ranges_kernel(X, lo, hi):
 def _lane_ranges_kernel(rows, lo_out, hi_out):
     """Per-column min and max of a 2-D integer array into ``lo_out``/``hi_out`` (which hold starting values).
 
-    The accumulators are local copies, so LLVM knows they alias nothing, and each is updated by ``min`` and
-    ``max`` rather than a conditional store, so the inner loop over the contiguous columns becomes vector
-    min and max instructions.
+    The accumulators are local copies, so LLVM knows they alias nothing, and each is stored every time from
+    a select rather than conditionally, so the inner loop over the contiguous columns becomes vector
+    compares and blends: for 8-byte integers too, which have no vector min or max before AVX-512 (``min``
+    and ``max`` there stayed scalar).
     """
     lo = lo_out.copy()
     hi = hi_out.copy()
     for i in range(rows.shape[0]):
-        row = rows[i]
-        for j in range(row.shape[0]):
-            v = row[j]
-            lo[j] = min(lo[j], v)
-            hi[j] = max(hi[j], v)
+        for j in range(rows.shape[1]):
+            v = rows[i, j]
+            low, high = lo[j], hi[j]
+            lo[j] = v if v < low else low
+            hi[j] = v if v > high else high
     lo_out[:] = lo
     hi_out[:] = hi
 
