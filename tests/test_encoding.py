@@ -249,3 +249,24 @@ def test_a_partition_whose_row_count_changed_between_the_passes_is_named():
         count_dataset(dataset, schema)
     dataset.partitions[1] = (x1, y1, w1)
     assert count_dataset(dataset, schema)[0].class_totals.sum() == 300
+
+
+@pytest.mark.parametrize("dtype", [np.uint8, np.int8, np.int64, np.uint64])
+def test_run_codes_subtract_each_columns_first_value_and_flag_values_outside(dtype):
+    from nbparallel.data.encoding import run_codes
+
+    info = np.iinfo(dtype)
+    firsts = [0, int(info.max) - 3, int(info.min) + 1]
+    X = np.array([[0, info.max - 3, info.min + 1], [3, info.max, info.min + 4], [1, info.max - 4, info.min]],
+                 dtype=dtype)
+    codes = np.empty(X.shape, dtype=np.uint8)
+    outside = run_codes(X, firsts, [4, 4, 4], codes)
+    expected = np.array([[1, 1, 1], [4, 4, 4], [2, 0, 0]], dtype=np.uint8)  # first - 1: code 0
+    np.testing.assert_array_equal(codes, expected)
+    assert outside.tolist() == [False, False, False]
+    wide = np.empty(X.shape, dtype=np.uint16)
+    outside = run_codes(X, firsts, [3, 3, 3], wide)  # the largest values now lie above
+    np.testing.assert_array_equal(wide[:, 0], [1, 4, 2])
+    assert outside.tolist() == [True, True, True]
+    outside = run_codes(X[:2], [2, int(info.max) - 3, int(info.min) + 3], [4, 4, 4], codes[:2])
+    assert outside.tolist() == [True, False, True]  # 0 and info.min + 1 lie two below their runs

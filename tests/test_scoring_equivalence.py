@@ -132,6 +132,33 @@ def test_codes_strings_categories_and_files_score_alike(n_classes, tmp_path):
     check_model(coded, codes + np.uint8(1))
 
 
+@pytest.mark.parametrize("dtype", [np.uint8, np.int8, np.int16, np.uint16, np.int32, np.int64, np.uint64])
+def test_integer_arrays_of_every_dtype_and_layout_score_as_the_reference(dtype):
+    """Integer arrays are coded by one subtraction where a column's categories are a run of consecutive
+    integers (0-based, shifted, negative, near the dtype's ends), by lookup elsewhere: a column with a gap, a
+    column whose test values leave its run (unseen, below and above), and uint16 codes for a long run."""
+    info = np.iinfo(dtype)
+    n = 700
+    starts = [0, 1, 5, info.min if info.min < 0 else 100, int(info.max) - 5, 0, 2]
+    X = np.stack([RNG.integers(0, 6, n).astype(dtype) + dtype(start) for start in starts], axis=1)
+    X[:, 5] = np.where(RNG.random(n) < 0.5, 0, 3).astype(dtype)  # categories {0, 3}: not a run
+    if info.max >= 400:
+        X[:, 6] = (RNG.integers(0, 300, n) + 2).astype(dtype)  # 300 categories: uint16 codes
+    y = (X[:, 0].astype(np.int64) + RNG.integers(0, 3, n)) % 3
+    model = NaiveBayes(categorical_features="all", n_partitions=2).fit(X, y)
+    test = X[:300].copy()
+    test[:50, 1] = 0  # one below column 1's run: unseen, as missing
+    test[50:60, 2] = 4  # two below column 2's run
+    test[60:70, 0] = 6  # one above column 0's run
+    test[70:80, 5] = 1  # inside column 5's span, not a category
+    for layout in (test, np.asfortranarray(test), np.repeat(test, 2, axis=1)[:, ::2], test[::-1]):
+        check_model(model, layout)
+    ok = RNG.integers(0, 6, (200, 2)).astype(dtype)
+    in_runs = NaiveBayes(categorical_features="all").fit(ok, ok[:, 0] % 2)
+    check_model(in_runs, ok)
+    check_model(in_runs, ok[:, :1].repeat(2, axis=1))
+
+
 def test_boosted_votes_equal_the_learners_references():
     X, y = frame(400)
     model = BoostedNaiveBayes(n_rounds=4, n_partitions=2).fit(X.drop(columns="gauss"), y)

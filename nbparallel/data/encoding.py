@@ -31,7 +31,7 @@ import pandas as pd
 from nbparallel.data.factorize import factorize
 from nbparallel.kernels.binning import bin_values
 from nbparallel.kernels.lookup import integer_codes, lookup_codes
-from nbparallel.kernels.ranges import seen_values
+from nbparallel.kernels.ranges import column_ranges, seen_values
 
 MAX_CATEGORIES = 65534
 
@@ -178,6 +178,46 @@ def integer_range(vocabulary):
     return None
 
 
+def shift_codes(X, firsts, out):
+    """``out[:, j] = X[:, j] - firsts[j] + 1``: the codes 1.. of a 2-D integer array whose column ``j`` holds
+    values of a run of consecutive integers from ``firsts[j]`` (not checked), in one vectorised pass.
+
+    A subtraction instead of a lookup per value. It wraps modulo ``out``'s dtype, which the codes of values
+    inside the runs fit, so that any integer dtype and any first value take it.
+    """
+    unsigned = np.dtype(f"u{out.dtype.itemsize}")  # an unsigned shift never promotes uint64 to float
+    modulus = 1 << (8 * unsigned.itemsize)
+    shifts = np.array([(int(first) - 1) % modulus for first in firsts], dtype=unsigned)
+    np.subtract(X, shifts, out=out, casting="unsafe")
+    return out
+
+
+def run_encoder(values, first):
+    """``encode(start, stop, out)``: the codes ``x - first + 1`` of rows ``start:stop`` of an integer column
+    whose values all lie in a run of consecutive integers from ``first`` (see :func:`shift_codes`)."""
+    return lambda start, stop, out: shift_codes(values[start:stop, None], [first], out[:, None])
+
+
+def run_codes(X, firsts, sizes, out):
+    """:func:`shift_codes` of a 2-D integer array whose columns are checked first: column ``j``'s values in
+    ``firsts[j] .. firsts[j] + sizes[j] - 1`` get codes 1..``sizes[j]``, ``firsts[j] - 1`` code 0 (a value
+    not in the vocabulary).
+
+    This is what lets the scoring passes read an integer array (0-based codes, any integer dtype and layout)
+    at the speed of codes 1..M, which need no work at all.
+
+    Returns
+    -------
+    ndarray of bool, shape (n_columns,)
+        The columns holding a value outside ``firsts[j] - 1 .. firsts[j] + sizes[j] - 1``: their codes in
+        ``out`` are wrong, and the caller encodes them otherwise.
+    """
+    lo, hi = column_ranges(X) if len(X) else (firsts, firsts)
+    shift_codes(X, firsts, out)
+    return np.array([int(low) < first - 1 or int(high) > first + size - 1
+                     for low, high, first, size in zip(lo, hi, firsts, sizes)], dtype=bool)
+
+
 class VocabularyPositions:
     """Positions in a vocabulary of the entries of local dictionaries (-1 when absent), for one column.
 
@@ -313,9 +353,11 @@ def integer_encoder(values, vocabulary):
     if lookup is None:
         return None
     codes = integer_column_encoder(values, *lookup)
+    run = integer_range(vocabulary)
 
     def encode_integers(start, stop, out):
-        codes(start, stop, out)
+        if run is None or run_codes(values[start:stop, None], [run[0]], [len(vocabulary)], out[:, None])[0]:
+            codes(start, stop, out)
         return len(out) - int(np.count_nonzero(out))  # integers are never missing: a 0 is an unknown
 
     return encode_integers

@@ -35,6 +35,7 @@ from nbparallel.data.encoding import (
     observed,
     plain_array,
     python_value,
+    run_codes,
     value_range,
 )
 from nbparallel.engine import execution
@@ -192,6 +193,25 @@ def _numeric_block(X, positions, names):
         if X.dtype.kind == "O":
             numeric_values(X[:, i], name)
     return np.asarray(X[:, positions], dtype=np.float64)
+
+
+def _integer_array_codes(X, categorical, positions, dtype):
+    """The codes of the categorical attributes ``categorical`` (columns ``positions``) of a 2-D integer array:
+    the columns whose vocabulary is a run of consecutive integers holding their values by one subtraction over
+    the array (:func:`~nbparallel.data.encoding.run_codes`), the others by lookup, column by column."""
+    if not positions:
+        return np.empty((len(X), 0), dtype=dtype)
+    first = positions[0]
+    block = X[:, first: first + len(positions)] if positions == list(range(first, first + len(positions))) \
+        else X[:, positions]
+    runs = [integer_range(at.categories) for at in categorical]
+    firsts = [run[0] if run else 1 for run in runs]
+    codes = np.empty_like(block, dtype=dtype)  # the array's layout
+    outside = run_codes(block, firsts, [len(at.categories) for at in categorical], codes)
+    for a, at in enumerate(categorical):
+        if runs[a] is None or outside[a]:
+            encode_column(block[:, a], at.categories, codes[:, a])
+    return codes
 
 
 def merge_scans(*scans):
@@ -545,7 +565,10 @@ class Schema:
         coded = self.coded_view(X)
         if coded is not None and _within(coded, [len(at.categories) for at in categorical]):
             return coded, values
-        codes = np.empty((len(X), n_cat), dtype=code_dtype([at.n_values for at in categorical]), order="F")
+        dtype = code_dtype([at.n_values for at in categorical])
+        if not frame and X.dtype.kind in "iu":
+            return _integer_array_codes(X, categorical, [position[at.name] for at in categorical], dtype), values
+        codes = np.empty((len(X), n_cat), dtype=dtype, order="F")
         for a, at in enumerate(categorical):
             i = position[at.name]
             encode_column(X.iloc[:, i] if frame else X[:, i], at.categories, codes[:, a])

@@ -45,12 +45,12 @@ from nbparallel.data.encoding import (
     MAX_CATEGORIES,
     SPAN_FACTOR,
     code_dtype,
-    integer_column_encoder,
     is_categorical_series,
     is_string_series,
     masked_integers,
     plain_array,
     python_value,
+    run_encoder,
 )
 from nbparallel.data.factorize import count_trusted_values, factorize
 from nbparallel.data.schema import (
@@ -305,7 +305,7 @@ def _column_dictionary(column, numeric, classes_of_rows, n_classes, name=None):
         if len(present):
             lo, hi = _integer_span(present)
             if _dense(lo, hi, len(present), numeric):
-                codes = integer_column_encoder(values, lo, np.arange(1, hi - lo + 2))
+                codes = run_encoder(values, lo)
 
                 def encode(start, stop, out):
                     codes(start, stop, out)
@@ -323,7 +323,7 @@ def _column_dictionary(column, numeric, classes_of_rows, n_classes, name=None):
     if plain is not None and plain.dtype.kind in "iu" and len(plain):
         lo, hi = _integer_span(plain)
         if _dense(lo, hi, len(plain), numeric):  # counted by its range here; the values seen make the vocabulary
-            encode = integer_column_encoder(plain, lo, np.arange(1, hi - lo + 2))
+            encode = run_encoder(plain, lo)
             return _Dictionary(list(range(lo, hi + 1)), np.zeros(hi - lo + 1, bool), encode)
     if numeric:
         raise WideIntegers(f"column {column.name!r} is not an integer column spanning fewer than "
