@@ -345,3 +345,25 @@ def test_code_counter_over_blocks_equals_one_kernel_call(sizes, dtype):
         counter.add(codes[:, :1].copy() if len(sizes) > 1 else np.hstack([codes, codes]), y)
     with pytest.raises(TypeError, match="y must have an integer dtype"):
         counter.add(codes, y.astype(float))
+
+
+@pytest.mark.parametrize("dtype", [np.uint8, np.int8, np.int16, np.uint32, np.int64])
+def test_columns_values_match_numpys_unique(dtype):
+    from nbparallel.kernels import column_ranges, columns_values
+
+    rng = np.random.default_rng(11)
+    info = np.iinfo(dtype)
+    X = rng.integers(0, 9, (700, 4)).astype(dtype)
+    X[::3, 1] = info.min  # a column from the dtype's minimum
+    X[5, 2] = info.max
+    X[:, 3] = 7  # one value
+    for layout in (X, np.asfortranarray(X), X[::2, ::-1]):
+        seen = columns_values(layout, *column_ranges(layout))
+        for j in range(layout.shape[1]):
+            if seen[j] is None:  # a span too wide for flags: the dtype's extremes of the wide dtypes
+                assert int(layout[:, j].max()) - int(layout[:, j].min()) >= 2**20
+                continue
+            assert seen[j].dtype == dtype
+            np.testing.assert_array_equal(seen[j], np.unique(layout[:, j]))
+    with pytest.raises(TypeError, match="uint64"):
+        columns_values(X.astype(np.uint64), *column_ranges(X))

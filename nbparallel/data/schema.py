@@ -41,7 +41,7 @@ from nbparallel.data.encoding import (
 from nbparallel.engine import execution
 from nbparallel.kernels.binning import bin_codes, bin_values
 from nbparallel.kernels.lookup import integer_codes
-from nbparallel.kernels.ranges import column_ranges
+from nbparallel.kernels.ranges import column_ranges, columns_values
 
 
 def column_major(n_rows, n_columns, dtype):
@@ -100,12 +100,14 @@ def scan_partition(columns, kinds, known_ranges, X, y, w):
     wanted = [kind == CATEGORICAL or name not in known_ranges for name, kind in zip(columns, kinds)]
     if not frame and X.dtype.kind in "iuf" and X.dtype != np.uint64 and len(X) and any(wanted):
         block_lo, block_hi = column_ranges(X)  # one pass over every column, no copy (int64 results)
+        # an integer array's distinct values: one more row-major pass, not a strided one per column
+        seen = columns_values(X, block_lo, block_hi) if X.dtype.kind in "iu" else [None] * len(kinds)
         for a, kind in enumerate(kinds):
             if kind == NUMERIC:
                 if block_lo[a] <= block_hi[a]:  # else the column is all NaN here
                     lo[a], hi[a] = float(block_lo[a]), float(block_hi[a])
             else:
-                values[a] = observed(X[:, a])
+                values[a] = observed(X[:, a]) if seen[a] is None else set(seen[a].tolist())
     else:
         for a, (name, kind) in enumerate(zip(columns, kinds)):
             if not wanted[a]:

@@ -13,6 +13,16 @@ def _flag_values_kernel(column, lowest, flags):
 
 
 @njit(nogil=True, cache=True)
+def _flag_columns_kernel(X, lo, starts, flags):
+    """``flags[starts[j] + x - lo[j]] = True`` for each value ``x`` of each column ``j`` with ``starts[j] >= 0``,
+    in one row-major pass."""
+    for i in range(X.shape[0]):
+        for j in range(X.shape[1]):
+            if starts[j] >= 0:
+                flags[starts[j] + (np.int64(X[i, j]) - lo[j])] = True
+
+
+@njit(nogil=True, cache=True)
 def _column_ranges_kernel(X, lo, hi):
     for i in range(X.shape[0]):
         for j in range(X.shape[1]):
@@ -154,3 +164,33 @@ def seen_values(column):
     if column.dtype == np.uint64:  # values from 2**63 on: unsigned arithmetic
         return np.flatnonzero(flags).astype(np.uint64) + np.uint64(lowest)
     return (np.flatnonzero(flags) + lowest).astype(column.dtype)
+
+
+def columns_values(X, lo, hi):
+    """Sorted distinct values of each column of a 2-D integer array whose column ranges are known, in one
+    row-major pass of flags over the ranges: a C-ordered array's columns are not read one by one, each a
+    strided pass over the whole array.
+
+    Parameters
+    ----------
+    X : ndarray of integers (not uint64), shape (n_rows, n_columns)
+    lo, hi : ndarray of int64, shape (n_columns,)
+        Each column's minimum and maximum (:func:`column_ranges`).
+
+    Returns
+    -------
+    list of ndarray of X's dtype, or None for a column spanning more than ``FLAG_RANGE_LIMIT`` values
+    (its caller finds them otherwise).
+    """
+    require_array("X", X, 2)
+    if X.dtype.kind not in "iu" or X.dtype == np.uint64:
+        raise TypeError(f"X must hold integers other than uint64, got dtype {X.dtype}")
+    lo, hi = np.asarray(lo, dtype=np.int64), np.asarray(hi, dtype=np.int64)
+    spans = hi - lo + 1
+    small = (spans >= 1) & (spans <= FLAG_RANGE_LIMIT)
+    starts = np.where(small, np.concatenate([[0], np.cumsum(np.where(small, spans, 0))[:-1]]), -1)
+    flags = np.zeros(int(np.where(small, spans, 0).sum()), np.bool_)
+    if len(X):
+        _flag_columns_kernel(X, lo, starts, flags)
+    return [(np.flatnonzero(flags[starts[j]:starts[j] + spans[j]]) + lo[j]).astype(X.dtype) if small[j] else None
+            for j in range(X.shape[1])]
