@@ -1,8 +1,9 @@
 """Every pass at counting speed? Each pass of every algorithm, timed beside the same input's own ``fit``.
 
-One table, 20 attributes of 10 values, 2 or 20 classes, given as each input users have: uint8 codes
-(``categorical_features="all"``), pandas ``category`` columns, ``str`` columns, a Parquet directory, a CSV
-directory and a Dask DataFrame from ``read_parquet`` of the Parquet directory. For each input and class
+One table, 20 attributes of 10 values, 2 or 20 classes, given as each input users have: uint8 codes 1..10
+and an int64 array of codes 0..9 (both ``categorical_features="all"``), pandas ``category`` columns, ``str``
+columns, a Parquet directory, a CSV directory and a Dask DataFrame from ``read_parquet`` of the Parquet
+directory. For each input and class
 count, in one process (repeats interleaved, best kept): ``fit``, ``predict``, ``predict_proba``,
 ``evaluate``, boosting (5 rounds, per round), 10-fold ``cross_validate`` (every score, as the CV target is
 judged; and ``scoring="accuracy"`` alone, which the predict kernel scores, shown without a target),
@@ -45,9 +46,10 @@ N_ATTRIBUTES, N_VALUES, N_FILES, WORKERS = 20, 10, 20, 2
 NAMES = [f"a{j}" for j in range(N_ATTRIBUTES)]
 LEVELS = np.array([f"v{v}" for v in range(N_VALUES)], dtype=object)
 
-INPUTS = ["uint8 codes", "pandas category", "pandas str", "Parquet directory", "CSV directory",
+INPUTS = ["uint8 codes", "int64 array", "pandas category", "pandas str", "Parquet directory", "CSV directory",
           "Dask DataFrame (read_parquet)"]
-IN_MEMORY = {"uint8 codes", "pandas category", "pandas str"}
+IN_MEMORY = {"uint8 codes", "int64 array", "pandas category", "pandas str"}
+CODES = {"uint8 codes", "int64 array"}  # integer arrays, categorical_features="all"
 FILE_INPUTS = {"parquet": {"Parquet directory", "Dask DataFrame (read_parquet)"}, "csv": {"CSV directory"}}
 PASSES = ["fit", "predict", "predict_proba", "evaluate", "boosting round", "10-fold CV", "10-fold CV (accuracy)",
           "select 5", "EM iteration"]
@@ -93,6 +95,8 @@ def build(name, codes, y, directory):
     """``(X, target, kind)``: the input, its target (values or a column name), categorical_features."""
     if name == "uint8 codes":
         return codes + np.uint8(1), y, "all"
+    if name == "int64 array":  # 0-based, numpy's default integer: what OrdinalEncoder and most code produce
+        return codes.astype(np.int64), y, "all"
     if name == "pandas category":
         return pd.DataFrame({c: pd.Categorical.from_codes(codes[:, j], LEVELS) for j, c in enumerate(NAMES)}), y, "auto"
     if name == "pandas str":
@@ -162,15 +166,16 @@ def peer_thunks(name, X, y, n_classes):
 
     from nbparallel import BoostedNaiveBayes
 
-    codes = X - 1 if name == "uint8 codes" else OrdinalEncoder(dtype=np.int64).fit_transform(X)  # not timed
+    codes = {"uint8 codes": lambda: X - 1, "int64 array": lambda: X}.get(
+        name, lambda: OrdinalEncoder(dtype=np.int64).fit_transform(X))()  # not timed
     nb = CategoricalNB().fit(codes, y)
-    kind = "all" if name == "uint8 codes" else "auto"
+    kind = "all" if name in CODES else "auto"
     thunks = {
         "sklearn CategoricalNB.predict_proba": lambda: nb.predict_proba(codes),
         "sklearn AdaBoost SAMME 10 rounds": lambda: _adaboost(AdaBoostClassifier, CategoricalNB).fit(codes, y),
         "nbparallel 10 boosting rounds": lambda: BoostedNaiveBayes(n_rounds=10, categorical_features=kind).fit(X, y),
     }
-    if name != "uint8 codes":
+    if name not in CODES:
         pipeline = make_pipeline(OrdinalEncoder(dtype=np.int64), CategoricalNB()).fit(X, y)
         thunks[PIPELINE] = lambda: pipeline.predict_proba(X)
     return thunks
@@ -292,7 +297,7 @@ def _targets(rows):
                                           best[dask_name, n, k, p] / best[path, n, k, p], 1.3, at_most=True))
             for name in IN_MEMORY:
                 key = (name, n, k)
-                peer = "sklearn CategoricalNB.predict_proba" if name == "uint8 codes" else PIPELINE
+                peer = "sklearn CategoricalNB.predict_proba" if name in CODES else PIPELINE
                 if (*key, peer) in best and (*key, "predict_proba") in best:
                     targets.append(Target(f"{name}, {n} rows, {k} classes: {peer} / nbparallel predict_proba",
                                           best[(*key, peer)] / best[(*key, "predict_proba")], 10, at_most=False))
