@@ -335,3 +335,37 @@ def test_local_passes_keep_to_dasks_num_workers(pass_of, monkeypatch):
     for bad in (0, 1.5, "2"):
         with dask.config.set(num_workers=bad), pytest.raises(ValueError, match="num_workers"):
             local_threads()
+
+
+class _CountsPickles:
+    """A stand-in for a model a pass carries: it counts how often it is pickled."""
+
+    pickled = 0
+
+    def __reduce__(self):
+        type(self).pickled += 1
+        return (_CountsPickles, ())
+
+
+def test_a_pass_on_dask_hashes_none_of_what_its_functions_carry():
+    """The task keys of a pass come from a random part, not from hashing its functions: a pass on Dask's
+    threaded scheduler never pickles the models its functions carry (cross-validation carries ten), and two
+    passes over the same data get different keys, which name their kind."""
+    import operator
+    from functools import partial
+
+    import dask
+
+    from nbparallel.engine.execution import pass_kind, pass_token
+
+    carried = _CountsPickles()
+    parts = [dask.delayed(np.arange)(10 * (i + 1)) for i in range(3)]  # lazy partitions: the pass runs on Dask
+    summarize = partial(lambda model, x: int(x.sum()), carried)
+    total, _ = run_pass(parts, summarize, operator.add, name="nbparallel-count", token="data")
+    assert total == sum(int(np.arange(10 * (i + 1)).sum()) for i in range(3))
+    assert map_partitions(parts, [summarize] * 3, name="nbparallel-score") == [45, 190, 435]
+    assert _CountsPickles.pickled == 0
+    first, second = pass_token("data"), pass_token("data")
+    assert first != second and first.endswith("-data")
+    key = type("Leaf", (), {"key": f"nbparallel-count-map-{first}-0"})()
+    assert pass_kind(key) == "count"

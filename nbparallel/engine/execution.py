@@ -24,6 +24,7 @@ import contextvars
 import os
 import sys
 import threading
+import uuid
 
 from nbparallel.engine.reduce import fan_in, reduce_now, tree_reduce
 
@@ -222,7 +223,7 @@ def _leaves(partitions, fn, name, token, client):
         for i, future in zip(concrete, futures):
             parts[i] = future
     leaves = [
-        delayed(f, pure=True)(part, dask_key_name=f"{name}-map-{token}-{i}")
+        delayed(f, pure=False)(part, dask_key_name=f"{name}-map-{token}-{i}")  # named: nothing hashed
         for i, (f, part) in enumerate(zip(_per_partition(fn, parts), parts))
     ]
     return leaves, futures
@@ -427,10 +428,16 @@ def lost_data_as_error(name, scattered):
             f"(Dask: {exc})") from exc
 
 
-def _token(*parts):
-    from dask.base import tokenize
+def pass_token(data_token=None):
+    """The part of a pass's task keys that sets them apart: a random part, then the data's token when given.
 
-    return tokenize(*parts)
+    Random rather than a hash of the pass's functions and arguments: hashing pickles every model and table
+    they carry (tens of milliseconds for a cross-validation's ten models), and no two passes share keys
+    anyway (each computes its own result from its own functions). Its 32 hex digits come first, where
+    :func:`pass_kind` finds the end of a key's kind.
+    """
+    unique = uuid.uuid4().hex
+    return f"{unique}-{data_token}" if data_token else unique
 
 
 def run_pass(partitions, summarize, merge, *, split_every=2, name="pass", token=None, verbose=False):
@@ -450,9 +457,7 @@ def run_pass(partitions, summarize, merge, *, split_every=2, name="pass", token=
     name : str
         Name of the pass, the prefix of its task keys.
     token : str, optional
-        Identifies the data; the same data should give the same token. By
-        default the partitions' identities. The task keys also depend on
-        ``summarize`` and ``merge``.
+        Identifies the data in the task keys, after a part unique to this pass (:func:`pass_token`).
     verbose : bool
         Show a progress bar (not for a pass that runs in this process).
 
@@ -467,7 +472,7 @@ def run_pass(partitions, summarize, merge, *, split_every=2, name="pass", token=
     client = active_client()
     if runs_locally(partitions, client):
         return reduce_now(map_locally(_per_partition(summarize, partitions), partitions), merge, split_every)
-    token = _token(summarize, merge, token or [id(p) for p in partitions])
+    token = pass_token(token)
     leaves, scattered = _leaves(partitions, summarize, name, token, client)
     root, record = tree_reduce(leaves, merge, split_every, name=f"{name}-{token}")
     with lost_data_as_error(name, scattered):
@@ -481,7 +486,7 @@ def map_partitions(partitions, fn, *, name="map", token=None, verbose=False):
     client = active_client()
     if runs_locally(partitions, client):
         return map_locally(_per_partition(fn, partitions), partitions)
-    token = _token(fn, token or [id(p) for p in partitions])
+    token = pass_token(token)
     leaves, scattered = _leaves(partitions, fn, name, token, client)
     with lost_data_as_error(name, scattered):
         results = list(compute(leaves, verbose, scheduler=_local_scheduler(partitions)))

@@ -20,7 +20,6 @@ from functools import partial
 from operator import getitem
 
 from dask import delayed
-from dask.base import tokenize
 
 from nbparallel.engine import execution
 from nbparallel.engine.memory import available_memory, fits_in_memory
@@ -93,9 +92,6 @@ class PassScheduler:
         """Record a pass run outside :meth:`run` (kind, tree record, start time from ``time.perf_counter``)."""
         self.passes.append({"kind": kind, "tree": record, "seconds": time.perf_counter() - start})
 
-    def _token(self, kind, fn, args):
-        return tokenize(kind, fn, args, self.dataset.token, len(self.passes))
-
     def run(self, kind, fn, merge, *args):
         """One pass: ``fn(*args, X, y, w)`` summarizes each partition, ``merge`` combines.
 
@@ -104,7 +100,7 @@ class PassScheduler:
         start = time.perf_counter()
         summary, record = execution.run_pass(
             self.dataset.partitions, self.dataset.map(fn, *args), merge, split_every=self.split_every,
-            name=f"nbparallel-{kind}", token=self._token(kind, fn, args), verbose=self.verbose)
+            name=f"nbparallel-{kind}", token=self.dataset.token, verbose=self.verbose)
         self.record(kind, record, start)
         return summary
 
@@ -133,7 +129,7 @@ class PassScheduler:
             self._states = [leaf[0] for leaf in leaves] if self.persisted else None
             self.record(kind, record, start)
             return summary
-        token = self._token(kind, fn, args)
+        token = execution.pass_token(self.dataset.token)
         leaves = [
             delayed(_stateful_leaf, pure=True)(unpack, fn, args, part, state,
                                               dask_key_name=f"nbparallel-{kind}-map-{token}-{i}")
