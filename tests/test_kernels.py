@@ -367,3 +367,7 @@ def test_columns_values_match_numpys_unique(dtype):
             np.testing.assert_array_equal(seen[j], np.unique(layout[:, j]))
     with pytest.raises(TypeError, match="uint64"):
         columns_values(X.astype(np.uint64), *column_ranges(X))
+    lo, hi = column_ranges(X)
+    assert columns_values(X, lo, np.where([True, True, True, False], hi, lo - 1))[3] is None  # not read
+    with pytest.raises(ValueError, match="outside the column ranges"):  # no write out of bounds either
+        columns_values(X, lo + 1, hi)

@@ -100,8 +100,11 @@ def scan_partition(columns, kinds, known_ranges, X, y, w):
     wanted = [kind == CATEGORICAL or name not in known_ranges for name, kind in zip(columns, kinds)]
     if not frame and X.dtype.kind in "iuf" and X.dtype != np.uint64 and len(X) and any(wanted):
         block_lo, block_hi = column_ranges(X)  # one pass over every column, no copy (int64 results)
-        # an integer array's distinct values: one more row-major pass, not a strided one per column
-        seen = columns_values(X, block_lo, block_hi) if X.dtype.kind in "iu" else [None] * len(kinds)
+        # an integer array's distinct values: one more row-major pass, not a strided one per column (a numeric
+        # column given hi < lo is not read)
+        counted = np.array([kind != NUMERIC for kind in kinds])
+        seen = columns_values(X, block_lo, np.where(counted, block_hi, block_lo - 1)) if X.dtype.kind in "iu" \
+            else [None] * len(kinds)
         for a, kind in enumerate(kinds):
             if kind == NUMERIC:
                 if block_lo[a] <= block_hi[a]:  # else the column is all NaN here

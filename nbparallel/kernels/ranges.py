@@ -13,13 +13,20 @@ def _flag_values_kernel(column, lowest, flags):
 
 
 @njit(nogil=True, cache=True)
-def _flag_columns_kernel(X, lo, starts, flags):
+def _flag_columns_kernel(X, lo, spans, starts, flags):
     """``flags[starts[j] + x - lo[j]] = True`` for each value ``x`` of each column ``j`` with ``starts[j] >= 0``,
-    in one row-major pass."""
+    in one row-major pass; returns True when a value lay outside its column's ``spans[j]`` values from
+    ``lo[j]`` (not flagged: nothing is written out of bounds)."""
+    outside = False
     for i in range(X.shape[0]):
         for j in range(X.shape[1]):
             if starts[j] >= 0:
-                flags[starts[j] + (np.int64(X[i, j]) - lo[j])] = True
+                offset = np.uint64(np.int64(X[i, j]) - lo[j])  # below lo: a huge unsigned offset
+                if offset < np.uint64(spans[j]):
+                    flags[np.uint64(starts[j]) + offset] = True
+                else:
+                    outside = True
+    return outside
 
 
 @njit(nogil=True, cache=True)
@@ -175,22 +182,29 @@ def columns_values(X, lo, hi):
     ----------
     X : ndarray of integers (not uint64), shape (n_rows, n_columns)
     lo, hi : ndarray of int64, shape (n_columns,)
-        Each column's minimum and maximum (:func:`column_ranges`).
+        Each column's minimum and maximum (:func:`column_ranges`); a column given ``hi < lo`` is not read.
 
     Returns
     -------
-    list of ndarray of X's dtype, or None for a column spanning more than ``FLAG_RANGE_LIMIT`` values
-    (its caller finds them otherwise).
+    list of ndarray of X's dtype, or None for a column not read or spanning more than ``FLAG_RANGE_LIMIT``
+    values (its caller finds them otherwise).
+
+    Raises
+    ------
+    ValueError
+        When a value lies outside its column's ``lo .. hi``.
     """
     require_array("X", X, 2)
     if X.dtype.kind not in "iu" or X.dtype == np.uint64:
         raise TypeError(f"X must hold integers other than uint64, got dtype {X.dtype}")
     lo, hi = np.asarray(lo, dtype=np.int64), np.asarray(hi, dtype=np.int64)
+    if lo.shape != (X.shape[1],) or hi.shape != (X.shape[1],):
+        raise ValueError(f"lo and hi must hold one value per column of X ({X.shape[1]})")
     spans = hi - lo + 1
     small = (spans >= 1) & (spans <= FLAG_RANGE_LIMIT)
     starts = np.where(small, np.concatenate([[0], np.cumsum(np.where(small, spans, 0))[:-1]]), -1)
     flags = np.zeros(int(np.where(small, spans, 0).sum()), np.bool_)
-    if len(X):
-        _flag_columns_kernel(X, lo, starts, flags)
+    if len(X) and _flag_columns_kernel(X, lo, spans, starts, flags):
+        raise ValueError("X holds values outside the column ranges lo .. hi given")
     return [(np.flatnonzero(flags[starts[j]:starts[j] + spans[j]]) + lo[j]).astype(X.dtype) if small[j] else None
             for j in range(X.shape[1])]
