@@ -153,6 +153,9 @@ def test_integer_arrays_of_every_dtype_and_layout_score_as_the_reference(dtype):
     test[70:80, 5] = 1  # inside column 5's span, not a category
     for layout in (test, np.asfortranarray(test), np.repeat(test, 2, axis=1)[:, ::2], test[::-1]):
         check_model(model, layout)
+    names = [f"c{j}" for j in range(X.shape[1])]  # a DataFrame's integer columns, coded column by column
+    check_model(NaiveBayes(categorical_features="all").fit(pd.DataFrame(X, columns=names), y),
+                pd.DataFrame(test, columns=names))
     ok = RNG.integers(0, 6, (200, 2)).astype(dtype)
     in_runs = NaiveBayes(categorical_features="all").fit(ok, ok[:, 0] % 2)
     check_model(in_runs, ok)
