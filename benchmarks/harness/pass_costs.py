@@ -1,19 +1,19 @@
 """Every pass at counting speed? Each pass of every algorithm, timed beside the same input's own ``fit``.
 
-One table, 20 attributes of 10 values, 2 or 20 classes, given as each input users have: uint8 codes 1..10
-and an int64 array of codes 0..9 (both ``categorical_features="all"``), pandas ``category`` columns, ``str``
-columns, a Parquet directory, a CSV directory and a Dask DataFrame from ``read_parquet`` of the Parquet
-directory. For each input and class
-count, in one process (repeats interleaved, best kept): ``fit``, ``predict``, ``predict_proba``,
+One table, 20 attributes of 10 values, 2 or 20 classes, given as each input users have: uint8 codes 1..10 and an
+int64 array of codes 0..9 (both ``categorical_features="all"``), pandas ``category`` columns, ``str`` columns, a
+Parquet directory, a CSV directory and a Dask DataFrame from ``read_parquet`` of the Parquet directory. For each
+input and class count, in one process (repeats interleaved, best kept): ``fit``, ``predict``, ``predict_proba``,
 ``evaluate``, boosting (5 rounds, per round), 10-fold ``cross_validate`` (every score, as the CV target is
 judged; and ``scoring="accuracy"`` alone, which the predict kernel scores, shown without a target),
-``SelectedNaiveBayes`` (sampled B(J), 5 attributes) and AutoClass EM (3 clusters, one restart, per
-iteration); each as a ratio to the input's ``fit``. Beside them, on the in-memory inputs, scikit-learn ``CategoricalNB.predict_proba`` on
-integer codes (for strings and categories from an ``OrdinalEncoder``, its transform not timed), the same
-as a ``Pipeline(OrdinalEncoder, CategoricalNB).predict_proba`` of the strings or categories themselves
-(the transform timed: what a scikit-learn user runs on such data, and what our ``predict_proba`` of them
-does; the 10x target is judged on it for those inputs) and ``AdaBoostClassifier(CategoricalNB(),
-algorithm="SAMME")`` with 10 rounds against ``BoostedNaiveBayes(n_rounds=10)``, up to ``PEER_ROWS`` rows.
+``SelectedNaiveBayes`` (sampled B(J), 5 attributes) and AutoClass EM (3 clusters, one restart, per iteration);
+each as a ratio to the input's ``fit``. Beside them, on the in-memory inputs, scikit-learn
+``CategoricalNB.predict_proba`` on integer codes (for strings and categories from an ``OrdinalEncoder``, its
+transform not timed), the same as a ``Pipeline(OrdinalEncoder, CategoricalNB).predict_proba`` of the strings or
+categories themselves (the transform timed: what a scikit-learn user runs on such data, and what our
+``predict_proba`` of them does; the 10x target is judged on it for those inputs) and
+``AdaBoostClassifier(CategoricalNB(), algorithm="SAMME")`` with 10 rounds against
+``BoostedNaiveBayes(n_rounds=10)``, up to ``PEER_ROWS`` rows.
 
 10^7 rows are measured on the inputs named in ``NBPARALLEL_BENCH_BIG`` (default: uint8 codes, pandas
 category, the Parquet directory); ``NBPARALLEL_BENCH_SIZES`` (default ``1e6,1e7``) sets the sizes. A pass
@@ -166,8 +166,12 @@ def peer_thunks(name, X, y, n_classes):
 
     from nbparallel import BoostedNaiveBayes
 
-    codes = {"uint8 codes": lambda: X - 1, "int64 array": lambda: X}.get(
-        name, lambda: OrdinalEncoder(dtype=np.int64).fit_transform(X))()  # not timed
+    if name == "uint8 codes":  # scikit-learn's codes are 0-based
+        codes = X - 1
+    elif name == "int64 array":
+        codes = X
+    else:
+        codes = OrdinalEncoder(dtype=np.int64).fit_transform(X)  # not timed
     nb = CategoricalNB().fit(codes, y)
     kind = "all" if name in CODES else "auto"
     thunks = {
