@@ -153,6 +153,12 @@ def test_integer_arrays_of_every_dtype_and_layout_score_as_the_reference(dtype):
     test[70:80, 5] = 1  # inside column 5's span, not a category
     for layout in (test, np.asfortranarray(test), np.repeat(test, 2, axis=1)[:, ::2], test[::-1]):
         check_model(model, layout)
+    import dask.array as da
+
+    expected = model.predict_proba(test)
+    for n_partitions in (1, 3):  # partitions of which only some leave a run: the same probabilities, bit for bit
+        np.testing.assert_array_equal(model.set_params(n_partitions=n_partitions).predict_proba(test), expected)
+    np.testing.assert_array_equal(model.predict_proba(da.from_array(test, chunks=(70, -1))), expected)
     names = [f"c{j}" for j in range(X.shape[1])]  # a DataFrame's integer columns, coded column by column
     check_model(NaiveBayes(categorical_features="all").fit(pd.DataFrame(X, columns=names), y),
                 pd.DataFrame(test, columns=names))
