@@ -199,6 +199,44 @@ def test_bin_values_matches_searchsorted():
     assert wide.dtype == np.uint16
 
 
+def test_bin_values_of_equal_width_edges_match_searchsorted():
+    # a fit's edges (every model's, before empty bins merge) are binned by a guess per value and a correction
+    # against the two neighbouring edges: the same bins as a search, at the edges and one float past them,
+    # for ranges of every scale, one value (width 0), many bins, NaN, infinities, float32 and any layout
+    from nbparallel.data.schema import Attribute
+    from nbparallel.kernels.binning import binning_setup
+
+    rng = np.random.default_rng(21)
+    for trial in range(40):
+        f = int(rng.integers(1, 5))
+        n_bins = rng.integers(1, 300 if trial % 5 == 0 else 40, f).astype(np.int64)
+        lo = rng.normal(size=f) * 10.0 ** rng.integers(-3, 4, f)
+        hi = lo + rng.exponential(size=f) * 10.0 ** rng.integers(-3, 4, f)
+        if trial % 4 == 0:
+            hi[0] = lo[0]
+        edges = np.full((f, max(int(n_bins.max()) - 1, 0)), np.inf)
+        for j in range(f):
+            inner = Attribute("a", "numeric", lo=lo[j], hi=hi[j], n_bins=int(n_bins[j])).edges()
+            edges[j, : len(inner)] = inner
+        assert binning_setup(edges, n_bins)[3]  # the guess path
+        values = lo + (hi - lo) * rng.uniform(-0.2, 1.2, size=(700, f))
+        values[rng.random(values.shape) < 0.05] = np.nan
+        values[0, 0], values[1, 0] = np.inf, -np.inf
+        for j in range(f):
+            k = int(n_bins[j]) - 1
+            values[2 : 2 + k, j] = edges[j, :k]
+            values[2 + k : 2 + 2 * k, j] = np.nextafter(edges[j, :k], np.inf)
+        for dtype in (np.float64, np.float32):
+            typed = values.astype(dtype)
+            for layout in (typed, np.asfortranarray(typed), typed[::-2]):
+                got = bin_values(layout, edges, n_bins)
+                for j in range(f):
+                    column = layout[:, j].astype(np.float64)
+                    expected = 1 + np.searchsorted(edges[j, : n_bins[j] - 1], column, side="left")
+                    expected[np.isnan(column)] = 0
+                    np.testing.assert_array_equal(got[:, j], expected)
+
+
 def test_joint_log_likelihood_matches_numpy():
     rng = np.random.default_rng(9)
     offsets = np.array([0, 4, 6, 300], np.int64)

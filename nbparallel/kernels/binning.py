@@ -52,16 +52,18 @@ def bin_slot(x, j, flat_padded, padded_width, first_edge, inv_width, last_bin):
 
     The bin is guessed arithmetically and corrected by one branch-free
     comparison with each neighbouring edge, which is exact when
-    ``binning_setup`` found every guess within one bin.
+    ``binning_setup`` found every guess within one bin. ``last_bin`` is float64
+    (each attribute's bins less one), so that the clamped guess is compared and
+    converted without an integer conversion of the bound per value.
     """
     guess = (x - first_edge[j]) * inv_width[j] + 1.0
     guess = guess if guess > 0.0 else 0.0  # also maps NaN to 0
     guess = guess if guess < last_bin[j] else last_bin[j]
-    guess_bin = np.uint64(guess)
-    at = np.uint64(j) * padded_width + guess_bin
+    guess_bin = np.int64(guess)  # within 0 .. last bin: a signed conversion, one instruction
+    at = np.uint64(j) * padded_width + np.uint64(guess_bin)
     too_high = (flat_padded[at] >= x) & (guess_bin > 0)
     too_low = flat_padded[at + np.uint64(1)] < x
-    slot = guess_bin + np.uint64(1 + too_low - too_high)
+    slot = np.uint64(guess_bin + 1 + np.int64(too_low) - np.int64(too_high))
     return slot if x == x else np.uint64(0)
 
 
@@ -74,6 +76,22 @@ def _bin_codes_kernel(X, columns, padded, first_edge, inv_width, last_bin, out):
         for k in range(columns.shape[0]):
             x = np.float64(X[i, columns[k]])
             out[i, k] = bin_slot(x, k, flat_padded, padded_width, first_edge, inv_width, last_bin)
+
+
+@njit(nogil=True, cache=True)
+def _equal_width_values_kernel(values, padded, first_edge, inv_width, last_bin, out):
+    """``out[i, j]`` = 1 + bin of ``values[i, j]`` (0 for NaN) by :func:`bin_slot`, row by row."""
+    padded_width = np.uint64(padded.shape[1])
+    flat_padded = padded.ravel()
+    for i in range(values.shape[0]):
+        for j in range(values.shape[1]):
+            out[i, j] = bin_slot(np.float64(values[i, j]), j, flat_padded, padded_width, first_edge, inv_width,
+                                 last_bin)
+
+
+def last_bins(n_bins):
+    """Each attribute's last bin (``n_bins - 1``) as float64, the bound :func:`bin_slot` clamps its guess to."""
+    return (np.asarray(n_bins) - 1).astype(np.float64)
 
 
 _LINEAR_SEARCH_EDGES = 16  # up to this many edges, counting beats bisection
@@ -141,7 +159,11 @@ def bin_values(values, edges, n_bins):
     if max_code >= 2**16:
         raise ValueError(f"n_bins must be < 65536, got {max_code}")
     out = np.empty(values.shape, np.uint8 if max_code < 256 else np.uint16)
-    _bin_values_kernel(values, edges, n_bins, out)
+    padded, first_edge, inv_width, guess_within_one = binning_setup(edges, n_bins)
+    if guess_within_one:  # equal-width edges (every fit's before empty bins are merged): a guess per value
+        _equal_width_values_kernel(values, padded, first_edge, inv_width, last_bins(n_bins), out)
+    else:  # irregular edges: a count or bisection of the edges below each value
+        _bin_values_kernel(values, edges, n_bins, out)
     return out
 
 
@@ -170,6 +192,6 @@ def bin_codes(X, columns, edges, n_bins, out):
         return
     padded, first_edge, inv_width, guess_within_one = binning_setup(edges, n_bins)
     if guess_within_one:
-        _bin_codes_kernel(X, columns, padded, first_edge, inv_width, n_bins - 1, out)
+        _bin_codes_kernel(X, columns, padded, first_edge, inv_width, last_bins(n_bins), out)
     else:  # irregular edges: bisect (a float copy of these columns; rare)
         out[:] = bin_values(np.asarray(X[:, columns], dtype=np.float64), edges, n_bins)

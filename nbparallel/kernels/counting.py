@@ -173,7 +173,7 @@ def _count_values_kernel(
     """
     n_rows, f_num = values.shape
     attr_offsets = offsets[offsets.shape[0] - f_num - 1 :]
-    last_bin = attr_offsets[1:] - attr_offsets[:-1] - 2
+    last_bin = (attr_offsets[1:] - attr_offsets[:-1] - 2).astype(np.float64)
     row_offset = attr_offsets.astype(np.uint64)
     n_table_rows = np.uint64(offsets[-1])
     padded_width = np.uint64(padded.shape[1])
