@@ -1,7 +1,7 @@
 """The row sums of every scoring pass (:mod:`nbparallel.kernels.row_sums`, through the scoring kernels) against
 plain numpy references: scores equal to the bit, classes identical (ties to the order given, -inf and NaN
 scores), posteriors and evaluation sums as numpy computes them, for two classes (vectors of 2 lanes) and for
-more (blocks of 8 lanes, one to several blocks), rows in groups and blocks of any size, codes in every layout.
+three or four (4 lanes) and more (blocks of 8 lanes, one to several blocks), rows in groups and blocks of any size, codes in every layout.
 """
 
 from __future__ import annotations
@@ -61,7 +61,7 @@ def reference_best(jll, order):
     return best
 
 
-CASES = [(1, 70), (2, 1), (2, 7), (2, 130), (3, 65), (8, 64), (9, 200), (20, 333), (24, 70), (40, 129), (70, 90)]
+CASES = [(1, 70), (2, 1), (2, 7), (2, 130), (3, 65), (4, 90), (5, 33), (8, 64), (9, 200), (20, 333), (24, 70), (40, 129), (70, 90)]
 
 
 @pytest.mark.parametrize("n_classes, n_rows", CASES)
@@ -161,7 +161,7 @@ def reference_evaluation(jll, truth, n_classes):
     return confusion, log_post[rows, truth].sum(), loss, histogram
 
 
-@pytest.mark.parametrize("n_classes, n_rows", [(2, 5000), (3, 300), (20, 7000), (40, 100)])
+@pytest.mark.parametrize("n_classes, n_rows", [(2, 5000), (3, 300), (4, 500), (20, 7000), (40, 100)])
 def test_evaluation_sums_equal_the_references(n_classes, n_rows):
     first, second, table, offsets, prior, extra = problem(n_rows, n_classes, 11, extra=True)
     truth = np.random.default_rng(3).integers(-1, n_classes, n_rows)  # -1: unknown, left out
@@ -208,6 +208,8 @@ def test_the_padded_table_holds_whole_vectors_of_classes():
     np.testing.assert_array_equal(rows[:, :20], table)
     assert not rows[:, 20:].any() and np.isneginf(prior[20:]).all()
     assert FAST_COLUMNS == 64 and vector_width(2) == 2
+    three = padded_table(table[:, :3], np.zeros(3))
+    assert len(three[2]) == vector_width(3) == 4 and three[0].shape == (5 * 4,) and np.isneginf(three[1][3])
 
 
 @njit

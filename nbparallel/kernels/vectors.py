@@ -3,7 +3,7 @@
 numba adds a class's terms one scalar at a time (its loop vectoriser cannot keep sums in registers across an
 outer loop, and its SLP vectoriser is off), so the sums of a row's classes were a chain of scalar additions
 per class. Here a row's classes are one LLVM vector ``<width x double>`` (``width`` a compile-time constant:
-2, 8 or 24, held in one to three AVX-512 registers), and a table row is added to it by one load and
+2, 4, 8 or 24, held in one to three AVX-512 registers), and a table row is added to it by one load and
 one vector addition per register. Each lane is still its own class's sum, added in the same order: the
 results are those of scalar code, bit for bit.
 
