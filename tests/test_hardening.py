@@ -271,7 +271,7 @@ def test_absurd_sizes_fail_at_once_with_the_parameter_named(wine, monkeypatch):
         NaiveBayes().fit(many, np.arange(200_000))
 
 
-def test_predict_with_many_classes_works_in_row_chunks(monkeypatch):
+def test_predict_with_many_classes_works_in_row_chunks(monkeypatch, tmp_path):
     rng = np.random.default_rng(0)
     n_classes = 3000
     X = pd.DataFrame({"a": np.arange(n_classes) % 11, "b": np.arange(n_classes) % 13})
@@ -283,6 +283,13 @@ def test_predict_with_many_classes_works_in_row_chunks(monkeypatch):
     monkeypatch.setattr("nbparallel.engine.memory.available_memory", lambda partitions=None: 10**6)
     with pytest.raises(ValueError, match="probabilities of 3000 rows x 3000 classes"):
         model.predict_proba(X)
+    # files too: their footers give the rows before any is read
+    directory = tmp_path / "rows"
+    directory.mkdir()
+    X[:1000].to_parquet(directory / "part-0.parquet")
+    X[1000:].to_parquet(directory / "part-1.parquet")
+    with pytest.raises(ValueError, match="probabilities of 3000 rows x 3000 classes"):
+        model.predict_proba(directory)
 
 
 # ----------------------------------------------------------------- partial_fit ranges

@@ -140,18 +140,22 @@ class _Slot:
         return ("nbparallel-slot", id(self.out), self.start, self.stop)
 
 
+def _partition_sizes(data):
+    """Each partition's rows when known before the pass (in memory, or from the files' metadata), else None."""
+    partitions = data.partitions
+    if all(isinstance(p, tuple) for p in partitions):
+        return [p[0].shape[0] for p in partitions]
+    if data.partition_rows is not None and len(data.partition_rows) == len(partitions):
+        return list(data.partition_rows)
+    return None
+
+
 def _slots(data, out_shape, dtype):
     """``(out, slots)``: one preallocated output and each partition's rows of it, when every partition's
-    size is known (in memory, or from the files' metadata) and no cluster runs the tasks (they run in this
-    process); else ``(None, None)``."""
-    partitions = data.partitions
-    if execution.active_client() is not None:
-        return None, None
-    if all(isinstance(p, tuple) for p in partitions):
-        sizes = [p[0].shape[0] for p in partitions]
-    elif data.partition_rows is not None and len(data.partition_rows) == len(partitions):
-        sizes = list(data.partition_rows)
-    else:
+    size is known (:func:`_partition_sizes`) and no cluster runs the tasks (they run in this process); else
+    ``(None, None)``."""
+    sizes = _partition_sizes(data)
+    if execution.active_client() is not None or sizes is None:
         return None, None
     out = np.empty((sum(sizes), *out_shape), dtype=dtype)
     bounds = np.concatenate([[0], np.cumsum(sizes)]).astype(int)
@@ -348,7 +352,8 @@ class PartitionedClassifier(Classifier, PartitionedModel):
         written in place by the partitions' tasks when the rows are in memory, else joined once."""
         check_is_fitted(self, self._fitted_attribute)
         data = self.scoring_data(X)
-        n_rows = getattr(X, "shape", (None,))[0]
+        sizes = _partition_sizes(data)  # files' too, from their footers; a Dask DataFrame's shape is lazy
+        n_rows = sum(sizes) if sizes is not None else getattr(X, "shape", (None,))[0]
         n_classes = len(self.classes_)
         if isinstance(n_rows, (int, np.integer)):
             memory.check_memory(memory.CELL_BYTES * int(n_rows) * n_classes * 2,
