@@ -259,3 +259,21 @@ def test_a_block_without_columns_is_no_block_whatever_its_dtype():
     np.testing.assert_array_equal(best_of_rows(first, none, three, offsets[:4], prior, np.arange(3)),
                                   reference_best(reference_joint(first, none, three, offsets[:4], prior, None),
                                                  np.arange(3)))
+
+
+def test_roc_sums_count_the_pairs_of_each_curve():
+    from nbparallel.kernels.scoring import roc_sums
+
+    rng = np.random.default_rng(31)
+    scores = rng.integers(0, 4, (5, 2, 300)).astype(np.float64)
+    scores[:, :, rng.random(300) < 0.7] = 0.0  # most bins empty, as a histogram's are
+    scores[3, 1] = 0.0  # a curve without negative rows
+    got = roc_sums(scores)
+    for c in range(5):
+        pos = np.repeat(np.arange(300), scores[c, 0].astype(int))  # each row's bin
+        neg = np.repeat(np.arange(300), scores[c, 1].astype(int))
+        above = (pos[:, None] > neg[None, :]).sum()
+        tied = (pos[:, None] == neg[None, :]).sum()
+        np.testing.assert_array_equal(got[c], [above + 0.5 * tied, tied, len(pos), len(neg)])
+    with pytest.raises(ValueError, match="positive and negative rows"):
+        roc_sums(np.zeros((2, 3, 4)))

@@ -516,6 +516,41 @@ def n_score_bins(mantissa_bits):
     return (2 * SCORE_OCTAVES) << mantissa_bits
 
 
+@njit(nogil=True, cache=True)
+def _roc_sums_kernel(scores, out):
+    for c in range(scores.shape[0]):
+        area = ties = positives = below = 0.0
+        for b in range(scores.shape[2]):
+            p, n = scores[c, 0, b], scores[c, 1, b]
+            if p == 0.0 and n == 0.0:
+                continue
+            area += p * (below + 0.5 * n)
+            ties += p * n
+            below += n
+            positives += p
+        out[c, 0], out[c, 1], out[c, 2], out[c, 3] = area, ties, positives, below
+
+
+def roc_sums(scores):
+    """Per ROC curve of score histograms ``scores`` (n_curves, 2, n_bins: a curve's positive rows, then its
+    negative rows, by bin in increasing order of score): ``(area, ties, positives, negatives)``, one pass over
+    the bins. ``area`` counts the pairs of a positive row and a negative row below it, a pair in the same
+    bin as 1/2; ``ties`` the pairs in the same bin. Counts (whole numbers and halves) add exactly in any
+    order, so these equal numpy's cumulative sums and products of the same histograms.
+
+    Returns
+    -------
+    ndarray of float64, shape (n_curves, 4)
+    """
+    require_array("scores", scores, 3)
+    if scores.shape[1] != 2:
+        raise ValueError(f"scores must hold a curve's positive and negative rows (shape (n, 2, bins)), got "
+                         f"{scores.shape}")
+    out = np.empty((scores.shape[0], 4))
+    _roc_sums_kernel(np.ascontiguousarray(scores, dtype=np.float64), out)
+    return out
+
+
 def evaluate_rows(first, second, table, offsets, log_prior, order, truth, *, extra=None):
     """One pass of evaluation sums over the rows with a known class (``truth >= 0``).
 

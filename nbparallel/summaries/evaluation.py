@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from nbparallel.kernels.scoring import roc_sums
 from nbparallel.summaries.protocol import check_same_type
 
 
@@ -87,18 +88,11 @@ class Evaluation:
         """
         if self.scores is None or self.scores.ndim != 3:
             return float("nan"), float("nan")
-        pos, neg = self.scores[:, 0], self.scores[:, 1]
-        pairs = pos.sum(axis=1) * neg.sum(axis=1)
+        area, ties, positives, negatives = roc_sums(self.scores).T  # one pass over each curve's bins
+        pairs = positives * negatives
         if not np.all(pairs > 0):
             return float("nan"), float("nan")
-        # every curve at once, over the bins some row fell in (the sums are of row counts and halves of them,
-        # exact in any order, so leaving out the empty bins changes nothing)
-        used = np.flatnonzero(self.scores.any(axis=(0, 1)))
-        pos, neg = pos[:, used[0]:used[-1] + 1], neg[:, used[0]:used[-1] + 1]
-        below = np.cumsum(neg, axis=1) - neg
-        aucs = (pos * (below + 0.5 * neg)).sum(axis=1) / pairs
-        bounds = 0.5 * (pos * neg).sum(axis=1) / pairs
-        return float(np.mean(aucs)), float(np.mean(bounds))
+        return float(np.mean(area / pairs)), float(np.mean(0.5 * ties / pairs))
 
     def report(self):
         """Accuracy, classification error, confusion matrix, per-class precision, recall
