@@ -1,7 +1,8 @@
 """Every pass at counting speed? Each pass of every algorithm, timed beside the same input's own ``fit``.
 
 One table, 20 attributes of 10 values, 2 or 20 classes, given as each input users have: uint8 codes 1..10 and an
-int64 array of codes 0..9 (both ``categorical_features="all"``), pandas ``category`` columns, ``str`` columns, a
+int64 array of codes 0..9 (both ``categorical_features="all"``), a float64 array of the codes plus uniform noise in
+[0, 1) (numeric, 10 equal-width bins: the same values binned), pandas ``category`` columns, ``str`` columns, a
 Parquet directory, a CSV directory and a Dask DataFrame from ``read_parquet`` of the Parquet directory. For each
 input and class count, in one process (repeats interleaved, best kept): ``fit``, ``predict``, ``predict_proba``,
 ``evaluate``, boosting (5 rounds, per round), 10-fold ``cross_validate`` (every score, as the CV target is
@@ -11,7 +12,8 @@ each as a ratio to the input's ``fit``. Beside them, on the in-memory inputs, sc
 ``CategoricalNB.predict_proba`` on integer codes (for strings and categories from an ``OrdinalEncoder``, its
 transform not timed), the same as a ``Pipeline(OrdinalEncoder, CategoricalNB).predict_proba`` of the strings or
 categories themselves (the transform timed: what a scikit-learn user runs on such data, and what our
-``predict_proba`` of them does; the 10x target is judged on it for those inputs) and
+``predict_proba`` of them does; the 10x target is judged on it for those inputs), for the floats a
+``Pipeline(KBinsDiscretizer(10, "uniform"), CategoricalNB)`` (the same model: equal-width bins) and
 ``AdaBoostClassifier(CategoricalNB(), algorithm="SAMME")`` with 10 rounds against
 ``BoostedNaiveBayes(n_rounds=10)``, up to ``PEER_ROWS`` rows.
 
@@ -46,9 +48,9 @@ N_ATTRIBUTES, N_VALUES, N_FILES, WORKERS = 20, 10, 20, 2
 NAMES = [f"a{j}" for j in range(N_ATTRIBUTES)]
 LEVELS = np.array([f"v{v}" for v in range(N_VALUES)], dtype=object)
 
-INPUTS = ["uint8 codes", "int64 array", "pandas category", "pandas str", "Parquet directory", "CSV directory",
+INPUTS = ["uint8 codes", "int64 array", "float64 array", "pandas category", "pandas str", "Parquet directory", "CSV directory",
           "Dask DataFrame (read_parquet)"]
-IN_MEMORY = {"uint8 codes", "int64 array", "pandas category", "pandas str"}
+IN_MEMORY = {"uint8 codes", "int64 array", "float64 array", "pandas category", "pandas str"}
 CODES = {"uint8 codes", "int64 array"}  # integer arrays, categorical_features="all"
 FILE_INPUTS = {"parquet": {"Parquet directory", "Dask DataFrame (read_parquet)"}, "csv": {"CSV directory"}}
 PASSES = ["fit", "predict", "predict_proba", "evaluate", "boosting round", "10-fold CV", "10-fold CV (accuracy)",
@@ -59,6 +61,7 @@ TARGETS = {"predict": (1.5, 4.0), "predict_proba": (2.0, 4.0), "evaluate": (2.0,
 BOOST_ROUNDS, EM_ITERATIONS = 5, 10
 MAX_REPEAT, FAST_BUDGET_S = 9, 2.0
 PIPELINE = "sklearn OrdinalEncoder + CategoricalNB.predict_proba"
+BINNING_PIPELINE = "sklearn KBinsDiscretizer + CategoricalNB.predict_proba"  # the float64 array's
 PEER_ROWS = 1_000_000  # scikit-learn's 20-class AdaBoost takes minutes at 10^6 rows: peers run up to here
 
 
@@ -97,6 +100,8 @@ def build(name, codes, y, directory):
         return codes + np.uint8(1), y, "all"
     if name == "int64 array":  # 0-based, numpy's default integer: what OrdinalEncoder and most code produce
         return codes.astype(np.int64), y, "all"
+    if name == "float64 array":  # measurements: each code's bin of width 1, binned into 10 equal-width bins
+        return codes + np.random.default_rng(1).random(codes.shape), y, "auto"
     if name == "pandas category":
         return pd.DataFrame({c: pd.Categorical.from_codes(codes[:, j], LEVELS) for j, c in enumerate(NAMES)}), y, "auto"
     if name == "pandas str":
@@ -162,14 +167,17 @@ def peer_thunks(name, X, y, n_classes):
     from sklearn.ensemble import AdaBoostClassifier
     from sklearn.naive_bayes import CategoricalNB
     from sklearn.pipeline import make_pipeline
-    from sklearn.preprocessing import OrdinalEncoder
+    from sklearn.preprocessing import KBinsDiscretizer, OrdinalEncoder
 
     from nbparallel import BoostedNaiveBayes
 
+    binning = KBinsDiscretizer(n_bins=N_VALUES, encode="ordinal", strategy="uniform")
     if name == "uint8 codes":  # scikit-learn's codes are 0-based
         codes = X - 1
     elif name == "int64 array":
         codes = X
+    elif name == "float64 array":
+        codes = binning.fit_transform(X).astype(np.int64)  # not timed
     else:
         codes = OrdinalEncoder(dtype=np.int64).fit_transform(X)  # not timed
     nb = CategoricalNB().fit(codes, y)
@@ -180,9 +188,15 @@ def peer_thunks(name, X, y, n_classes):
         "nbparallel 10 boosting rounds": lambda: BoostedNaiveBayes(n_rounds=10, categorical_features=kind).fit(X, y),
     }
     if name not in CODES:
-        pipeline = make_pipeline(OrdinalEncoder(dtype=np.int64), CategoricalNB()).fit(X, y)
-        thunks[PIPELINE] = lambda: pipeline.predict_proba(X)
+        encoder = binning if name == "float64 array" else OrdinalEncoder(dtype=np.int64)
+        pipeline = make_pipeline(encoder, CategoricalNB()).fit(X, y)
+        thunks[_pipeline_name(name)] = lambda: pipeline.predict_proba(X)
     return thunks
+
+
+def _pipeline_name(name):
+    """The scikit-learn pipeline an input's predict_proba is compared with."""
+    return BINNING_PIPELINE if name == "float64 array" else PIPELINE
 
 
 def _adaboost(AdaBoostClassifier, CategoricalNB):
@@ -301,7 +315,7 @@ def _targets(rows):
                                           best[dask_name, n, k, p] / best[path, n, k, p], 1.3, at_most=True))
             for name in IN_MEMORY:
                 key = (name, n, k)
-                peer = "sklearn CategoricalNB.predict_proba" if name in CODES else PIPELINE
+                peer = "sklearn CategoricalNB.predict_proba" if name in CODES else _pipeline_name(name)
                 if (*key, peer) in best and (*key, "predict_proba") in best:
                     targets.append(Target(f"{name}, {n} rows, {k} classes: {peer} / nbparallel predict_proba",
                                           best[(*key, peer)] / best[(*key, "predict_proba")], 10, at_most=False))
