@@ -71,19 +71,27 @@ class CountedFit:
         binned attributes); all zeros when the attribute is ignored.
     counts : ndarray, shape (n_values, n_classes)
         The training counts, rows aligned with ``log_prob``.
-    labels : list of str
-        The values' labels: category names or bin intervals.
     edges : ndarray or None
         A binned attribute's inner edges after empty-bin elimination.
     ignored : bool
         Fewer than two observed values: it carries no evidence.
+    categories : list or None
+        A categorical attribute's categories (the schema's list, not copied).
     """
 
     log_prob: np.ndarray
     counts: np.ndarray
-    labels: list
     edges: np.ndarray | None
     ignored: bool
+    categories: list | None = None
+
+    @property
+    def labels(self):
+        """The values' labels: category names or bin intervals, made when asked (a model derived for scoring
+        alone, as each fold's in cross-validation, never formats them)."""
+        if self.edges is None:
+            return [str(v) for v in self.categories]
+        return interval_labels(self.edges)[:len(self.log_prob)]
 
 
 def smoothed_log_prob(cells, seen, sizes, f):
@@ -169,7 +177,7 @@ class Categorical(Counted):
         sizes = [len(c) for c in cells]
         logp, ignored = smoothed_log_prob(stacked, stacked.sum(axis=1) > 0, sizes, f)
         bounds = np.concatenate([[0], np.cumsum(sizes)])
-        return [CountedFit(logp[a:b], c, [str(v) for v in at.categories], None, bool(skip))
+        return [CountedFit(logp[a:b], c, None, bool(skip), at.categories)
                 for at, c, a, b, skip in zip(attributes, cells, bounds[:-1], bounds[1:], ignored)]
 
 
@@ -190,15 +198,25 @@ class BinnedNumeric(Counted):
         return FinalBins(edges, n_bins, empty)
 
     @staticmethod
-    def derive(attribute, cells, f, supervised=False):
-        """The :class:`CountedFit` of its bins' counts ``cells``: empty bins eliminated (SPSS), with
-        ``supervised`` summed into MDL intervals, then smoothed."""
-        kept, edges = merged_bins(cells.sum(axis=1), attribute.edges())
-        cells = cells[kept]
-        if supervised:
-            cells, edges = mdl_intervals(cells, edges)
-        logp, ignored = smoothed_log_prob(cells, np.ones(len(cells), dtype=bool), [len(cells)], f)
-        return CountedFit(logp, cells, interval_labels(edges)[:len(cells)], edges, bool(ignored[0]))
+    def derive(attributes, cells, f, supervised=False):
+        """The :class:`CountedFit` of each of ``attributes`` from its bins' counts (``cells``, a list of bins x
+        classes arrays): empty bins eliminated (SPSS), with ``supervised`` summed into MDL intervals, then all
+        smoothed together, as one model has many."""
+        merged = []
+        for attribute, counts in zip(attributes, cells):
+            kept, edges = merged_bins(counts.sum(axis=1), attribute.edges())
+            counts = counts[kept]
+            if supervised:
+                counts, edges = mdl_intervals(counts, edges)
+            merged.append((counts, edges))
+        if not merged:
+            return []
+        stacked = np.concatenate([counts for counts, _ in merged])
+        sizes = [len(counts) for counts, _ in merged]
+        logp, ignored = smoothed_log_prob(stacked, np.ones(len(stacked), dtype=bool), sizes, f)
+        bounds = np.concatenate([[0], np.cumsum(sizes)])
+        return [CountedFit(logp[a:b], counts, edges, bool(skip))
+                for (counts, edges), a, b, skip in zip(merged, bounds[:-1], bounds[1:], ignored)]
 
 
 @dataclass(frozen=True, eq=False)

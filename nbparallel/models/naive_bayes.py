@@ -429,10 +429,12 @@ class NaiveBayes(PartitionedClassifier):
         supervised = getattr(self, "n_bins", None) == MDL  # subclasses may have no n_bins
         counted = schema.counted().attributes
         categorical = [a for a, at in enumerate(counted) if at.kind != NUMERIC]
+        binned = [a for a, at in enumerate(counted) if at.kind == NUMERIC]
         fits = dict(zip(categorical, kinds.Categorical.derive([counted[a] for a in categorical],
                                                               [counts.attribute(a) for a in categorical], f)))
-        fits = [fits[a] if a in fits else kinds.BinnedNumeric.derive(at, counts.attribute(a), f, supervised)
-                for a, at in enumerate(counted)]
+        fits.update(zip(binned, kinds.BinnedNumeric.derive([counted[a] for a in binned],
+                                                           [counts.attribute(a) for a in binned], f, supervised)))
+        fits = [fits[a] for a in range(len(counted))]
         gaussian = schema.by_kind(GAUSSIAN)
         self.gaussian_features_ = _names(gaussian)
         gaussian_fit = kinds.GaussianNumeric.derive(self.moments_, self.var_smoothing) if gaussian else None
@@ -445,19 +447,15 @@ class NaiveBayes(PartitionedClassifier):
         self.counted_fits_ = list(counted_fits)
         counted = dict(zip(_names(schema.counted().attributes), self.counted_fits_))
         self.bin_edges_ = {name: fit.edges for name, fit in counted.items() if fit.edges is not None}
-        labelled = {name: (fit.log_prob, fit.labels) for name, fit in counted.items()}
         self._gaussian_fit = gaussian_fit
         ignored = {name for name, fit in counted.items() if fit.ignored}
         if gaussian_fit is not None:
             self.theta_, self.var_, self.epsilon_ = gaussian_fit.theta, gaussian_fit.var, gaussian_fit.epsilon
             self._gaussian_positions = [schema.position_of(c) for c in self.gaussian_features_]
             ignored |= {c for c, unseen in zip(self.gaussian_features_, gaussian_fit.ignored) if unseen}
-            labelled.update({c: (np.vstack([gaussian_fit.theta[:, g], gaussian_fit.var[:, g]]),
-                                 kinds.GaussianNumeric.labels) for g, c in enumerate(self.gaussian_features_)})
         self.ignored_attributes_ = [c for c in schema.columns if c in ignored]
         self.feature_log_prob_ = [counted[c].log_prob if c in counted else np.zeros((0, n_classes))
                                   for c in schema.columns]
-        self._labelled_log_probabilities = labelled
         self.__dict__.pop("log_probabilities_", None)  # built again from these fits on the next access
         self._log_table, self._log_offsets = kinds.Counted.log_table(self.counted_fits_, n_classes)
         binned = [fit for at, fit in zip(schema.counted().attributes, self.counted_fits_) if at.kind == NUMERIC]
@@ -468,7 +466,12 @@ class NaiveBayes(PartitionedClassifier):
         """See the class docstring; built on first access (a DataFrame per column cost more than a small fit)."""
         if "counts_" not in vars(self):
             raise AttributeError("log_probabilities_ is set by fit")
-        labelled = self._labelled_log_probabilities
+        counted = zip(_names(self.schema_.counted().attributes), self.counted_fits_)
+        labelled = {name: (fit.log_prob, fit.labels) for name, fit in counted}
+        gaussian = self._gaussian_fit
+        if gaussian is not None:
+            labelled.update({c: (np.vstack([gaussian.theta[:, g], gaussian.var[:, g]]), kinds.GaussianNumeric.labels)
+                             for g, c in enumerate(self.gaussian_features_)})
         return {c: pd.DataFrame(labelled[c][0], index=labelled[c][1], columns=self.classes_)
                 for c in self.schema_.columns}
 
