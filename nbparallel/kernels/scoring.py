@@ -226,6 +226,25 @@ def _exponentials(sums, n_rows, n_columns, lanes, n_classes, tops, odds):
 
 
 @njit(nogil=True, cache=True)
+def _binary_exponentials(sums, n_rows, tops, odds):
+    """Two classes: each of ``n_rows`` rows' ``exp(lower score - top)`` into ``odds[j]`` (the top's
+    exponential, 1, is left out) and the rows' sums of exponentials returned: the numbers of
+    :func:`_exponentials`, bit for bit, from half its exponentials. Each exponent is the sum of the two
+    lanes' exponents of :func:`~nbparallel.kernels.vectors.minus_top`, one of which is exactly 0 (both at a
+    tie; NaN where a score is NaN, as there)."""
+    for j in range(n_rows):
+        top = tops[j]
+        s0, s1 = sums[2 * j], sums[2 * j + 1]
+        odds[j] = (0.0 if s0 == top else s0 - top) + (0.0 if s1 == top else s1 - top)
+    for q in range(0, n_rows, EXP_LANES):
+        store(odds, q, exp(load(odds, q, EXP_LANES)))
+    totals = np.ones(n_rows + EXP_LANES)
+    for j in range(n_rows):
+        totals[j] = 1.0 + odds[j]
+    return totals
+
+
+@njit(nogil=True, cache=True)
 def _tops(sums, n_rows, n_columns, lanes, order, tops):
     """Each of ``n_rows`` rows' largest score, into ``tops``."""
     for j in range(n_rows):
@@ -287,12 +306,19 @@ def _scores_kernel(first, second, extra, offsets, table, prior, lanes, order, mo
                     _store_classes(flat, to + k, load(sums, j * n_columns + k, lanes), n_classes - k, width)
             continue
         _tops(sums, n, n_columns, lanes, order, tops)
-        totals = _exponentials(sums, n, n_columns, lanes, n_classes, tops, odds)
+        if n_classes == 2:
+            totals = _binary_exponentials(sums, n, tops, odds)
+        else:
+            totals = _exponentials(sums, n, n_columns, lanes, n_classes, tops, odds)
         if mode == LOG_POSTERIOR:
             _logs(totals, n)
         for j in range(n):
             at, to = j * n_columns, (start + j) * n_classes
-            if mode == POSTERIOR:
+            if mode == POSTERIOR and n_classes == 2:  # the top's exponential is 1: the scale itself
+                scale = 1.0 / totals[j]
+                flat[to] = scale if sums[at] == tops[j] else odds[j] * scale
+                flat[to + 1] = scale if sums[at + 1] == tops[j] else odds[j] * scale
+            elif mode == POSTERIOR:
                 scale = 1.0 / totals[j]
                 for k in range(0, n_columns, width):
                     _store_classes(flat, to + k, times(load(odds, j * n_classes + k, lanes), scale), n_classes - k,
@@ -337,11 +363,29 @@ def _one_vs_rest_counts(odds, n_rows, n_classes, totals, largest, truth, mantiss
 
 
 @njit(nogil=True, cache=True, error_model="numpy")
+def _binary_counts(sums, n_rows, truth, mantissa_bits, cells, counts):
+    """Add the ROC counts of two classes' rows with a known class (``truth >= 0``): ``counts[0, 0 if the
+    row's class is 1 else 1, log_odds_bin(score 1 - score 0)]``. The bins are found first, by selects that
+    the compiler vectorises (the same bins as :func:`log_odds_bin`'s branches), then counted."""
+    half = SCORE_OCTAVES << mantissa_bits
+    scale = (1 << mantissa_bits) / LN2
+    n_bins = counts.shape[2]
+    for j in range(n_rows):
+        log_odds = sums[2 * j + 1] - sums[2 * j]
+        x = 0.0 if log_odds != log_odds else min(max(np.floor(log_odds * scale), -half), half - 1)
+        cells[j] = half + np.int64(x) + (truth[j] != 1) * n_bins
+    flat = counts.reshape(-1)
+    for j in range(n_rows):
+        if truth[j] >= 0:
+            flat[cells[j]] += 1
+
+
+@njit(nogil=True, cache=True, error_model="numpy")
 def _evaluation_kernel(first, second, extra, offsets, table, prior, lanes, order, truth, log_eps, log_1m_eps,
-                       mantissa_bits, confusion, histogram, counts, sums_out):
+                       mantissa_bits, confusion, counts, sums_out):
     """The sums of :func:`evaluate_rows` over the rows with a known class: confusion, sum of log P(y|x) and
-    the clipped log loss (into ``sums_out``), and the ROC counts (two classes: ``histogram``, binned by
-    log-odds; more: ``counts``, one-vs-rest, of every class)."""
+    the clipped log loss (into ``sums_out``), and the ROC counts (two classes: class 1's, binned by log-odds;
+    more: one-vs-rest, of every class)."""
     n_columns = prior.shape[0]
     n_classes = order.shape[0]
     step = block_rows(n_columns)
@@ -363,8 +407,11 @@ def _evaluation_kernel(first, second, extra, offsets, table, prior, lanes, order
             t = truth[start + j]
             if t >= 0:
                 confusion[t, best] += 1
-        totals = _exponentials(sums, n, n_columns, lanes, n_classes, tops, odds)
-        log_totals = totals.copy()
+        if n_classes == 2:
+            log_totals = _binary_exponentials(sums, n, tops, odds)
+        else:
+            totals = _exponentials(sums, n, n_columns, lanes, n_classes, tops, odds)
+            log_totals = totals.copy()
         _logs(log_totals, n)
         for j in range(n):
             t = truth[start + j]
@@ -375,9 +422,9 @@ def _evaluation_kernel(first, second, extra, offsets, table, prior, lanes, order
             log_likelihood += log_p
             # -log of P(y|x) clipped to [eps, 1 - eps], compared in log space: no exp
             loss -= log_eps if log_p < log_eps else min(log_p, log_1m_eps)
-            if n_classes == 2:
-                histogram[0, np.int64(t != 1), log_odds_bin(sums[at + 1] - sums[at], mantissa_bits)] += 1.0
-        if n_classes > 2:
+        if n_classes == 2:
+            _binary_counts(sums, n, truth[start:stop], mantissa_bits, cells.reshape(-1), counts)
+        elif n_classes > 2:
             _one_vs_rest_counts(odds, n, n_classes, totals, largest, truth[start:stop], mantissa_bits, cells,
                                 counts)
     sums_out[0] += log_likelihood
@@ -576,13 +623,11 @@ def evaluate_rows(first, second, table, offsets, log_prior, order, truth, *, ext
     order = np.array(order, dtype=np.int64)
     bits = histogram_bits(n_classes)
     confusion = np.zeros((n_classes, n_classes), dtype=np.int64)
-    histogram = np.zeros((1 if n_classes <= 2 else n_classes, 2, n_score_bins(bits)))
-    counts = np.zeros(histogram.shape if n_classes > 2 else (0, 2, 0), dtype=np.int32)  # half float64's cache
+    # counted as int32 (half float64's cache), returned as float64 (histograms of rows add across partitions)
+    counts = np.zeros((1 if n_classes <= 2 else n_classes, 2, n_score_bins(bits)), dtype=np.int32)
     sums = np.zeros(2)
     eps = np.finfo(np.float64).eps
     outside = _evaluation_kernel(*arguments, order, truth, np.log(eps), np.log1p(-eps),
-                                 bits, confusion, histogram, counts, sums)
+                                 bits, confusion, counts, sums)
     _raise_out_of_table(outside, first, second, offsets)
-    if n_classes > 2:
-        histogram += counts
-    return confusion, float(sums[0]), float(sums[1]), histogram
+    return confusion, float(sums[0]), float(sums[1]), counts.astype(np.float64)
