@@ -9,11 +9,12 @@ attributes, a third of the loads and additions. A row's score is the log prior, 
 attribute order (each the sum of its attributes' terms in attribute order): the sum attribute by attribute up
 to rounding.
 
-The rows go by blocks that stay in a core's cache: a kernel sums each row's scores and shifts each restart's
-by their largest; numpy's vectorised ``exp`` takes the block (several exps per instruction, where a compiled
-loop calls the scalar library exp per score); a kernel normalises each row per restart and adds its
-responsibilities into the rows of its codes; numpy's ``log`` takes the block's normalisers, and a last kernel
-adds the rows' log-likelihoods and cluster sizes in row order. A restart's clusters are summed and added in
+The rows go by blocks that stay in a core's cache, all in one compiled call: each row's scores are summed and
+each restart's shifted by their largest; the block's exponentials are taken eight lanes at a time
+(:func:`nbparallel.kernels.vectors.exp`, where a plain compiled loop calls the scalar library exp per score);
+each row is normalised per restart and its responsibilities added into the rows of its codes; the
+normalisers' logarithms are taken as the exponentials are, and the rows' log-likelihoods and cluster sizes
+added in row order. A restart's clusters are summed and added in
 registers, four columns at a time, and the number of clusters (up to four) or of columns in a group of four
 is a constant of each compiled loop (:func:`_score_rows`, :func:`_add_rows`, :func:`_row_sums`), not a
 variable tested in every step of the inner loops. No padded column is loaded or added.
@@ -23,7 +24,8 @@ import numpy as np
 from numba import njit
 
 from nbparallel.kernels.checks import CODE_DTYPES, check_offsets, require_array, require_dtype
-from nbparallel.kernels.scoring import block_rows
+from nbparallel.kernels.scoring import EXP_LANES, block_rows
+from nbparallel.kernels.vectors import exp, load, log, store
 
 JOINT_CELLS = 1 << 14  # cells of a group's table (128 KiB of float64: it stays in a core's cache)
 
@@ -400,6 +402,40 @@ def _block_totals_kernel(weights, start, resp, tops, log_norms, totals, log_like
         log_likelihood[r] = total
 
 
+@njit(nogil=True, cache=True, inline="always")
+def _in_place(values, logarithm):
+    """``exp`` (or ``log``) of every value of ``values`` (1-D, contiguous), :data:`EXP_LANES` lanes at a time;
+    the last values through a vector of their own, so every value gets the same bits wherever it lies."""
+    whole = values.shape[0] - values.shape[0] % EXP_LANES
+    for q in range(0, whole, EXP_LANES):
+        vector = load(values, q, EXP_LANES)
+        store(values, q, log(vector) if logarithm else exp(vector))
+    if whole < values.shape[0]:
+        tail = np.ones(EXP_LANES)
+        tail[:values.shape[0] - whole] = values[whole:]
+        vector = load(tail, 0, EXP_LANES)
+        store(tail, 0, log(vector) if logarithm else exp(vector))
+        values[whole:] = tail[:values.shape[0] - whole]
+
+
+@njit(nogil=True, cache=True, error_model="numpy")
+def _expected_counts_kernel(codes, offsets, joint, log_prior, n_clusters, weights, step, counts, totals,
+                            log_likelihood):
+    """:func:`expected_counts` of rows ``0 ..`` a block of ``step`` rows at a time: scores, exponentials,
+    responsibilities added, logarithms of the normalisers, totals."""
+    n_rows, n_columns = codes.shape[0], log_prior.shape[0]
+    n_restarts = n_columns // n_clusters
+    block, tops, norms = np.empty((step, n_columns)), np.empty((step, n_restarts)), np.empty((step, n_restarts))
+    for start in range(0, n_rows, step):
+        size = min(step, n_rows - start)
+        resp, top, norm = block[:size], tops[:size], norms[:size]
+        _block_scores_kernel(codes, offsets, joint, log_prior, n_clusters, start, resp, top)
+        _in_place(block.reshape(-1)[:size * n_columns], False)
+        _block_add_kernel(codes, offsets, n_clusters, start, weights, resp, norm, counts)
+        _in_place(norms.reshape(-1)[:size * n_restarts], True)
+        _block_totals_kernel(weights, start, resp, top, norm, totals, log_likelihood)
+
+
 def expected_counts(codes, table, log_prior, n_clusters, weights):
     """The E-step of a partition in one pass: responsibilities of every restart x cluster, normalised per
     restart and weighted, added into a table like ``table``.
@@ -439,17 +475,10 @@ def expected_counts(codes, table, log_prior, n_clusters, weights):
         raise ValueError(f"weights must have shape ({len(codes)},), got {weights.shape}")
     joint = codes.join_table(table).ravel()
     log_prior = np.ascontiguousarray(log_prior)
-    n_rows, n_restarts, n_clusters = len(codes), n_columns // n_clusters, int(n_clusters)
+    n_restarts, n_clusters = n_columns // n_clusters, int(n_clusters)
     counts = np.zeros((int(codes.offsets[-1]), n_columns))
     totals, log_likelihood = np.zeros((1, n_columns)), np.zeros(n_restarts)
-    step = min(block_rows(n_columns), max(n_rows, 1))
-    block, tops, norms = np.empty((step, n_columns)), np.empty((step, n_restarts)), np.empty((step, n_restarts))
-    for start in range(0, n_rows, step):
-        size = min(step, n_rows - start)
-        resp, top, norm = block[:size], tops[:size], norms[:size]
-        _block_scores_kernel(codes.codes, codes.offsets, joint, log_prior, n_clusters, start, resp, top)
-        np.exp(resp, out=resp)
-        _block_add_kernel(codes.codes, codes.offsets, n_clusters, start, weights, resp, norm, counts.ravel())
-        np.log(norm, out=norm)
-        _block_totals_kernel(weights, start, resp, top, norm, totals, log_likelihood)
+    step = min(block_rows(n_columns), max(len(codes), 1))
+    _expected_counts_kernel(codes.codes, codes.offsets, joint, log_prior, n_clusters, weights, step,
+                            counts.ravel(), totals, log_likelihood)
     return codes.split_counts(counts), totals[0], log_likelihood
