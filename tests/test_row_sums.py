@@ -13,8 +13,8 @@ from scipy.special import logsumexp
 
 from nbparallel.kernels.row_sums import FAST_COLUMNS, SHARED_POSITIONS_BYTES, padded_table, vector_width
 from nbparallel.kernels.vectors import exp, load, log, store
-from nbparallel.kernels.scoring import (JOINT, LOG_POSTERIOR, POSTERIOR, best_of_rows, evaluate_rows, histogram_bits,
-                                        log_odds_bin, n_score_bins, score_bin, score_rows)
+from nbparallel.kernels.scoring import (JOINT, LOG_POSTERIOR, POSTERIOR, SCORE_OCTAVES, best_of_rows, evaluate_rows,
+                                        histogram_bits, n_score_bins, score_bin, score_rows)
 
 
 def problem(n_rows, n_classes, seed, *, layout="C", specials=False, extra=False, sizes=(3, 5, 2, 4, 6)):
@@ -176,10 +176,14 @@ def test_evaluation_sums_equal_the_references(n_classes, n_rows, specials):
     if n_classes > 2:
         np.testing.assert_array_equal(histogram, want[3])
     else:  # binned by log-odds: the same bins as the odds' up to their shape within an octave
-        by_row = np.zeros_like(histogram)  # each row's bin by the scalar function, NaN and infinities too
+        # each row's bin, of width log(2) / 2**bits in log-odds, by numpy: NaN and infinities too
+        half, known = SCORE_OCTAVES << histogram_bits(2), truth >= 0
         with np.errstate(invalid="ignore"):
-            for scores, t in zip(jll[truth >= 0], truth[truth >= 0]):
-                by_row[0, int(t != 1), log_odds_bin(scores[1] - scores[0], histogram_bits(2))] += 1
+            log_odds = jll[known, 1] - jll[known, 0]
+            steps = np.clip(np.floor(log_odds * ((1 << histogram_bits(2)) / np.log(2))), -half, half - 1)
+        bins = np.where(np.isnan(log_odds), half, half + np.nan_to_num(steps)).astype(np.int64)
+        by_row = np.zeros_like(histogram)
+        np.add.at(by_row, (0, (truth[known] != 1).astype(np.int64), bins), 1)
         np.testing.assert_array_equal(histogram, by_row)
         np.testing.assert_allclose(np.cumsum(histogram[0, 0])[::1 << histogram_bits(2)],
                                    np.cumsum(want[3][0, 0])[::1 << histogram_bits(2)], atol=2)

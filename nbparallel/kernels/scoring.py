@@ -162,16 +162,11 @@ def _bin_of_bits(odds, bits, mantissa_bits):
 def log_odds_bin(log_odds, mantissa_bits):
     """The bin of a score given as its log-odds, in the histogram of :func:`score_bin` (the same bins up to
     their shape within an octave: here of equal width ``log(2) / 2**mantissa_bits`` in log-odds), with no
-    transcendental function: the two-class evaluation's."""
+    transcendental function and no branch (selects, so that a loop of them is vectorised): the two-class
+    evaluation's."""
     half = SCORE_OCTAVES << mantissa_bits
-    if np.isnan(log_odds):
-        return half
-    x = log_odds * ((1 << mantissa_bits) / LN2)
-    if x >= half:
-        return 2 * half - 1
-    if x < -half:
-        return 0
-    return half + int(np.floor(x))
+    x = min(max(np.floor(log_odds * ((1 << mantissa_bits) / LN2)), -half), half - 1)
+    return half + np.int64(0.0 if np.isnan(log_odds) else x)
 
 
 # Each kernel takes the padded table of :func:`~nbparallel.kernels.row_sums.padded_table` and its ``lanes``,
@@ -365,15 +360,11 @@ def _one_vs_rest_counts(odds, n_rows, n_classes, totals, largest, truth, mantiss
 @njit(nogil=True, cache=True, error_model="numpy")
 def _binary_counts(sums, n_rows, truth, mantissa_bits, cells, counts):
     """Add the ROC counts of two classes' rows with a known class (``truth >= 0``): ``counts[0, 0 if the
-    row's class is 1 else 1, log_odds_bin(score 1 - score 0)]``. The bins are found first, by selects that
-    the compiler vectorises (the same bins as :func:`log_odds_bin`'s branches), then counted."""
-    half = SCORE_OCTAVES << mantissa_bits
-    scale = (1 << mantissa_bits) / LN2
+    row's class is 1 else 1, log_odds_bin(score 1 - score 0)]``. The rows' cells are found first, in a loop
+    the compiler vectorises, then counted."""
     n_bins = counts.shape[2]
     for j in range(n_rows):
-        log_odds = sums[2 * j + 1] - sums[2 * j]
-        x = 0.0 if log_odds != log_odds else min(max(np.floor(log_odds * scale), -half), half - 1)
-        cells[j] = half + np.int64(x) + (truth[j] != 1) * n_bins
+        cells[j] = log_odds_bin(sums[2 * j + 1] - sums[2 * j], mantissa_bits) + (truth[j] != 1) * n_bins
     flat = counts.reshape(-1)
     for j in range(n_rows):
         if truth[j] >= 0:
