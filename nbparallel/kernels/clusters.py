@@ -24,8 +24,7 @@ import numpy as np
 from numba import njit
 
 from nbparallel.kernels.checks import CODE_DTYPES, check_offsets, require_array, require_dtype
-from nbparallel.kernels.scoring import EXP_LANES, block_rows
-from nbparallel.kernels.vectors import exp, load, log, store
+from nbparallel.kernels.scoring import EXP_LANES, block_rows, exps, logs
 
 JOINT_CELLS = 1 << 14  # cells of a group's table (128 KiB of float64: it stays in a core's cache)
 
@@ -402,22 +401,6 @@ def _block_totals_kernel(weights, start, resp, tops, log_norms, totals, log_like
         log_likelihood[r] = total
 
 
-@njit(nogil=True, cache=True, inline="always")
-def _in_place(values, logarithm):
-    """``exp`` (or ``log``) of every value of ``values`` (1-D, contiguous), :data:`EXP_LANES` lanes at a time;
-    the last values through a vector of their own, so every value gets the same bits wherever it lies."""
-    whole = values.shape[0] - values.shape[0] % EXP_LANES
-    for q in range(0, whole, EXP_LANES):
-        vector = load(values, q, EXP_LANES)
-        store(values, q, log(vector) if logarithm else exp(vector))
-    if whole < values.shape[0]:
-        tail = np.ones(EXP_LANES)
-        tail[:values.shape[0] - whole] = values[whole:]
-        vector = load(tail, 0, EXP_LANES)
-        store(tail, 0, log(vector) if logarithm else exp(vector))
-        values[whole:] = tail[:values.shape[0] - whole]
-
-
 @njit(nogil=True, cache=True, error_model="numpy")
 def _expected_counts_kernel(codes, offsets, joint, log_prior, n_clusters, weights, step, counts, totals,
                             log_likelihood):
@@ -425,14 +408,18 @@ def _expected_counts_kernel(codes, offsets, joint, log_prior, n_clusters, weight
     responsibilities added, logarithms of the normalisers, totals."""
     n_rows, n_columns = codes.shape[0], log_prior.shape[0]
     n_restarts = n_columns // n_clusters
-    block, tops, norms = np.empty((step, n_columns)), np.empty((step, n_restarts)), np.empty((step, n_restarts))
+    # the scores and normalisers with room for whole vectors of exponentials and logarithms past them
+    scores = np.empty(step * n_columns + EXP_LANES)
+    normalisers = np.empty(step * n_restarts + EXP_LANES)
+    block, tops = scores[:step * n_columns].reshape((step, n_columns)), np.empty((step, n_restarts))
+    norms = normalisers[:step * n_restarts].reshape((step, n_restarts))
     for start in range(0, n_rows, step):
         size = min(step, n_rows - start)
         resp, top, norm = block[:size], tops[:size], norms[:size]
         _block_scores_kernel(codes, offsets, joint, log_prior, n_clusters, start, resp, top)
-        _in_place(block.reshape(-1)[:size * n_columns], False)
+        exps(scores, size * n_columns)
         _block_add_kernel(codes, offsets, n_clusters, start, weights, resp, norm, counts)
-        _in_place(norms.reshape(-1)[:size * n_restarts], True)
+        logs(normalisers, size * n_restarts)
         _block_totals_kernel(weights, start, resp, top, norm, totals, log_likelihood)
 
 

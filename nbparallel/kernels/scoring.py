@@ -215,8 +215,7 @@ def _exponentials(sums, n_rows, n_columns, lanes, n_classes, tops, odds):
         for k in range(0, n_columns, width):
             _store_classes(odds, j * n_classes + k, minus_top(load(sums, j * n_columns + k, lanes), tops[j]),
                            n_classes - k, width)
-    for q in range(0, n_rows * n_classes, EXP_LANES):
-        store(odds, q, exp(load(odds, q, EXP_LANES)))
+    exps(odds, n_rows * n_classes)
     return _class_totals(odds, n_rows, n_classes)
 
 
@@ -231,8 +230,7 @@ def _binary_exponentials(sums, n_rows, tops, odds):
         top = tops[j]
         s0, s1 = sums[2 * j], sums[2 * j + 1]
         odds[j] = (0.0 if s0 == top else s0 - top) + (0.0 if s1 == top else s1 - top)
-    for q in range(0, n_rows, EXP_LANES):
-        store(odds, q, exp(load(odds, q, EXP_LANES)))
+    exps(odds, n_rows)
     totals = np.ones(n_rows + EXP_LANES)
     for j in range(n_rows):
         totals[j] = 1.0 + odds[j]
@@ -247,8 +245,17 @@ def _tops(sums, n_rows, n_columns, lanes, order, tops):
 
 
 @njit(nogil=True, cache=True)
-def _logs(values, n):
-    """``log`` of the first ``n`` of ``values`` (whole vectors: the buffer's tail too), in place."""
+def exps(values, n):
+    """``exp`` of the first ``n`` of ``values``, in place, :data:`EXP_LANES` lanes at a time: whole vectors,
+    so the buffer must hold ``EXP_LANES - 1`` values past them (their results unused). Lane by lane, so a
+    value's bits do not depend on where it lies."""
+    for q in range(0, n, EXP_LANES):
+        store(values, q, exp(load(values, q, EXP_LANES)))
+
+
+@njit(nogil=True, cache=True)
+def logs(values, n):
+    """``log`` of the first ``n`` of ``values``, in place, as :func:`exps` takes them."""
     for q in range(0, n, EXP_LANES):
         store(values, q, log(load(values, q, EXP_LANES)))
 
@@ -306,7 +313,7 @@ def _scores_kernel(first, second, extra, offsets, table, prior, lanes, order, mo
         else:
             totals = _exponentials(sums, n, n_columns, lanes, n_classes, tops, odds)
         if mode == LOG_POSTERIOR:
-            _logs(totals, n)
+            logs(totals, n)
         for j in range(n):
             at, to = j * n_columns, (start + j) * n_classes
             if mode == POSTERIOR and n_classes == 2:  # the top's exponential is 1: the scale itself
@@ -403,7 +410,7 @@ def _evaluation_kernel(first, second, extra, offsets, table, prior, lanes, order
         else:
             totals = _exponentials(sums, n, n_columns, lanes, n_classes, tops, odds)
             log_totals = totals.copy()
-        _logs(log_totals, n)
+        logs(log_totals, n)
         for j in range(n):
             t = truth[start + j]
             if t < 0:
