@@ -27,7 +27,7 @@ the shortest passes are the noisiest on a shared machine.
 A subset runs with ``NBPARALLEL_BENCH_INPUTS`` (input names, comma-separated), ``NBPARALLEL_BENCH_PASSES``
 (pass names; ``fit`` is always timed), ``NBPARALLEL_BENCH_CLASSES`` (default ``2,20``) and
 ``NBPARALLEL_BENCH_PEERS=0`` (no scikit-learn peers); it is written as ``passes-partial.*``, never over the
-full table.
+full table. ``NBPARALLEL_BENCH_WORKERS`` (default 2) sets the threads of every pass (a many-core machine's run).
 """
 
 from __future__ import annotations
@@ -44,7 +44,7 @@ import pandas as pd
 
 from .report import Result, Target
 
-N_ATTRIBUTES, N_VALUES, N_FILES, WORKERS = 20, 10, 20, 2
+N_ATTRIBUTES, N_VALUES, N_FILES = 20, 10, 20
 NAMES = [f"a{j}" for j in range(N_ATTRIBUTES)]
 LEVELS = np.array([f"v{v}" for v in range(N_VALUES)], dtype=object)
 
@@ -242,11 +242,12 @@ def run(ctx):
     passes = set(_chosen("NBPARALLEL_BENCH_PASSES", PASSES)) | {"fit"}
     class_counts = [int(k) for k in _chosen("NBPARALLEL_BENCH_CLASSES", ["2", "20"])]
     peers = os.environ.get("NBPARALLEL_BENCH_PEERS", "1") != "0"
+    workers = int(os.environ.get("NBPARALLEL_BENCH_WORKERS", "2"))
     unknown = sorted(set(inputs) - set(INPUTS)) + sorted(passes - set(PASSES))
     if unknown:
         raise ValueError(f"unknown inputs or passes {unknown}: inputs are {INPUTS}, passes {PASSES}")
-    partial = (inputs != INPUTS or passes != set(PASSES) or class_counts != [2, 20] or not peers)
-    with dask.config.set(scheduler="threads", num_workers=WORKERS):
+    partial = (inputs != INPUTS or passes != set(PASSES) or class_counts != [2, 20] or not peers or workers != 2)
+    with dask.config.set(scheduler="threads", num_workers=workers):
         for n_rows in sizes:
             for n_classes in class_counts:
                 codes, y = make_data(n_rows, n_classes)
@@ -285,7 +286,7 @@ def run(ctx):
     notes += [
         ("fit: best seconds; every other column: the pass (per boosting round, per EM iteration) as a multiple "
         "of the same input's fit, same run, same process"),
-        (f"{WORKERS} threads (Dask's threaded scheduler); peers on one thread (scikit-learn is single-threaded), "
+        (f"{workers} threads (Dask's threaded scheduler); peers on one thread (scikit-learn is single-threaded), "
          f"at up to {PEER_ROWS:,} rows"),
         ("boosting round = BoostedNaiveBayes(n_rounds=5).fit / 5 (its schema and first counting pass included); "
          "EM iteration = AutoClass(3 clusters, 1 restart, max_iter=10, tol=0).fit / 10 (its schema pass included)"),
@@ -293,8 +294,8 @@ def run(ctx):
     parameters = {"sizes": sizes, "inputs": inputs, "passes": sorted(passes), "classes": class_counts,
                   "max_repeat": max_repeat, "fast_budget_s": FAST_BUDGET_S, "attributes": N_ATTRIBUTES,
                   "values": N_VALUES, "files": N_FILES,
-                  "workers": WORKERS, "repeat": repeat, "budget_s": budget, "load_average": os.getloadavg()}
-    notes += ["partial run: a subset of the inputs, passes, classes or peers"] if partial else []
+                  "workers": workers, "repeat": repeat, "budget_s": budget, "load_average": os.getloadavg()}
+    notes += ["partial run: a subset of the inputs, passes, classes or peers, or other than 2 threads"] if partial else []
     return Result("passes-partial" if partial else "passes", rows, summary, _plot, parameters, _targets(rows), notes)
 
 

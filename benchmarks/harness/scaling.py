@@ -1,9 +1,11 @@
-"""Strong and weak scaling of training against the number of workers.
+"""Strong and weak scaling of training and scoring against the number of workers.
 
-Three series are timed on the same data: ``NaiveBayes.fit`` on pre-encoded
+Four series are timed on the same data: ``NaiveBayes.fit`` on pre-encoded
 uint8 categorical data (``categorical_features="all"``), ``NaiveBayes.fit`` on
-float data binned in the pass, and the bare counting pass on pre-encoded
-partitions (engine and kernel only, no schema pass or encoding).
+float data binned in the pass, the bare counting pass on pre-encoded
+partitions (engine and kernel only, no schema pass or encoding), and
+``NaiveBayes.evaluate`` of the uint8 data by its fitted model (a scoring pass:
+every row scored, with its log-likelihood and ROC counts).
 """
 
 from __future__ import annotations
@@ -18,11 +20,15 @@ from .report import Result, Target
 from .timing import best_of
 
 N_ATTRIBUTES, N_VALUES = 20, 10
-SERIES = ("fit, uint8 categorical", "fit, float binned in-pass", "counting pass, pre-encoded")
+SERIES = ("fit, uint8 categorical", "fit, float binned in-pass", "counting pass, pre-encoded",
+          "evaluate, uint8 categorical")
 
 
 def _runner(series, X, y, n_partitions):
-    """A no-argument callable training once on the data as ``series`` does."""
+    """A no-argument callable training (or scoring) once on the data as ``series`` does."""
+    if series == SERIES[3]:
+        model = NaiveBayes(categorical_features="all", n_partitions=n_partitions).fit(X, y)
+        return lambda: model.evaluate(X, y)
     if series.startswith("fit"):
         kind = "all" if series == SERIES[0] else "auto"
         model = NaiveBayes(categorical_features=kind, n_partitions=n_partitions)
