@@ -47,10 +47,13 @@ def _refuse_unsupported(names, dtypes):
                             f"convert it to {advice} first")
 
 
-def target_values(column):
+def target_values(column, keep_categorical=False):
     """A target column (a pandas Series) as a numpy array of its labels: a nullable or Arrow integer column as
-    integers (Python ints and None where missing), never as floats, which would change large labels."""
+    integers (Python ints and None where missing), never as floats, which would change large labels. With
+    ``keep_categorical``, a categorical column is returned as it is (its categories and codes)."""
     dtype = column.dtype
+    if keep_categorical and isinstance(dtype, pd.CategoricalDtype):
+        return column
     if isinstance(dtype, np.dtype) or not pd.api.types.is_integer_dtype(dtype):
         return column.to_numpy()
     if not column.hasnans:

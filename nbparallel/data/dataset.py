@@ -68,7 +68,7 @@ class Dataset:
         """The name of the data's own target column, or None (no target, or target values given apart)."""
         return None if self.target in (None, JOINED_TARGET) else self.target
 
-    def map(self, fn, *args, with_info=False, tables=False):
+    def map(self, fn, *args, with_info=False, tables=False, categorical_target=False):
         """A picklable ``part -> fn(*args, X, y, w)`` for :mod:`nbparallel.engine`.
 
         With ``with_info=True``, one function per partition (the engine takes
@@ -80,11 +80,17 @@ class Dataset:
         ``X`` as the table of its columns, for the scoring passes, which code
         its dictionary columns from their indices
         (:meth:`nbparallel.data.schema.Schema.split`); else every ``X`` is a
-        DataFrame or an array.
+        DataFrame or an array. With ``categorical_target``, a target column read
+        as categorical (a Parquet dictionary column, a pandas ``category``) is
+        given as that pandas Series, for tasks that only encode it
+        (:meth:`~nbparallel.data.schema.Schema.encode_classes` codes its
+        categories once, where an array of labels costs a hash per row, under
+        Python's lock); else ``y`` is an array.
         """
+        unpack = (tables, categorical_target)
         if not with_info:
-            return partial(_apply, fn, args, self.columns, self.target, self.weight, tables)
-        return [partial(_apply_with_info, fn, args, self.columns, self.target, self.weight, info, tables)
+            return partial(_apply, fn, args, self.columns, self.target, self.weight, unpack)
+        return [partial(_apply_with_info, fn, args, self.columns, self.target, self.weight, info, unpack)
                 for info in self.partition_infos()]
 
     def partition_infos(self):
@@ -104,9 +110,10 @@ class Dataset:
         return [PartitionInfo(i, int(offsets[i])) for i in range(len(rows))]
 
 
-def _unpack(part, columns, target, weight, tables=False):
+def _unpack(part, columns, target, weight, tables=False, categorical_target=False):
     """``(X, y, w)`` of a partition; X a DataFrame or a 2-D array, or with ``tables`` the Arrow table of an
-    Arrow table's columns (its target and weight converted)."""
+    Arrow table's columns (its target and weight converted); y an array, or with ``categorical_target`` a
+    categorical target column's Series (see :meth:`Dataset.map`)."""
     if isinstance(part, tuple):
         return part
     if is_arrow_table(part):  # Parquet files' rows (see nbparallel.data.files.dataset.file_dataset)
@@ -121,7 +128,7 @@ def _unpack(part, columns, target, weight, tables=False):
             X = part[columns]
     else:
         X = part[columns]
-    y = target_values(part[target]) if target is not None else None
+    y = None if target is None else target_values(part[target], keep_categorical=categorical_target)
     w = part[weight].to_numpy() if weight is not None else None
     if w is not None:
         check_weights(w, weight)
@@ -133,12 +140,12 @@ def is_arrow_table(part):
     return type(part).__name__ == "Table" and type(part).__module__.startswith("pyarrow")
 
 
-def _apply(fn, args, columns, target, weight, tables, part):
-    return fn(*args, *_unpack(part, columns, target, weight, tables))
+def _apply(fn, args, columns, target, weight, unpack, part):
+    return fn(*args, *_unpack(part, columns, target, weight, *unpack))
 
 
-def _apply_with_info(fn, args, columns, target, weight, info, tables, part):
-    return fn(*args, *_unpack(part, columns, target, weight, tables), info)
+def _apply_with_info(fn, args, columns, target, weight, info, unpack, part):
+    return fn(*args, *_unpack(part, columns, target, weight, *unpack), info)
 
 
 def default_partitions(n_rows, n_workers=None, min_rows=65536):

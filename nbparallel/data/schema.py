@@ -31,6 +31,7 @@ from nbparallel.data.encoding import (
     integer_range,
     integer_table,
     integer_vocabulary,
+    is_categorical_series,
     numeric_values,
     observed,
     plain_array,
@@ -535,8 +536,14 @@ class Schema:
     def encode_classes(self, y, w=None):
         """Class codes 0..K-1, -1 for a missing target; unknown classes raise.
 
-        A row of weight zero is as if absent: an unknown class there is harmless.
+        A row of weight zero is as if absent: an unknown class there is harmless. A categorical Series
+        (see :meth:`nbparallel.data.dataset.Dataset.map`) has its categories coded once and its rows
+        through them.
         """
+        if is_categorical_series(y):
+            codes = self._encode_categorical(y)
+            if codes is not None:
+                return codes
         y = np.asarray(y)
         if y.dtype.kind in "iu" and len(y) and integer_range(self.classes) == (0, len(self.classes) - 1):
             if 0 <= y.min() and y.max() < len(self.classes):
@@ -552,6 +559,17 @@ class Schema:
             if np.any(unknown):
                 raise ValueError(f"y holds classes not seen in training: {sort_values(set(y[unknown].tolist()))[:5]}")
         return codes
+
+    def _encode_categorical(self, y):
+        """:meth:`encode_classes` of a categorical Series, from its categories' codes; None when a row holds
+        a category that is no class (the labels' own path then raises, or codes it for a row of weight
+        zero)."""
+        by_category = np.zeros(len(y.cat.categories) + 1, dtype=np.int32)  # the last: a missing row's (-1)
+        encode_column(pd.Series(y.cat.categories), self.classes, by_category[:-1])
+        by_category -= 1  # -1: no class, or missing
+        indices = y.array.codes
+        codes = by_category[indices]
+        return None if np.any((codes < 0) & (indices >= 0)) else codes
 
     def split(self, X):
         """``(codes, values)``: categorical codes (0 = missing or unseen) and raw numeric values.

@@ -59,9 +59,10 @@ class SparseDataset:
     token: object = None
     partition_rows: list | None = None
 
-    def map(self, fn, *args, with_info=False, tables=False):
-        """``fn(*args, X, y, w[, info])`` as a function of one partition (``tables``: as
-        :meth:`nbparallel.data.dataset.Dataset.map` takes it; no partition here is an Arrow table)."""
+    def map(self, fn, *args, with_info=False, tables=False, categorical_target=False):
+        """``fn(*args, X, y, w[, info])`` as a function of one partition (``tables`` and ``categorical_target``:
+        as :meth:`nbparallel.data.dataset.Dataset.map` takes them; no partition here is an Arrow table, and
+        every ``y`` is an array of labels)."""
         return over_parts(fn, *args, with_info=with_info)
 
 

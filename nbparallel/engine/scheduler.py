@@ -112,7 +112,9 @@ class PassScheduler:
         the first pass and whenever the partitions are not kept in memory
         (``fn`` must then rebuild it from the rows, by
         :meth:`nbparallel.data.schema.Schema.split`: ``X`` may be an Arrow
-        table, see :meth:`nbparallel.data.dataset.Dataset.map`).
+        table, and ``y`` a categorical Series that only
+        :meth:`~nbparallel.data.schema.Schema.encode_classes` reads, see
+        :meth:`nbparallel.data.dataset.Dataset.map`).
 
         Partitions that stay in this process (:func:`~nbparallel.engine.execution.runs_locally`) run on a
         thread each, without a Dask graph, as :func:`~nbparallel.engine.execution.run_pass` runs them.
@@ -120,7 +122,9 @@ class PassScheduler:
         Returns the merged summary.
         """
         start = time.perf_counter()
-        unpack = self.dataset.map(_identity, tables=True)  # a state is built by splitting the rows into codes
+        # a state is built by splitting the rows into codes and encoding the target: a categorical target
+        # column comes as its Series, not made into an array of labels on every pass
+        unpack = self.dataset.map(_identity, tables=True, categorical_target=True)
         states = self._states or [None] * len(self.dataset.partitions)
         if execution.runs_locally(self.dataset.partitions, execution.active_client()):
             leaves = execution.map_locally([partial(_stateful_leaf, unpack, fn, args, state=state) for state in states],

@@ -238,9 +238,10 @@ class _WithSchemaRun:
         """``(X, y)`` of in-memory data, to hand a splitter."""
         return _in_memory(self.dataset)
 
-    def _run(self, kind, fn, args, merge):
+    def _run(self, kind, fn, args, merge, categorical_target=False):
         start = time.perf_counter()
-        out, _ = execution.run_pass(self.dataset.partitions, self.dataset.map(fn, *args, with_info=True), merge,
+        tasks = self.dataset.map(fn, *args, with_info=True, categorical_target=categorical_target)
+        out, _ = execution.run_pass(self.dataset.partitions, tasks, merge,
                                  split_every=self.estimator.split_every, name=f"nbparallel-cv-{kind}",
                                  token=self.dataset.token, verbose=self.verbose)
         self.record(kind, start)
@@ -269,7 +270,7 @@ class _WithSchemaRun:
                                       moments=moments, **self.estimator.get_params())
 
     def score(self, models, repeats, measure):
-        return self._run("score", _score_folds, (models, repeats, measure), merge_summaries)
+        return self._run("score", _score_folds, (models, repeats, measure), merge_summaries, categorical_target=True)
 
 
 class _ByValueRun:
@@ -358,7 +359,8 @@ class _ByValueRun:
 
     def score(self, models, repeats, measure):
         start = time.perf_counter()
-        read = self.dataset.map(_score_folds, models, repeats, measure, with_info=True)  # partitions not kept
+        read = self.dataset.map(_score_folds, models, repeats, measure, with_info=True,  # partitions not kept
+                                categorical_target=True)
         fns = [partial(_score_coded, models, repeats, measure, info) if isinstance(part, CodedRows) else read[i]
                for i, (part, info) in enumerate(zip(self.parts, self.infos))]
         out, _ = execution.run_pass(self.parts, fns, merge_summaries, split_every=self.estimator.split_every,

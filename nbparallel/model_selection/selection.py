@@ -456,7 +456,7 @@ class SelectedNaiveBayes(SelectorMixin, NaiveBayes):
         if test is not None:
             subsets = [step["subset"] for step in path]
             sums, n = self._run("test", execution.run_pass, test.partitions,
-                                test.map(_test_partition, self, tables, subsets), _add_pairs,
+                                test.map(_test_partition, self, tables, subsets, categorical_target=True), _add_pairs,
                                 name="nbparallel-select-test", token=test.token)[0]
             if n <= 0:
                 raise ValueError("the test data holds no row with a known target")

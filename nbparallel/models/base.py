@@ -407,9 +407,9 @@ class PartitionedClassifier(Classifier, PartitionedModel):
         """
         check_is_fitted(self, self._fitted_attribute)
         data = self.scoring_data(X, y, sample_weight)
-        (right, total), _ = execution.run_pass(data.partitions, data.map(_accuracy_task, self, tables=True),
-                                               merge_summaries, split_every=self.split_every, name="nbparallel-score",
-                                               token=data.token, verbose=bool(self.verbose))
+        tasks = data.map(_accuracy_task, self, tables=True, categorical_target=True)
+        (right, total), _ = execution.run_pass(data.partitions, tasks, merge_summaries, split_every=self.split_every,
+                                               name="nbparallel-score", token=data.token, verbose=bool(self.verbose))
         if total == 0:
             raise ValueError("score needs rows with a known target (and a positive weight); every target is "
                              "missing")
@@ -423,9 +423,9 @@ class PartitionedClassifier(Classifier, PartitionedModel):
             raise ValueError("evaluate needs y: the target values, or the target column's name for a DataFrame "
                              "or a file")
         data = self.scoring_data(X, y)
-        summary, _ = execution.run_pass(data.partitions, data.map(_evaluation_task, self, tables=True),
-                                        merge_summaries, split_every=self.split_every, name="nbparallel-evaluate",
-                                        token=data.token, verbose=bool(self.verbose))
+        tasks = data.map(_evaluation_task, self, tables=True, categorical_target=True)
+        summary, _ = execution.run_pass(data.partitions, tasks, merge_summaries, split_every=self.split_every,
+                                        name="nbparallel-evaluate", token=data.token, verbose=bool(self.verbose))
         return summary
 
     def evaluate(self, X, y=None):
