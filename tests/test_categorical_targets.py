@@ -2,7 +2,8 @@
 categories, once per partition, in the passes that only encode the target (evaluate, score, the scoring
 pass of cross-validation, boosting rounds, selection steps): these tests hold that route to the labels'
 own, row by row, on every outcome (codes, missing targets, categories that are no class, used or not,
-weights of zero)."""
+weights of zero). A ``Categorical`` given as ``y`` becomes its labels, one object per category
+(:func:`~nbparallel.data.columns.categorical_labels`), with the model of its labels."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from nbparallel import BoostedNaiveBayes, NaiveBayes, SelectedNaiveBayes
+from nbparallel.data.columns import categorical_labels, target_values
 from nbparallel.model_selection.cross_validation import cross_validate
 
 RNG = np.random.default_rng(5)
@@ -108,3 +110,42 @@ def test_a_dictionary_target_with_a_class_never_trained_on_is_refused_by_name(tm
     for score in (model.evaluate, model.score):
         with pytest.raises(ValueError, match=r"y holds classes not seen in training: \['never'\]"):
             score(directory, "y")
+
+
+@pytest.mark.parametrize("values", [["label one", None, "label two", "label one"], [1, 2, 1, 1], [1, None, 1, 2],
+                                    np.array(["label one", 1, None, "label one"], dtype=object),
+                                    [None, None, None, None]])
+def test_a_categoricals_labels_are_numpys_with_one_object_per_category(values):
+    categorical = pd.Categorical(values)
+    for got in (categorical_labels(categorical), target_values(pd.Series(categorical))):
+        want = np.asarray(categorical)
+        assert got.dtype == want.dtype
+        np.testing.assert_array_equal(pd.isna(got), pd.isna(want))
+        assert got[~pd.isna(got)].tolist() == want[~pd.isna(want)].tolist()
+        if got.dtype == object:
+            assert len({id(v) for v in got[~pd.isna(got)]}) <= len(categorical.categories)
+
+
+def test_a_categorical_y_fits_and_scores_as_its_labels():
+    X, y = frame()
+    labels = pd.Categorical(y, categories=["yes", "maybe", "no", "unused"])
+    model, reference = NaiveBayes().fit(X, labels), NaiveBayes().fit(X, y)
+    np.testing.assert_array_equal(model.classes_, reference.classes_)
+    np.testing.assert_array_equal(model.counts_.table, reference.counts_.table)
+    got, want = model.evaluate(X, labels), reference.evaluate(X, y)
+    np.testing.assert_array_equal(got["confusion_matrix"], want["confusion_matrix"])
+    assert got["log_loss"] == pytest.approx(want["log_loss"], rel=1e-12)
+    assert model.score(X, pd.Series(labels)) == reference.score(X, y)
+
+
+@pytest.mark.parametrize("dtype", ["str", "string"])
+def test_a_string_column_targets_labels_are_its_values_with_one_object_per_label(dtype):
+    column = pd.Series(np.array(["label one", None, "label two", "label one"] * 50, dtype=object)).astype(dtype)
+    got, want = target_values(column), column.to_numpy()
+    assert got.dtype == object
+    np.testing.assert_array_equal(pd.isna(got), pd.isna(want))
+    assert got[~pd.isna(got)].tolist() == want[~pd.isna(want)].tolist()
+    assert len({id(v) for v in got[~pd.isna(got)]}) == 2
+    X = pd.DataFrame({"x": np.tile(["u", "v"], 100)})
+    model = NaiveBayes().fit(X.assign(y=column), "y")
+    np.testing.assert_array_equal(model.counts_.table, NaiveBayes().fit(X, want).counts_.table)

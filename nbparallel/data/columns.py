@@ -49,16 +49,30 @@ def _refuse_unsupported(names, dtypes):
 
 def target_values(column, keep_categorical=False):
     """A target column (a pandas Series) as a numpy array of its labels: a nullable or Arrow integer column as
-    integers (Python ints and None where missing), never as floats, which would change large labels. With
+    integers (Python ints and None where missing), never as floats, which would change large labels; a
+    categorical one by :func:`categorical_labels`, and a pandas string column (``str``, ``string``: pandas
+    would make a Python object of every row) as a categorical one (NaN where missing). With
     ``keep_categorical``, a categorical column is returned as it is (its categories and codes)."""
     dtype = column.dtype
-    if keep_categorical and isinstance(dtype, pd.CategoricalDtype):
-        return column
+    if isinstance(dtype, pd.CategoricalDtype):
+        return column if keep_categorical else categorical_labels(column.array)
+    if isinstance(dtype, pd.StringDtype):
+        return categorical_labels(pd.Categorical(column))
     if isinstance(dtype, np.dtype) or not pd.api.types.is_integer_dtype(dtype):
         return column.to_numpy()
     if not column.hasnans:
         return column.to_numpy(dtype=np.dtype(getattr(dtype, "numpy_dtype", np.int64)))
     return column.to_numpy(dtype=object, na_value=None)
+
+
+def categorical_labels(values):
+    """A pandas ``Categorical``'s labels as ``np.asarray`` gives them (NaN where missing), each category made
+    a Python object once, not once a row (as ``np.asarray`` of Arrow string categories makes them): a row
+    then shares its category's object, whose hash Python keeps, and the classes are coded at that speed."""
+    labels = np.asarray(values.categories)
+    if labels.dtype != object:  # numbers: numpy's own array (integers stay integers)
+        return np.asarray(values)
+    return np.append(labels, np.nan)[values.codes]  # code -1 (missing) takes the last: NaN
 
 
 def column_names(columns):

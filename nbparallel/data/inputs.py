@@ -13,6 +13,7 @@ from nbparallel.data.columns import (
     JOINED_WEIGHT,
     NUMERIC,
     Y_REQUIRED,
+    categorical_labels,
     check_weights,
     column_names,
     column_roles,
@@ -124,6 +125,8 @@ def _as_target(y):
     """A 1-D array of class labels; a column vector is flattened with a warning."""
     if isinstance(y, pd.Series):
         y = target_values(y)  # a nullable integer target as integers, not floats
+    elif isinstance(y, pd.Categorical):
+        y = categorical_labels(y)
     elif isinstance(y, (list, tuple)):
         as_given = np.asarray(y)
         if as_given.dtype.kind == "U" and not all(isinstance(v, str) for v in y):
