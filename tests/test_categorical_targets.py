@@ -149,3 +149,21 @@ def test_a_string_column_targets_labels_are_its_values_with_one_object_per_label
     X = pd.DataFrame({"x": np.tile(["u", "v"], 100)})
     model = NaiveBayes().fit(X.assign(y=column), "y")
     np.testing.assert_array_equal(model.counts_.table, NaiveBayes().fit(X, want).counts_.table)
+
+
+def test_csv_files_and_a_dask_dataframe_with_a_categorical_target_evaluate_as_its_labels(tmp_path):
+    import dask.dataframe as dd
+
+    X, y = frame()
+    reference = NaiveBayes().fit(X, y)
+    want = reference.evaluate(X, y)
+    csv = tmp_path / "csv"
+    csv.mkdir()
+    for i, rows in enumerate(np.array_split(np.arange(len(X)), 3)):
+        X.iloc[rows].assign(y=y[rows]).to_csv(csv / f"part-{i}.csv", index=False)
+    frames = dd.from_pandas(X.assign(y=pd.Categorical(y)), npartitions=3)
+    for data in (csv, frames):
+        got = reference.evaluate(data, "y")
+        np.testing.assert_array_equal(got["confusion_matrix"], want["confusion_matrix"])
+        assert got["log_loss"] == pytest.approx(want["log_loss"], rel=1e-12)
+        assert reference.score(data, "y") == reference.score(X, y)

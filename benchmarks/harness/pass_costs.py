@@ -295,7 +295,8 @@ def run(ctx):
                   "max_repeat": max_repeat, "fast_budget_s": FAST_BUDGET_S, "attributes": N_ATTRIBUTES,
                   "values": N_VALUES, "files": N_FILES,
                   "workers": workers, "repeat": repeat, "budget_s": budget, "load_average": os.getloadavg()}
-    notes += ["partial run: a subset of the inputs, passes, classes or peers, or other than 2 threads"] if partial else []
+    if partial:
+        notes.append("partial run: a subset of the inputs, passes, classes or peers, or other than 2 threads")
     return Result("passes-partial" if partial else "passes", rows, summary, _plot, parameters, _targets(rows), notes)
 
 
