@@ -121,6 +121,24 @@ def test_count_partition_no_categorical_or_no_numeric(cards, n_bins):
         np.testing.assert_array_equal(got[2], got[1])
 
 
+@pytest.mark.parametrize("n_bins", [[4, 3, 6, 1], [4, 3, 300, 1]])  # pairs of attributes share a table; 300: not
+@pytest.mark.parametrize("irregular", [False, True])
+@pytest.mark.parametrize("weighted", [False, True])
+def test_count_partition_values_over_many_blocks(n_bins, irregular, weighted):
+    """Numeric values are binned a block of rows at a time into a code buffer: counts over several blocks and a
+    partial last one, equal-width and irregular edges, uint8 and uint16 codes, equal the reference's."""
+    from nbparallel.kernels.counting import VALUE_BLOCK_CELLS
+
+    rng = np.random.default_rng(6)
+    n_rows = 2 * (VALUE_BLOCK_CELLS // len(n_bins)) + 7
+    codes, values, y, w, offsets, edges = make_partition(rng, n_rows, [5], n_bins, weighted=weighted)
+    if irregular:  # edges no longer equal-width: each value's bin found by counting or bisecting the edges
+        edges[0, :3] = [-0.9, 0.0, 2.9]
+        edges[2, : n_bins[2] - 1] = np.sort(rng.uniform(-1.0, 3.0, n_bins[2] - 1))
+    got = count_partition(codes, values, y, w, offsets, edges, 3)
+    assert_same_counts(got, reference_count(codes, values, y, w, offsets, edges, 3))
+
+
 def test_count_partition_empty_partition():
     rng = np.random.default_rng(5)
     args = make_partition(rng, 0, [3], [4], weighted=True)

@@ -79,8 +79,9 @@ def _bin_codes_kernel(X, columns, padded, first_edge, inv_width, last_bin, out):
 
 
 @njit(nogil=True, cache=True)
-def _equal_width_values_kernel(values, padded, first_edge, inv_width, last_bin, out):
-    """``out[i, j]`` = 1 + bin of ``values[i, j]`` (0 for NaN) by :func:`bin_slot`, row by row."""
+def equal_width_codes(values, padded, first_edge, inv_width, last_bin, out):
+    """``out[i, j]`` = 1 + bin of ``values[i, j]`` (0 for NaN) by :func:`bin_slot`, row by row: the edges'
+    :func:`binning_setup` found every guess within one bin; ``last_bin`` is :func:`last_bins`."""
     padded_width = np.uint64(padded.shape[1])
     flat_padded = padded.ravel()
     for i in range(values.shape[0]):
@@ -98,7 +99,9 @@ _LINEAR_SEARCH_EDGES = 16  # up to this many edges, counting beats bisection
 
 
 @njit(nogil=True, cache=True)
-def _bin_values_kernel(values, edges, n_bins, out):
+def edge_codes(values, edges, n_bins, out):
+    """``out[i, j]`` = 1 + bin of ``values[i, j]`` (0 for NaN) under any ascending edges (see
+    :func:`bin_values`): the edges below each value counted, or bisected when there are many."""
     n_rows, f_num = values.shape
     for i in range(n_rows):  # row by row: the order C-ordered values lie in memory
         for j in range(f_num):
@@ -161,9 +164,9 @@ def bin_values(values, edges, n_bins):
     out = np.empty(values.shape, np.uint8 if max_code < 256 else np.uint16)
     padded, first_edge, inv_width, guess_within_one = binning_setup(edges, n_bins)
     if guess_within_one:  # equal-width edges (every fit's before empty bins are merged): a guess per value
-        _equal_width_values_kernel(values, padded, first_edge, inv_width, last_bins(n_bins), out)
+        equal_width_codes(values, padded, first_edge, inv_width, last_bins(n_bins), out)
     else:  # irregular edges: a count or bisection of the edges below each value
-        _bin_values_kernel(values, edges, n_bins, out)
+        edge_codes(values, edges, n_bins, out)
     return out
 
 

@@ -17,7 +17,7 @@ negative-index wraparound fix-up, which slowed the counting loop markedly
 import numpy as np
 from numba import njit
 
-from nbparallel.kernels.binning import bin_slot, bin_values, binning_setup
+from nbparallel.kernels.binning import binning_setup, edge_codes, equal_width_codes, last_bins
 from nbparallel.kernels.checks import (
     CODE_DTYPES,
     INT32_MAX,
@@ -163,26 +163,38 @@ def _count_codes(codes, y, weights, offsets, n_classes, counts, shift=None):
     layout.add_to(counts, paired)
 
 
-@njit(nogil=True, cache=True)
-def _count_values_kernel(
-    values, y, weights, offsets, padded, first_edge, inv_width, n_classes, counts
-):
-    """Bin (see :func:`bin_slot`) and add the numeric counts; same ``counts`` layout as the codes.
+VALUE_BLOCK_CELLS = 1 << 16
+"""Numeric values binned at once into a code buffer (at most this many cells: 64 KiB of uint8 codes, which
+stay in the core's cache while they are counted)."""
 
-    The numeric attributes own ``offsets[-f_num - 1:]``.
+
+def _count_values(values, y, weights, offsets, edges, n_classes, counts):
+    """Bin the numeric ``values`` and add their counts into ``counts`` (n_classes + 1, table rows), whose rows
+    ``offsets[0]..offsets[-1]`` are the numeric attributes'.
+
+    A block of rows at a time is binned into a small code buffer by a loop the compiler vectorises
+    (:mod:`nbparallel.kernels.binning`), then counted as codes are, pairs of attributes sharing a table
+    (:class:`_CodeLayout`): binning and counting value by value in one loop, each count waiting on the
+    arithmetic of its bin, is slower.
     """
     n_rows, f_num = values.shape
-    attr_offsets = offsets[offsets.shape[0] - f_num - 1 :]
-    last_bin = (attr_offsets[1:] - attr_offsets[:-1] - 2).astype(np.float64)
-    row_offset = attr_offsets.astype(np.uint64)
-    n_table_rows = np.uint64(offsets[-1])
-    padded_width = np.uint64(padded.shape[1])
-    flat_padded = padded.ravel()
-    for i in range(n_rows):
-        increment, base = _row_start(y, weights, i, n_classes, n_table_rows)
-        for j in range(f_num):
-            slot = bin_slot(values[i, j], j, flat_padded, padded_width, first_edge, inv_width, last_bin)
-            counts[base + row_offset[j] + slot] += increment
+    n_bins = offsets[1:] - offsets[:-1] - 1
+    padded, first_edge, inv_width, equal_width = binning_setup(edges, n_bins)
+    last_bin = last_bins(n_bins)
+    layout = _CodeLayout(offsets - offsets[0], f_num)
+    block_counts = np.zeros((n_classes + 1, layout.n_rows), counts.dtype)
+    step = max(1, VALUE_BLOCK_CELLS // f_num)
+    codes = np.empty((min(step, n_rows), f_num), np.uint8 if n_bins.max() < 256 else np.uint16)
+    for start in range(0, n_rows, step):
+        stop = min(start + step, n_rows)
+        block = codes[: stop - start]
+        if equal_width:
+            equal_width_codes(values[start:stop], padded, first_edge, inv_width, last_bin, block)
+        else:
+            edge_codes(values[start:stop], edges, n_bins, block)
+        layout.count(block, y[start:stop], None if weights is None else weights[start:stop], n_classes,
+                     block_counts)
+    layout.add_to(counts[:, offsets[0]:offsets[-1]], block_counts)
 
 
 @njit(nogil=True, cache=True)
@@ -216,7 +228,8 @@ def _all_missing_kernel(codes, values, y, weights, n_classes):
 def count_partition(codes, values, y, weights, offsets, edges, n_classes):
     """Count one partition: attribute-value-class table and class totals.
 
-    Numeric values are binned inside the same pass, without a binned copy.
+    Numeric values are binned in the same pass, a block of rows at a time into a code buffer that stays in
+    the core's cache (no binned copy of the partition).
 
     Parameters
     ----------
@@ -291,17 +304,7 @@ def count_partition(codes, values, y, weights, offsets, edges, n_classes):
     if f_cat:
         _count_codes(codes, y, weights, offsets, n_classes, counts)
     if f_num:
-        padded, first_edge, inv_width, guess_within_one = binning_setup(edges, n_bins)
-        if guess_within_one:
-            _count_values_kernel(
-                values, y, weights, offsets, padded, first_edge, inv_width,
-                n_classes, flat_counts,
-            )
-        else:  # irregular edges: bisect into a temporary code array
-            numeric_codes = bin_values(values, edges, n_bins)
-            _count_codes_kernel(
-                numeric_codes, y, weights, offsets[f_cat:], n_classes, flat_counts
-            )
+        _count_values(values, y, weights, offsets[f_cat:], edges, n_classes, counts)
     table = np.ascontiguousarray(counts[:n_classes].T, dtype=np.float64)
 
     # every valid row lands once in the rows of any attribute, say the first
