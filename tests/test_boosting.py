@@ -71,6 +71,39 @@ def test_equals_serial_reference(K, alpha):
     np.testing.assert_allclose(model.predict_proba(X), votes / votes.sum(axis=1, keepdims=True), atol=1e-9)
 
 
+@pytest.mark.parametrize("K", [2, 3])
+@pytest.mark.parametrize("persist", [True, False])
+def test_numeric_columns_equal_weighted_fits(K, persist):
+    """With binned numeric columns (missing values among them) beside categorical ones, each round's learner
+    is the NaiveBayes fit of the rows under that round's weights, whether the rows' counted codes are kept
+    between passes (persist) or rebuilt by replaying the learners."""
+    from nbparallel import NaiveBayes
+
+    rng = np.random.default_rng(7 + K)
+    n = 600
+    x = rng.normal(size=n)
+    z = rng.uniform(0, 5, n)
+    z[rng.random(n) < 0.1] = np.nan
+    c = rng.choice(["a", "b", "c"], n)
+    score = x + (c == "b") + 0.3 * np.nan_to_num(z) + rng.normal(scale=0.8, size=n)
+    y = np.digitize(score, np.quantile(score, np.arange(1, K) / K))
+    frame = pd.DataFrame({"x": x, "c": c, "z": z})
+    params = dict(n_bins=6, alpha=1.0, class_alpha=1.0)
+    model = BoostedNaiveBayes(n_rounds=4, n_partitions=3, persist=persist, **params).fit(frame, y)
+    w = np.ones(n)
+    for t, learner in enumerate(model.estimators_):
+        reference = NaiveBayes(**params).fit(frame, y, sample_weight=w)
+        np.testing.assert_allclose(learner.counts_.table, reference.counts_.table, rtol=1e-9, atol=1e-9)
+        for name in ("x", "z"):
+            np.testing.assert_array_equal(learner.bin_edges_[name], reference.bin_edges_[name])
+        wrong = reference.predict(frame) != y
+        error = w[wrong].sum() / w.sum()
+        assert model.estimator_errors_[t] == pytest.approx(error, rel=1e-9)
+        w = w * np.where(wrong, np.exp(model.estimator_weights_[t]), 1.0)
+        w = w * n / w.sum()
+    assert len(model.estimators_) >= 3  # rounds compared (boosting may stop once a learner's error reaches 1 - 1/K)
+
+
 def test_one_pass_per_round_plus_one():
     X, y = noisy_categorical(200, 3, seed=1)
     model = BoostedNaiveBayes(n_rounds=4, categorical_features="all", n_partitions=2).fit(X, y)

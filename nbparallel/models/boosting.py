@@ -92,10 +92,11 @@ def boost_partition(spec, scored, current, state, X, y, w):
     current : RoundScorer or None
         The learner this pass scores; None for the first pass, which only counts.
     state : tuple or None
-        ``(codes, values, classes, weights, wrong, cached)`` left by the
-        previous pass: the split rows, the weights the last learner was
-        trained on, the rows it got wrong (None before any) and the rows'
-        codes under the last learner's final bins. None rebuilds it
+        ``(codes, values, counted, classes, weights, wrong, cached)`` left by
+        the previous pass: the split rows, their codes as counted (numeric
+        values binned once under the counting bins), the weights the last
+        learner was trained on, the rows it got wrong (None before any) and
+        the rows' codes under the last learner's final bins. None rebuilds it
         by replaying ``scored``.
 
     Returns
@@ -106,6 +107,7 @@ def boost_partition(spec, scored, current, state, X, y, w):
     """
     if state is None:
         codes, values = spec.schema.split(X)
+        counted = spec.counted_codes(codes, values)
         classes = spec.schema.encode_classes(y, w)
         weights = None if w is None else np.asarray(w, dtype=np.float64)
         wrong = cached = None
@@ -114,7 +116,7 @@ def boost_partition(spec, scored, current, state, X, y, w):
                 weights = _reweighted_rows(weights, wrong, scored[t - 1], len(classes))
             wrong, _, cached = _score_round(scorer, codes, values, classes, cached)
     else:
-        codes, values, classes, weights, wrong, cached = state
+        codes, values, counted, classes, weights, wrong, cached = state
     if wrong is not None:
         weights = _reweighted_rows(weights, wrong, scored[-1], len(classes))
     n_classes = len(spec.schema.classes)
@@ -124,9 +126,9 @@ def boost_partition(spec, scored, current, state, X, y, w):
         wrong, labels, cached = _score_round(current, codes, values, classes, cached)
         n_columns = 2 * n_classes
     table, totals, all_missing, n_missing = count_partition(
-        codes, values, labels, weights, spec.offsets, spec.edges, n_columns)
+        counted, np.empty((len(counted), 0)), labels, weights, spec.offsets, np.empty((0, 0)), n_columns)
     counts = CountTable(table, spec.offsets, totals, all_missing, int(n_missing))
-    return (codes, values, classes, weights, wrong, cached), counts
+    return (codes, values, counted, classes, weights, wrong, cached), counts
 
 
 def _reweighted_rows(weights, wrong, round_factors, n_rows):

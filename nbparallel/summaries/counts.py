@@ -16,6 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from nbparallel.engine import execution
+from nbparallel.kernels.binning import bin_values
 from nbparallel.kernels.counting import count_partition
 from nbparallel.summaries.protocol import merge_summaries
 
@@ -208,6 +209,17 @@ class CountSpec:
     def of(cls, schema):
         """The spec of a :class:`nbparallel.data.schema.Schema`."""
         return cls(schema, schema.offsets, schema.count_edges())
+
+    def counted_codes(self, codes, values):
+        """Every attribute's codes in table order, from a partition's ``(codes, values)`` (``Schema.split``):
+        the numeric values binned under the counting bins (``1 + bin``, 0 when missing) as
+        :func:`~nbparallel.kernels.counting.count_partition` bins them; ``codes`` itself when there is no
+        numeric attribute. For passes that count the same rows again (boosting rounds): binned once."""
+        if not values.shape[1]:
+            return codes
+        n_bins = np.diff(self.offsets[codes.shape[1]:]) - 1
+        binned = bin_values(values, self.edges, n_bins)
+        return np.hstack([codes, binned]) if codes.shape[1] else binned
 
 
 BLOCK_ROWS = 1 << 18  # rows of a 2-D array encoded and counted at a time
