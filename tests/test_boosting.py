@@ -88,7 +88,7 @@ def test_numeric_columns_equal_weighted_fits(K, persist):
     score = x + (c == "b") + 0.3 * np.nan_to_num(z) + rng.normal(scale=0.8, size=n)
     y = np.digitize(score, np.quantile(score, np.arange(1, K) / K))
     frame = pd.DataFrame({"x": x, "c": c, "z": z})
-    params = dict(n_bins=6, alpha=1.0, class_alpha=1.0)
+    params = {"n_bins": 6, "alpha": 1.0, "class_alpha": 1.0}
     model = BoostedNaiveBayes(n_rounds=4, n_partitions=3, persist=persist, **params).fit(frame, y)
     w = np.ones(n)
     for t, learner in enumerate(model.estimators_):

@@ -300,7 +300,6 @@ def count_partition(codes, values, y, weights, offsets, edges, n_classes):
     else:
         counter_dtype = np.int64
     counts = np.zeros((n_classes + 1, n_table_rows), counter_dtype)
-    flat_counts = counts.ravel()
     if f_cat:
         _count_codes(codes, y, weights, offsets, n_classes, counts)
     if f_num:
