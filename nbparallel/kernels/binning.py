@@ -79,7 +79,7 @@ def _bin_codes_kernel(X, columns, padded, first_edge, inv_width, last_bin, out):
 
 
 @njit(nogil=True, cache=True)
-def equal_width_codes(values, padded, first_edge, inv_width, last_bin, out):
+def _equal_width_codes(values, padded, first_edge, inv_width, last_bin, out):
     """``out[i, j]`` = 1 + bin of ``values[i, j]`` (0 for NaN) by :func:`bin_slot`, row by row: the edges'
     :func:`binning_setup` found every guess within one bin; ``last_bin`` is :func:`last_bins`."""
     padded_width = np.uint64(padded.shape[1])
@@ -99,7 +99,7 @@ _LINEAR_SEARCH_EDGES = 16  # up to this many edges, counting beats bisection
 
 
 @njit(nogil=True, cache=True)
-def edge_codes(values, edges, n_bins, out):
+def _edge_codes(values, edges, n_bins, out):
     """``out[i, j]`` = 1 + bin of ``values[i, j]`` (0 for NaN) under any ascending edges (see
     :func:`bin_values`): the edges below each value counted, or bisected when there are many."""
     n_rows, f_num = values.shape
@@ -162,12 +162,20 @@ def bin_values(values, edges, n_bins):
     if max_code >= 2**16:
         raise ValueError(f"n_bins must be < 65536, got {max_code}")
     out = np.empty(values.shape, np.uint8 if max_code < 256 else np.uint16)
-    padded, first_edge, inv_width, guess_within_one = binning_setup(edges, n_bins)
-    if guess_within_one:  # equal-width edges (every fit's before empty bins are merged): a guess per value
-        equal_width_codes(values, padded, first_edge, inv_width, last_bins(n_bins), out)
-    else:  # irregular edges: a count or bisection of the edges below each value
-        edge_codes(values, edges, n_bins, out)
+    block_binner(edges, n_bins)(values, out)
     return out
+
+
+def block_binner(edges, n_bins):
+    """``bin_block(values, out)``: :func:`bin_values` of a block of values written into ``out`` (codes of its
+    shape, not checked), the edges prepared once for many blocks: equal-width edges (every fit's before empty
+    bins are merged) by a guess per value (:func:`binning_setup`), irregular ones by counting or bisecting the
+    edges below each value."""
+    padded, first_edge, inv_width, guess_within_one = binning_setup(edges, n_bins)
+    if guess_within_one:
+        last_bin = last_bins(n_bins)
+        return lambda values, out: _equal_width_codes(values, padded, first_edge, inv_width, last_bin, out)
+    return lambda values, out: _edge_codes(values, edges, n_bins, out)
 
 
 def bin_codes(X, columns, edges, n_bins, out):

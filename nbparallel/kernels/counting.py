@@ -17,7 +17,7 @@ negative-index wraparound fix-up, which slowed the counting loop markedly
 import numpy as np
 from numba import njit
 
-from nbparallel.kernels.binning import binning_setup, edge_codes, equal_width_codes, last_bins
+from nbparallel.kernels.binning import block_binner
 from nbparallel.kernels.checks import (
     CODE_DTYPES,
     INT32_MAX,
@@ -179,8 +179,7 @@ def _count_values(values, y, weights, offsets, edges, n_classes, counts):
     """
     n_rows, f_num = values.shape
     n_bins = offsets[1:] - offsets[:-1] - 1
-    padded, first_edge, inv_width, equal_width = binning_setup(edges, n_bins)
-    last_bin = last_bins(n_bins)
+    bin_block = block_binner(edges, n_bins)
     layout = _CodeLayout(offsets - offsets[0], f_num)
     block_counts = np.zeros((n_classes + 1, layout.n_rows), counts.dtype)
     step = max(1, VALUE_BLOCK_CELLS // f_num)
@@ -188,10 +187,7 @@ def _count_values(values, y, weights, offsets, edges, n_classes, counts):
     for start in range(0, n_rows, step):
         stop = min(start + step, n_rows)
         block = codes[: stop - start]
-        if equal_width:
-            equal_width_codes(values[start:stop], padded, first_edge, inv_width, last_bin, block)
-        else:
-            edge_codes(values[start:stop], edges, n_bins, block)
+        bin_block(values[start:stop], block)
         layout.count(block, y[start:stop], None if weights is None else weights[start:stop], n_classes,
                      block_counts)
     layout.add_to(counts[:, offsets[0]:offsets[-1]], block_counts)
