@@ -74,3 +74,59 @@ def test_contiguous_folds_across_partition_edges_equal_separate_fits():
     accuracy, log_likelihood = separate_scores(X, y, labels, 3, {})
     np.testing.assert_array_equal(result["test_accuracy"], accuracy)
     np.testing.assert_allclose(result["test_log_likelihood"], log_likelihood, rtol=1e-12)
+
+
+def gapped_frame(n=1000, seed=5):
+    """Two float columns and a category. The values of ``gap`` in (6, 7] (bin 6 of its ten over [0, 10]) lie
+    in the first fifth of the rows only: the model of the first of five contiguous folds, fitted on the other
+    rows, has that bin empty between non-empty ones (merged at the middle of the gap), the others do not."""
+    rng = np.random.default_rng(seed)
+    gap = rng.uniform(0, 10, n)
+    later = np.arange(n) >= n // 5
+    gap[later & (gap > 6) & (gap <= 7)] -= 2
+    gap[:2] = 0.0, 10.0  # the range [0, 10]
+    level = rng.uniform(0, 1, n)
+    cat = pd.Categorical.from_codes(rng.integers(0, 3, n), ["a", "b", "c"])
+    y = np.where(rng.random(n) < 0.3, "c0", np.where((gap > 5) ^ (level > 0.5), "c1", "c2"))
+    return pd.DataFrame({"gap": gap, "cat": cat, "level": level}), y
+
+
+@pytest.mark.parametrize("n_partitions", [1, 3])
+def test_codes_kept_by_the_counting_pass_score_as_their_values(monkeypatch, n_partitions):
+    """Float columns (the schema pass's route): the counting pass keeps each partition's values binned under
+    the counting bins and the scoring pass scores them through each fold model's table of those bins, except
+    for the model whose final bins split a counting bin, which bins the values again. Every score equals that
+    of the same cross-validation with nothing kept, and of separate fits."""
+    import nbparallel.model_selection.cross_validation as cross_validation
+
+    X, y = gapped_frame()
+    ranges = {"gap": (0.0, 10.0), "level": (float(X.level.min()), float(X.level.max()))}
+    estimator = NaiveBayes(n_partitions=n_partitions, numeric_ranges=ranges)
+    by_model = {}
+    inputs_of_counted = NaiveBayes.inputs_of_counted
+
+    def recorded(model, counted):
+        inputs = inputs_of_counted(model, counted)
+        by_model.setdefault(id(model), set()).add(inputs is None)
+        return inputs
+
+    monkeypatch.setattr(NaiveBayes, "inputs_of_counted", recorded)
+    result = cross_validate(estimator, X, y, cv=5)
+    # one fold model (the first's) bins its rows' values again, every row of them
+    assert sorted(tuple(v) for v in by_model.values()) == [(False,)] * 4 + [(True,)]
+    monkeypatch.setattr(cross_validation, "_keep_budget", lambda partitions: None)
+    by_model.clear()
+    unkept = cross_validate(estimator, X, y, cv=5)
+    assert not by_model  # nothing kept: every fold's values binned under its model's bins
+    for key in ("test_accuracy", "test_log_likelihood", "test_log_loss", "test_roc_auc", "confusion_matrices"):
+        np.testing.assert_array_equal(result[key], unkept[key], err_msg=key)
+    labels = Folds.blocks(len(y), 5).of(0, len(y))
+    for i in range(5):
+        train, test = labels != i, labels == i
+        model = NaiveBayes(numeric_ranges=ranges).fit(X[train], y[train])
+        proba = model.predict_proba(X[test])
+        truth = np.searchsorted(model.classes_, y[test])
+        assert result["test_accuracy"][i] == model.score(X[test], y[test])
+        np.testing.assert_allclose(result["test_log_likelihood"][i],
+                                   np.mean(np.log(proba[np.arange(len(truth)), truth])), rtol=1e-12)
+    assert len(NaiveBayes(numeric_ranges=ranges).fit(X[labels != 0], y[labels != 0]).bin_edges_["gap"]) == 8

@@ -12,7 +12,9 @@ from nbparallel import NaiveBayes, load
 from nbparallel.data.inputs import as_dataset
 from nbparallel.data.schema import scan_schema
 from nbparallel.model_selection.cross_validation import cross_validate
-from nbparallel.models.kinds import BinnedNumeric, Categorical, GaussianNumeric, kind_of
+from nbparallel.models.discretisation import mdl_intervals
+from nbparallel.models.kinds import (BinnedNumeric, Categorical, GaussianNumeric, final_bins_of_counting_bins, kind_of,
+                                    merged_bins)
 from nbparallel.persistence import model_files as io
 
 
@@ -147,3 +149,26 @@ def test_cross_validation_folds_do_not_depend_on_the_partitioning():
 def test_unknown_kind_is_refused():
     with pytest.raises(ValueError, match="unknown attribute kind 'count'"):
         kind_of("count")
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_counting_bins_map_to_the_final_bin_of_every_value_they_hold(seed):
+    """Equal-width counting bins, some empty, merged (SPSS) and cut into MDL intervals: where
+    final_bins_of_counting_bins gives a map, every value's counting bin maps to its final bin (values on and
+    beside every edge, and between); where it gives None, some counting bin holds values of two final bins."""
+    rng = np.random.default_rng(seed)
+    n_bins = 12
+    counting = np.linspace(0.0, 1.0, n_bins + 1)[1:-1]
+    counts = rng.integers(0, 3, (n_bins, 2)).astype(float) * (rng.random((n_bins, 1)) < 0.7)
+    counts[0, 0] = counts[-1, 1] = 1.0  # the range's two ends were seen
+    kept, merged = merged_bins(counts.sum(axis=1), counting)
+    points = np.concatenate([counting, merged, (counting[1:] + counting[:-1]) / 2, [-1.0, 2.0]])
+    points = np.concatenate([points, np.nextafter(points, -np.inf), np.nextafter(points, np.inf)])
+    for final in (merged, mdl_intervals(counts[kept], merged)[1]):
+        codes = np.searchsorted(counting, points, side="left")  # the counting bin of each value
+        truth = np.searchsorted(final, points, side="left")  # its final bin
+        mapping = final_bins_of_counting_bins(counting, final)
+        if mapping is None:
+            assert any(len(set(truth[codes == b])) > 1 for b in range(n_bins))
+        else:
+            np.testing.assert_array_equal(mapping[codes], truth)

@@ -24,7 +24,12 @@ partition's first row is known beforehand (in-memory data, Parquet footers) and
 the folds need no class ranks, that counting pass is the only one; else (CSV
 files, Dask collections, stratified folds) fit's own pass comes first and the
 fold tables are counted from the kept codes. Other models take a schema pass
-first, which also tallies each partition's rows per class for stratified folds.
+first, which also tallies each partition's rows per class for stratified folds;
+without Gaussian attributes their counting pass keeps each partition's codes as
+counted (numeric values binned once, under the counting bins) while they fit, and
+the scoring pass scores them through each fold model's log table re-indexed to
+the counting bins (:meth:`NaiveBayes.inputs_of_counted`), binning no value again
+unless that model's final bins split a counting bin.
 
 The models and their summaries:
 
@@ -142,15 +147,26 @@ def _score(models, repeats, measure, X, truth, classes, w, info):
     return PerRepeat(tuple(out))
 
 
-def _count_folds(spec, repeats, k, gaussian, X, y, w, info):
-    """One partition's summaries, one per repeat of the folds (:class:`PerRepeat`)."""
+def _count_folds(spec, repeats, k, gaussian, budget, X, y, w, info):
+    """One partition's codes as counted to keep (or None) and its summaries, one per repeat of the folds
+    (:class:`PerRepeat`).
+
+    Without Gaussian attributes, and within ``budget`` bytes, the numeric values are binned once into the
+    codes kept (:meth:`~nbparallel.summaries.counts.CountSpec.counted_codes`), which the counting kernel
+    counts and the scoring pass scores (:meth:`NaiveBayes.inputs_of_counted`): the values are not binned
+    again there."""
     n_classes = len(spec.schema.classes)
     classes = spec.schema.encode_classes(y, w)
     codes, values = spec.schema.split(X)
+    kept = None
+    at_most = 2 * len(values) * (codes.shape[1] + values.shape[1])  # uint16 codes at most
+    if values.shape[1] and not gaussian and budget is not None and at_most <= budget:
+        codes = kept = spec.counted_codes(codes, values)
+        values = values[:, :0]
     weights = None if w is None else np.asarray(w, dtype=np.float64)
     numbers = gaussian_values(X, list(gaussian)) if gaussian else None
-    return PerRepeat(tuple(_count_repeat(spec, folds, k, gaussian, n_classes, classes, codes, values, weights,
-                                         numbers, info) for folds in repeats))
+    return kept, PerRepeat(tuple(_count_repeat(spec, folds, k, gaussian, n_classes, classes, codes, values, weights,
+                                               numbers, info) for folds in repeats))
 
 
 def _count_repeat(spec, folds, k, gaussian, n_classes, classes, codes, values, weights, numbers, info):
@@ -175,22 +191,28 @@ def _count_repeat(spec, folds, k, gaussian, n_classes, classes, codes, values, w
     return CountsAndMoments(counts, moments)
 
 
-def _score_folds(models, repeats, measure, X, y, w, info):
+def _score_folds(models, repeats, measure, kept, X, y, w, info):
     """Per fold of every repeat: the evaluation of its rows under the model that did not see them.
 
     Every fold's model shares the schema, so the partition is split into categorical codes and numeric
     values once (strings and categories mapped to the vocabulary once per partition); each fold's rows are
-    then scored from their codes by one kernel call, its numeric values binned under its model's bins."""
+    then scored from their codes by one kernel call, its numeric values binned under its model's bins. The
+    codes the counting pass kept (``kept``, by partition: None where it kept none) are scored as they are,
+    through each model's table of the counting bins, unless a model's final bins split a counting bin."""
     schema = models[0].schema_
     truth = schema.encode_classes(y)
     classes = schema.encode_classes(y, w) if w is not None else truth
-    codes, values = schema.counted().split(X)
+    counted = kept[info.index]
+    split = None
     k = len(models) // len(repeats)
     out = [Evaluation.empty(len(models[0].classes_)) for _ in models]
     for r, folds in enumerate(repeats):
         for i, rows in folds.segments(info, len(truth), classes, w):
             model = models[r * k + i]
-            inputs = model.inputs_of_codes(*model.scoring_codes_of_split(codes[rows], values[rows]))
+            inputs = None if counted is None else model.inputs_of_counted(counted[rows])
+            if inputs is None:
+                split = schema.counted().split(X) if split is None else split
+                inputs = model.inputs_of_codes(*model.scoring_codes_of_split(split[0][rows], split[1][rows]))
             if not model.scores_from_codes:  # Gaussian attributes: their log-likelihoods added last
                 inputs = inputs._replace(extra=model.joint_log_likelihood_of_gaussian(_take(X, rows)))
             out[r * k + i] = measure(inputs, truth[rows])
@@ -238,15 +260,6 @@ class _WithSchemaRun:
         """``(X, y)`` of in-memory data, to hand a splitter."""
         return _in_memory(self.dataset)
 
-    def _run(self, kind, fn, args, merge, categorical_target=False):
-        start = time.perf_counter()
-        tasks = self.dataset.map(fn, *args, with_info=True, categorical_target=categorical_target)
-        out, _ = execution.run_pass(self.dataset.partitions, tasks, merge,
-                                 split_every=self.estimator.split_every, name=f"nbparallel-cv-{kind}",
-                                 token=self.dataset.token, verbose=self.verbose)
-        self.record(kind, start)
-        return out
-
     def stratified(self, k, seed, stream):
         return Folds.stratified(self.class_counts, k, seed, stream, order=self.class_order)
 
@@ -257,8 +270,15 @@ class _WithSchemaRun:
         n_classes = len(self.classes)
         limit = _TableLimit.of(self.dataset.partitions)
         limit.check(table.offsets[-1] + 2 * len(self.gaussian), n_classes, k, len(repeats))
-        summary = self._run("count", _count_folds, (CountSpec.of(table), repeats, k, self.gaussian),
-                            merge_summaries)
+        start = time.perf_counter()
+        budget = _keep_budget(self.dataset.partitions)
+        tasks = self.dataset.map(_count_folds, CountSpec.of(table), repeats, k, self.gaussian, budget,
+                                 with_info=True)
+        leaves = execution.map_partitions(self.dataset.partitions, tasks, name="nbparallel-cv-count",
+                                          token=self.dataset.token, verbose=self.verbose)
+        self.kept = tuple(kept for kept, _ in leaves)
+        summary, _ = reduce_now([leaf for _, leaf in leaves], merge_summaries, self.estimator.split_every)
+        self.record("count", start)
         return [[part.class_columns(slice(i * n_classes, (i + 1) * n_classes)) for i in range(k)]
                 for part in summary.parts]
 
@@ -270,7 +290,14 @@ class _WithSchemaRun:
                                       moments=moments, **self.estimator.get_params())
 
     def score(self, models, repeats, measure):
-        return self._run("score", _score_folds, (models, repeats, measure), merge_summaries, categorical_target=True)
+        start = time.perf_counter()
+        tasks = self.dataset.map(_score_folds, models, repeats, measure, self.kept, with_info=True,
+                                 categorical_target=True)
+        out, _ = execution.run_pass(self.dataset.partitions, tasks, merge_summaries,
+                                    split_every=self.estimator.split_every, name="nbparallel-cv-score",
+                                    token=self.dataset.token, verbose=self.verbose)
+        self.record("score", start)
+        return out
 
 
 class _ByValueRun:
@@ -359,8 +386,8 @@ class _ByValueRun:
 
     def score(self, models, repeats, measure):
         start = time.perf_counter()
-        read = self.dataset.map(_score_folds, models, repeats, measure, with_info=True,  # partitions not kept
-                                categorical_target=True)
+        read = self.dataset.map(_score_folds, models, repeats, measure, (None,) * len(self.parts),  # not kept
+                                with_info=True, categorical_target=True)
         fns = [partial(_score_coded, models, repeats, measure, info) if isinstance(part, CodedRows) else read[i]
                for i, (part, info) in enumerate(zip(self.parts, self.infos))]
         out, _ = execution.run_pass(self.parts, fns, merge_summaries, split_every=self.estimator.split_every,

@@ -456,7 +456,8 @@ class NaiveBayes(PartitionedClassifier):
         self.ignored_attributes_ = [c for c in schema.columns if c in ignored]
         self.feature_log_prob_ = [counted[c].log_prob if c in counted else np.zeros((0, n_classes))
                                   for c in schema.columns]
-        self.__dict__.pop("log_probabilities_", None)  # built again from these fits on the next access
+        for built in ("log_probabilities_", "_counting_bins_table"):  # built again from these fits when asked
+            self.__dict__.pop(built, None)
         self._log_table, self._log_offsets = kinds.Counted.log_table(self.counted_fits_, n_classes)
         binned = [fit for at, fit in zip(schema.counted().attributes, self.counted_fits_) if at.kind == NUMERIC]
         self._final_bins = kinds.BinnedNumeric.final_bins(binned)
@@ -541,6 +542,38 @@ class NaiveBayes(PartitionedClassifier):
         binned = np.empty((len(codes), 0), dtype=np.uint8) if binned is None else binned
         return ScoringInputs(codes, binned, self._log_table, self._log_offsets, self.class_log_prior_, None,
                              self._tie_order)
+
+    def inputs_of_counted(self, counted):
+        """The :class:`~nbparallel.models.base.ScoringInputs` of rows given as their codes as counted
+        (:meth:`~nbparallel.summaries.counts.CountSpec.counted_codes`: numeric values under the schema's
+        counting bins), read through the log table re-indexed to the counting bins, so that a pass that
+        counted the rows scores them without binning their values again (cross-validation's scoring pass).
+        None when a final bin edge lies inside a counting bin (see
+        :func:`~nbparallel.models.kinds.final_bins_of_counting_bins`) or the model has Gaussian attributes:
+        then the rows are scored from their values."""
+        table = self._counting_bins_table if self.scores_from_codes else None
+        if table is None:
+            return None
+        return ScoringInputs(counted, np.empty((len(counted), 0), dtype=np.uint8), table,
+                             self.schema_.counted().offsets, self.class_log_prior_, None, self._tie_order)
+
+    @cached_property
+    def _counting_bins_table(self):
+        """The log table with a row per counting bin (that of the final bin holding it) instead of a row per
+        final bin; None when a counting bin straddles a final edge."""
+        counted = self.schema_.counted()
+        offsets = counted.offsets
+        table = np.zeros((offsets[-1], len(self.classes_)))
+        for a, (attribute, fit) in enumerate(zip(counted.attributes, self.counted_fits_)):
+            start = self._log_offsets[a]
+            if attribute.kind != NUMERIC:
+                table[offsets[a]:offsets[a + 1]] = self._log_table[start:self._log_offsets[a + 1]]
+            elif len(fit.log_prob):  # else no bin left: every code reads zeros, as the final bins' code 0
+                final = kinds.final_bins_of_counting_bins(attribute.edges(), fit.edges)
+                if final is None:
+                    return None
+                table[offsets[a] + 1:offsets[a + 1]] = self._log_table[start + 1 + final]
+        return table
 
     def joint_log_likelihood_of_codes(self, codes):
         """log P(c) + the counted attributes' log P(x | c), of rows given as codes (see :meth:`encode`)."""
