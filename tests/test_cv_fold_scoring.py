@@ -130,3 +130,58 @@ def test_codes_kept_by_the_counting_pass_score_as_their_values(monkeypatch, n_pa
         np.testing.assert_allclose(result["test_log_likelihood"][i],
                                    np.mean(np.log(proba[np.arange(len(truth)), truth])), rtol=1e-12)
     assert len(NaiveBayes(numeric_ranges=ranges).fit(X[labels != 0], y[labels != 0]).bin_edges_["gap"]) == 8
+
+
+def numeric_frame(n=1200, seed=3):
+    """An integer column, a float column with missing values, an all-missing one, a float32 one and a string
+    column; three classes."""
+    rng = np.random.default_rng(seed)
+    X = pd.DataFrame({"i": rng.integers(-5, 40, n), "f": rng.normal(size=n), "none": np.full(n, np.nan),
+                      "s": pd.Series(rng.choice(["a", "b", None], n), dtype=object),
+                      "f32": rng.exponential(size=n).astype(np.float32)})
+    X.loc[rng.random(n) < 0.1, "f"] = np.nan
+    y = np.where(rng.random(n) < 0.4, "p", np.where(X.f.fillna(0) > 0, "q", "r"))
+    return X, y
+
+
+SCORES = ("test_accuracy", "test_log_likelihood", "test_log_loss", "test_roc_auc", "confusion_matrices")
+
+
+@pytest.mark.filterwarnings("ignore")  # the all-missing column is ignored, and says so
+@pytest.mark.parametrize("params", [{}, {"n_bins": 300}, {"numeric_ranges": {"f": (-1.0, 1.0)}}, {"n_bins": "mdl"}])
+@pytest.mark.parametrize("weighted", [False, True])
+def test_kept_codes_across_bins_weights_and_input_forms(tmp_path, monkeypatch, params, weighted):
+    """Many bins (uint16 codes, every fold model splitting a counting bin), values outside fixed ranges, MDL
+    intervals and weighted rows, in memory, as a Dask DataFrame and as Parquet files: the same scores as with
+    nothing kept, whichever route each fold model takes."""
+    import dask.dataframe as dd
+
+    import nbparallel.model_selection.cross_validation as cross_validation
+
+    X, y = numeric_frame()
+    w = np.random.default_rng(0).integers(1, 3, len(y)).astype(float) if weighted else None
+    frame = X.assign(y=y, **({"w": w} if weighted else {}))
+    frame.iloc[:600].to_parquet(tmp_path / "a.parquet")
+    frame.iloc[600:].to_parquet(tmp_path / "b.parquet")
+    forms = {"arrays": (X, y, w), "Dask": (dd.from_pandas(frame, npartitions=3), "y", "w" if weighted else None),
+             "Parquet": (tmp_path, "y", "w" if weighted else None)}
+    estimator = NaiveBayes(n_partitions=2, **params)
+    routes = []
+    inputs_of_counted = NaiveBayes.inputs_of_counted
+    monkeypatch.setattr(NaiveBayes, "inputs_of_counted",
+                        lambda model, counted: routes.append(inputs_of_counted(model, counted) is None) or
+                        inputs_of_counted(model, counted))
+    kept = {name: cross_validate(estimator, X_, y_, cv=4, sample_weight=w_) for name, (X_, y_, w_) in forms.items()}
+    monkeypatch.setattr(cross_validation, "_keep_budget", lambda partitions: None)
+    for name, (X_, y_, w_) in forms.items():
+        expected = cross_validate(estimator, X_, y_, cv=4, sample_weight=w_)
+        for key in SCORES:
+            np.testing.assert_array_equal(kept[name][key], expected[key], err_msg=f"{name} {key}")
+        # and the forms agree: the same folds and models, sums added in another order across partitions
+        np.testing.assert_array_equal(kept[name]["confusion_matrices"], kept["arrays"]["confusion_matrices"])
+        np.testing.assert_allclose(kept[name]["test_log_loss"], kept["arrays"]["test_log_loss"], rtol=1e-12)
+    assert len(routes) >= 3 * 4  # every form scored its kept codes (a fold model each at least)
+    if "n_bins" not in params:  # ten bins: the kept codes scored as they are by the models that split none
+        assert not all(routes)
+    else:  # 300 counting bins, or the fine bins of MDL, whose cuts between integers split them: values binned
+        assert all(routes)
