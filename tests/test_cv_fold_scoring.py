@@ -151,7 +151,7 @@ SCORES = ("test_accuracy", "test_log_likelihood", "test_log_loss", "test_roc_auc
 @pytest.mark.parametrize("params", [{}, {"n_bins": 300}, {"numeric_ranges": {"f": (-1.0, 1.0)}}, {"n_bins": "mdl"}])
 @pytest.mark.parametrize("weighted", [False, True])
 def test_kept_codes_across_bins_weights_and_input_forms(tmp_path, monkeypatch, params, weighted):
-    """Many bins (uint16 codes, every fold model splitting a counting bin), values outside fixed ranges, MDL
+    """Many bins (uint16 codes, fold models splitting counting bins), values outside fixed ranges, MDL
     intervals and weighted rows, in memory, as a Dask DataFrame and as Parquet files: the same scores as with
     nothing kept, whichever route each fold model takes."""
     import dask.dataframe as dd
@@ -180,8 +180,32 @@ def test_kept_codes_across_bins_weights_and_input_forms(tmp_path, monkeypatch, p
         # and the forms agree: the same folds and models, sums added in another order across partitions
         np.testing.assert_array_equal(kept[name]["confusion_matrices"], kept["arrays"]["confusion_matrices"])
         np.testing.assert_allclose(kept[name]["test_log_loss"], kept["arrays"]["test_log_loss"], rtol=1e-12)
-    assert len(routes) >= 3 * 4  # every form scored its kept codes (a fold model each at least)
-    if "n_bins" not in params:  # ten bins: the kept codes scored as they are by the models that split none
+    assert len(routes) >= 3 * 4  # every form kept codes
+    if params.get("n_bins") != 300:  # 300 bins: some rows of every fold lie in bins its model splits
         assert not all(routes)
-    else:  # 300 counting bins, or the fine bins of MDL, whose cuts between integers split them: values binned
-        assert all(routes)
+
+
+def test_rows_outside_split_bins_are_scored_from_their_codes(monkeypatch):
+    """A small integer column binned into ten bins over [0, 6]: every fold model has empty bins between
+    non-empty ones (no integer lies in them) merged at the middle of the gap, which splits a counting bin,
+    but no row lies there, so every fold's rows are scored from the kept codes; the scores equal separate fits'."""
+    X, y = mixed_frame(n=700, seed=3)
+    X = X[["cat", "count"]]
+    ranges = {"count": (0.0, 6.0)}
+    routes = []
+    inputs_of_counted = NaiveBayes.inputs_of_counted
+    monkeypatch.setattr(NaiveBayes, "inputs_of_counted",
+                        lambda model, counted: routes.append(inputs_of_counted(model, counted) is None) or
+                        inputs_of_counted(model, counted))
+    result = cross_validate(NaiveBayes(n_partitions=2, numeric_ranges=ranges), X, y, cv=4)
+    assert routes and not any(routes)
+    labels = Folds.blocks(len(y), 4).of(0, len(y))
+    for i in range(4):
+        train, test = labels != i, labels == i
+        model = NaiveBayes(numeric_ranges=ranges).fit(X[train], y[train])
+        assert len(model.bin_edges_["count"]) == 6  # seven integers: the empty bins between them merged
+        proba = model.predict_proba(X[test])
+        truth = np.searchsorted(model.classes_, y[test])
+        assert result["test_accuracy"][i] == model.score(X[test], y[test])
+        np.testing.assert_allclose(result["test_log_likelihood"][i],
+                                   np.mean(np.log(proba[np.arange(len(truth)), truth])), rtol=1e-12)

@@ -153,9 +153,9 @@ def test_unknown_kind_is_refused():
 
 @pytest.mark.parametrize("seed", range(6))
 def test_counting_bins_map_to_the_final_bin_of_every_value_they_hold(seed):
-    """Equal-width counting bins, some empty, merged (SPSS) and cut into MDL intervals: where
-    final_bins_of_counting_bins gives a map, every value's counting bin maps to its final bin (values on and
-    beside every edge, and between); where it gives None, some counting bin holds values of two final bins."""
+    """Equal-width counting bins, some empty, merged (SPSS) and cut into MDL intervals: every value of a
+    counting bin that final_bins_of_counting_bins does not flag as split maps to its final bin (values on and
+    beside every edge, and between); a bin flagged holds values of two final bins."""
     rng = np.random.default_rng(seed)
     n_bins = 12
     counting = np.linspace(0.0, 1.0, n_bins + 1)[1:-1]
@@ -167,8 +167,8 @@ def test_counting_bins_map_to_the_final_bin_of_every_value_they_hold(seed):
     for final in (merged, mdl_intervals(counts[kept], merged)[1]):
         codes = np.searchsorted(counting, points, side="left")  # the counting bin of each value
         truth = np.searchsorted(final, points, side="left")  # its final bin
-        mapping = final_bins_of_counting_bins(counting, final)
-        if mapping is None:
-            assert any(len(set(truth[codes == b])) > 1 for b in range(n_bins))
-        else:
-            np.testing.assert_array_equal(mapping[codes], truth)
+        mapping, split = final_bins_of_counting_bins(counting, final)
+        whole = ~split[codes]  # the values of counting bins no final edge splits
+        np.testing.assert_array_equal(mapping[codes][whole], truth[whole])
+        for b in np.flatnonzero(split):
+            assert len(set(truth[codes == b])) > 1

@@ -29,7 +29,7 @@ without Gaussian attributes their counting pass keeps each partition's codes as
 counted (numeric values binned once, under the counting bins) while they fit, and
 the scoring pass scores them through each fold model's log table re-indexed to
 the counting bins (:meth:`NaiveBayes.inputs_of_counted`), binning no value again
-unless that model's final bins split a counting bin.
+unless a row lies in a counting bin that the model's final bins split.
 
 The models and their summaries:
 
@@ -198,7 +198,7 @@ def _score_folds(models, repeats, measure, kept, X, y, w, info):
     values once (strings and categories mapped to the vocabulary once per partition); each fold's rows are
     then scored from their codes by one kernel call, its numeric values binned under its model's bins. The
     codes the counting pass kept (``kept``, by partition: None where it kept none) are scored as they are,
-    through each model's table of the counting bins, unless a model's final bins split a counting bin."""
+    through each model's table of the counting bins, unless a row lies in a counting bin its final bins split."""
     schema = models[0].schema_
     truth = schema.encode_classes(y)
     classes = schema.encode_classes(y, w) if w is not None else truth

@@ -51,24 +51,22 @@ def merged_bins(counts, edges):
 
 
 def final_bins_of_counting_bins(counting_edges, final_edges):
-    """The final bin (0-based) of each counting bin of one binned attribute, or None when a final edge lies
-    strictly inside a counting bin (a run of empty bins between two non-empty ones merged at the middle of its
-    gap: that bin's values fall in two final bins).
+    """``(final, split)``: the final bin (0-based) of each counting bin of one binned attribute (that of its
+    highest value), and whether a final edge lies strictly inside it (SPSS merges a run of empty bins between
+    two non-empty ones at the middle of its gap: a value there may fall in either final bin).
 
     Counting bin ``b`` holds ``(counting_edges[b - 1], counting_edges[b]]``; it lies in one final bin when the
     final edges below its lowest value are those below its highest. A row's counting code then gives its final
-    code, and its values need not be binned again.
+    code, and its value need not be binned again.
 
-    >>> final_bins_of_counting_bins(np.array([1., 2., 3.]), np.array([2.])).tolist()
-    [0, 0, 1, 1]
-    >>> final_bins_of_counting_bins(np.array([1., 2., 3.]), np.array([1.5])) is None
-    True
+    >>> final, split = final_bins_of_counting_bins(np.array([1., 2., 3.]), np.array([1.5]))
+    >>> final.tolist(), split.tolist()
+    ([0, 1, 1, 1], [False, True, False, False])
     """
     lower = np.concatenate([[-np.inf], counting_edges])
     upper = np.concatenate([counting_edges, [np.inf]])
-    first = np.searchsorted(final_edges, lower, side="right")
-    last = np.searchsorted(final_edges, upper, side="left")
-    return first if np.array_equal(first, last) else None
+    final = np.searchsorted(final_edges, upper, side="left")
+    return final, np.searchsorted(final_edges, lower, side="right") != final
 
 
 def interval_labels(edges):

@@ -548,32 +548,36 @@ class NaiveBayes(PartitionedClassifier):
         (:meth:`~nbparallel.summaries.counts.CountSpec.counted_codes`: numeric values under the schema's
         counting bins), read through the log table re-indexed to the counting bins, so that a pass that
         counted the rows scores them without binning their values again (cross-validation's scoring pass).
-        None when a final bin edge lies inside a counting bin (see
+        None when a row lies in a counting bin that a final bin edge splits (see
         :func:`~nbparallel.models.kinds.final_bins_of_counting_bins`) or the model has Gaussian attributes:
         then the rows are scored from their values."""
-        table = self._counting_bins_table if self.scores_from_codes else None
-        if table is None:
+        if not self.scores_from_codes:
+            return None
+        table, splits = self._counting_bins_table
+        if any(split[counted[:, a]].any() for a, split in splits):
             return None
         return ScoringInputs(counted, np.empty((len(counted), 0), dtype=np.uint8), table,
                              self.schema_.counted().offsets, self.class_log_prior_, None, self._tie_order)
 
     @cached_property
     def _counting_bins_table(self):
-        """The log table with a row per counting bin (that of the final bin holding it) instead of a row per
-        final bin; None when a counting bin straddles a final edge."""
+        """``(table, splits)``: the log table with a row per counting bin (that of the final bin holding its
+        highest value) instead of a row per final bin, and for each binned attribute with a counting bin that
+        a final edge splits, ``(its position, a flag per code)``."""
         counted = self.schema_.counted()
         offsets = counted.offsets
         table = np.zeros((offsets[-1], len(self.classes_)))
+        splits = []
         for a, (attribute, fit) in enumerate(zip(counted.attributes, self.counted_fits_)):
             start = self._log_offsets[a]
             if attribute.kind != NUMERIC:
                 table[offsets[a]:offsets[a + 1]] = self._log_table[start:self._log_offsets[a + 1]]
             elif len(fit.log_prob):  # else no bin left: every code reads zeros, as the final bins' code 0
-                final = kinds.final_bins_of_counting_bins(attribute.edges(), fit.edges)
-                if final is None:
-                    return None
+                final, split = kinds.final_bins_of_counting_bins(attribute.edges(), fit.edges)
                 table[offsets[a] + 1:offsets[a + 1]] = self._log_table[start + 1 + final]
-        return table
+                if split.any():
+                    splits.append((a, np.concatenate([[False], split])))  # code 0 (missing) is never split
+        return table, splits
 
     def joint_log_likelihood_of_codes(self, codes):
         """log P(c) + the counted attributes' log P(x | c), of rows given as codes (see :meth:`encode`)."""
