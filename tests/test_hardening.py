@@ -7,6 +7,7 @@ import subprocess
 import sys
 import warnings
 
+import dask.dataframe as dd
 import numpy as np
 import pandas as pd
 import pytest
@@ -290,6 +291,14 @@ def test_predict_with_many_classes_works_in_row_chunks(monkeypatch, tmp_path):
     X[1000:].to_parquet(directory / "part-1.parquet")
     with pytest.raises(ValueError, match="probabilities of 3000 rows x 3000 classes"):
         model.predict_proba(directory)
+    # and where the rows are known once read (CSV files, a Dask DataFrame): before the output is made
+    text = tmp_path / "text"
+    text.mkdir()
+    X[:1000].to_csv(text / "part-0.csv", index=False)
+    X[1000:].to_csv(text / "part-1.csv", index=False)
+    for lazy in (text, dd.from_pandas(X, npartitions=3)):
+        with pytest.raises(ValueError, match="probabilities of 3000 rows x 3000 classes"):
+            model.predict_proba(lazy)
 
 
 # ----------------------------------------------------------------- partial_fit ranges

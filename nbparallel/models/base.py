@@ -18,7 +18,10 @@ are written once, over partitions, on top of two things a model supplies:
   with no (row x class) array in between (NaiveBayes does).
 
 Every result is written into one array: in place by the partitions' tasks when
-the rows are in this process's memory with known sizes, else joined once.
+the rows are in this process's memory with known sizes; the scores of rows known
+once read (CSV files, Dask DataFrames) in place too, by this process's threads
+from each partition's codes, once their tasks have read them; a cluster's results
+joined once.
 
 Every scoring method takes its data through :meth:`PartitionedModel.scoring_data`,
 so whatever ``fit`` accepts they accept too, the target given by name or by
@@ -32,6 +35,7 @@ scoring.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import warnings
 from typing import NamedTuple
@@ -168,6 +172,15 @@ def _scores_task(model, mode, slot, X, y, w):
     out = None if slot is None else slot.view()
     result = model.scoring_inputs(X).scores(mode, out)
     return None if slot is not None else result
+
+
+def _inputs_task(model, X, y, w):
+    """One partition's :class:`ScoringInputs` (its codes: a row's few bytes, not its scores)."""
+    return model.scoring_inputs(X)
+
+
+def _write_scores(mode, out, inputs):
+    inputs.scores(mode, out)
 
 
 def _chunks(model, n_rows):
@@ -360,6 +373,10 @@ class PartitionedClassifier(Classifier, PartitionedModel):
                                 f"the probabilities of {n_rows} rows x {n_classes} classes",
                                 "predict the classes only, or predict fewer rows at a time", data.partitions)
         out, slots = _slots(data, (n_classes,), np.float64)
+        if out is None and execution.active_client() is None:  # rows known once read (CSV files, Dask frames)
+            inputs = execution.map_partitions(data.partitions, data.map(_inputs_task, self, tables=True), name=name,
+                                              token=data.token, verbose=bool(self.verbose))
+            return self._scores_in_place(inputs, mode)
         tasks = [data.map(_scores_task, self, mode, slot, tables=True)
                  for slot in (slots or [None] * len(data.partitions))]
         parts = execution.map_partitions(data.partitions, tasks, name=name, token=data.token,
@@ -367,6 +384,19 @@ class PartitionedClassifier(Classifier, PartitionedModel):
         if out is not None:
             return out
         return np.concatenate(parts) if parts else np.empty((0, n_classes))
+
+    def _scores_in_place(self, inputs, mode):
+        """The scores of partitions given as their :class:`ScoringInputs`, written by this process's threads
+        into one output allocated once their rows are known: no partition's scores are made apart and then
+        copied (a copy of the whole output, on one thread, with its memory's page faults)."""
+        n_rows, n_classes = sum(len(part.first) for part in inputs), len(self.classes_)
+        memory.check_memory(memory.CELL_BYTES * n_rows * n_classes, f"the probabilities of {n_rows} rows x "
+                            f"{n_classes} classes", "predict the classes only, or predict fewer rows at a time")
+        out = np.empty((n_rows, n_classes))
+        bounds = np.cumsum([0] + [len(part.first) for part in inputs])
+        execution.map_locally([functools.partial(_write_scores, mode, out[a:b])
+                               for a, b in itertools.pairwise(bounds)], inputs)
+        return out
 
     def predict_joint_log_proba(self, X):
         """log P(x, c) for every row and class, shape (n_rows, n_classes)."""
