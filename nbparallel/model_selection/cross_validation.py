@@ -151,16 +151,16 @@ def _count_folds(spec, repeats, k, gaussian, budget, X, y, w, info):
     """One partition's codes as counted to keep (or None) and its summaries, one per repeat of the folds
     (:class:`PerRepeat`).
 
-    Without Gaussian attributes, and within ``budget`` bytes, the numeric values are binned once into the
-    codes kept (:meth:`~nbparallel.summaries.counts.CountSpec.counted_codes`), which the counting kernel
-    counts and the scoring pass scores (:meth:`NaiveBayes.inputs_of_counted`): the values are not binned
-    again there."""
+    Without Gaussian attributes, and within ``budget`` bytes, the codes are kept as counted
+    (:meth:`~nbparallel.summaries.counts.CountSpec.counted_codes`: the numeric values binned once), which the
+    counting kernel counts and the scoring pass scores (:meth:`NaiveBayes.inputs_of_counted`): no value is
+    binned, and no string encoded, again there."""
     n_classes = len(spec.schema.classes)
     classes = spec.schema.encode_classes(y, w)
     codes, values = spec.schema.split(X)
     kept = None
     at_most = 2 * len(values) * (codes.shape[1] + values.shape[1])  # uint16 codes at most
-    if values.shape[1] and not gaussian and budget is not None and at_most <= budget:
+    if not gaussian and budget is not None and at_most <= budget:
         codes = kept = spec.counted_codes(codes, values)
         values = values[:, :0]
     weights = None if w is None else np.asarray(w, dtype=np.float64)

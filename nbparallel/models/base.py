@@ -175,7 +175,8 @@ def _scores_task(model, mode, slot, X, y, w):
 
 
 def _inputs_task(model, X, y, w):
-    """One partition's :class:`ScoringInputs` (its codes: a row's few bytes, not its scores)."""
+    """One partition's :class:`ScoringInputs`: its codes (a few bytes a row, where its scores take eight a
+    class), or the joint log-likelihoods of a model without a table."""
     return model.scoring_inputs(X)
 
 
