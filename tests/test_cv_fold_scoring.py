@@ -95,8 +95,8 @@ def gapped_frame(n=1000, seed=5):
 def test_codes_kept_by_the_counting_pass_score_as_their_values(monkeypatch, n_partitions):
     """Float columns (the schema pass's route): the counting pass keeps each partition's values binned under
     the counting bins and the scoring pass scores them through each fold model's table of those bins, except
-    for the model whose final bins split a counting bin, which bins the values again. Every score equals that
-    of the same cross-validation with nothing kept, and of separate fits."""
+    for the first fold, whose rows lie in a counting bin its model's final bins split: its values are binned
+    again. Every score equals that of the same cross-validation with nothing kept, and of separate fits."""
     import nbparallel.model_selection.cross_validation as cross_validation
 
     X, y = gapped_frame()
