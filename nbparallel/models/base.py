@@ -19,7 +19,7 @@ are written once, over partitions, on top of two things a model supplies:
 
 Every result is written into one array: in place by the partitions' tasks when
 the rows are in this process's memory with known sizes; the scores of rows known
-once read (CSV files, Dask DataFrames) in place too, by this process's threads
+once read (CSV files, most Dask collections) in place too, by this process's threads
 from each partition's codes, once their tasks have read them; a cluster's results
 joined once.
 
@@ -374,7 +374,7 @@ class PartitionedClassifier(Classifier, PartitionedModel):
                                 f"the probabilities of {n_rows} rows x {n_classes} classes",
                                 "predict the classes only, or predict fewer rows at a time", data.partitions)
         out, slots = _slots(data, (n_classes,), np.float64)
-        if out is None and execution.active_client() is None:  # rows known once read (CSV files, Dask frames)
+        if out is None and execution.active_client() is None:  # rows known once read (CSV files, most Dask frames)
             inputs = execution.map_partitions(data.partitions, data.map(_inputs_task, self, tables=True), name=name,
                                               token=data.token, verbose=bool(self.verbose))
             return self._scores_in_place(inputs, mode)
