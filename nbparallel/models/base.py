@@ -161,9 +161,21 @@ def _slots(data, out_shape, dtype):
     sizes = _partition_sizes(data)
     if execution.active_client() is not None or sizes is None:
         return None, None
+    return _output(sizes, out_shape, dtype)
+
+
+def _output(sizes, out_shape, dtype):
+    """``(out, slots)``: one output of ``sum(sizes)`` rows and each partition's rows of it."""
     out = np.empty((sum(sizes), *out_shape), dtype=dtype)
     bounds = np.concatenate([[0], np.cumsum(sizes)]).astype(int)
     return out, [_Slot(out, int(a), int(b)) for a, b in itertools.pairwise(bounds)]
+
+
+def _check_scores_memory(n_rows, n_classes, copies, partitions=None):
+    """ValueError naming the probabilities when ``copies`` arrays of their (row x class) float64 do not fit."""
+    memory.check_memory(memory.CELL_BYTES * int(n_rows) * n_classes * copies,
+                        f"the probabilities of {n_rows} rows x {n_classes} classes",
+                        "predict the classes only, or predict fewer rows at a time", partitions)
 
 
 def _scores_task(model, mode, slot, X, y, w):
@@ -180,8 +192,8 @@ def _inputs_task(model, X, y, w):
     return model.scoring_inputs(X)
 
 
-def _write_scores(mode, out, inputs):
-    inputs.scores(mode, out)
+def _write_scores(mode, slot, inputs):
+    inputs.scores(mode, slot.view())
 
 
 def _chunks(model, n_rows):
@@ -363,16 +375,15 @@ class PartitionedClassifier(Classifier, PartitionedModel):
 
     def _scores(self, X, mode, name):
         """Scores of every row (``mode`` of :func:`~nbparallel.kernels.scoring.score_rows`), in one array:
-        written in place by the partitions' tasks when the rows are in memory, else joined once."""
+        written in place by the partitions' tasks when their rows are known beforehand, by this process's
+        threads from the partitions' codes when they are known once read, and joined once on a cluster."""
         check_is_fitted(self, self._fitted_attribute)
         data = self.scoring_data(X)
         sizes = _partition_sizes(data)  # files' too, from their footers; a Dask DataFrame's shape is lazy
         n_rows = sum(sizes) if sizes is not None else getattr(X, "shape", (None,))[0]
         n_classes = len(self.classes_)
         if isinstance(n_rows, (int, np.integer)):
-            memory.check_memory(memory.CELL_BYTES * int(n_rows) * n_classes * 2,
-                                f"the probabilities of {n_rows} rows x {n_classes} classes",
-                                "predict the classes only, or predict fewer rows at a time", data.partitions)
+            _check_scores_memory(n_rows, n_classes, 2, data.partitions)
         out, slots = _slots(data, (n_classes,), np.float64)
         if out is None and execution.active_client() is None:  # rows known once read (CSV files, most Dask frames)
             inputs = execution.map_partitions(data.partitions, data.map(_inputs_task, self, tables=True), name=name,
@@ -390,13 +401,10 @@ class PartitionedClassifier(Classifier, PartitionedModel):
         """The scores of partitions given as their :class:`ScoringInputs`, written by this process's threads
         into one output allocated once their rows are known: no partition's scores are made apart and then
         copied (a copy of the whole output, on one thread, with its memory's page faults)."""
-        n_rows, n_classes = sum(len(part.first) for part in inputs), len(self.classes_)
-        memory.check_memory(memory.CELL_BYTES * n_rows * n_classes, f"the probabilities of {n_rows} rows x "
-                            f"{n_classes} classes", "predict the classes only, or predict fewer rows at a time")
-        out = np.empty((n_rows, n_classes))
-        bounds = np.cumsum([0] + [len(part.first) for part in inputs])
-        execution.map_locally([functools.partial(_write_scores, mode, out[a:b])
-                               for a, b in itertools.pairwise(bounds)], inputs)
+        sizes = [len(part.first) for part in inputs]
+        _check_scores_memory(sum(sizes), len(self.classes_), 1)
+        out, slots = _output(sizes, (len(self.classes_),), np.float64)
+        execution.map_locally([functools.partial(_write_scores, mode, slot) for slot in slots], inputs)
         return out
 
     def predict_joint_log_proba(self, X):
