@@ -84,6 +84,24 @@ def test_an_arrow_table_splits_as_its_pandas_conversion_and_a_python_mapping(lay
     assert codes[:, 0].tolist().count(0) > 0  # the missing and unseen colours are coded 0
 
 
+def test_tables_split_one_after_another_code_each_by_its_own_dictionaries():
+    """A column's lookup table of the last dictionary is kept between tables (the files of a directory share
+    one): tables whose dictionaries alternate, in another order or with other entries, and repeat, each code
+    as a plain Python mapping of their values, whatever came before."""
+    X, y = training_frame()
+    model = NaiveBayes(categorical_features=["colour", "shape", "plain", "count"]).fit(X, y)
+    categories = list(model.schema_.attribute("colour").categories)
+    colour = ["red", "green", None, "blue", "violet", "red"]
+    orders = [["violet", "blue", "red", "green"], ["green", "red", "blue", "violet"], ["red", "green", "blue", "violet"],
+              ["green", "red", "blue", "violet"], ["green", "red", "blue", "violet", "grey"]]
+    for order in orders + orders[::-1]:
+        table = pa.table({"colour": dictionary(colour, order), "shape": dictionary(["round"] * 6, ["round"]),
+                          "plain": pa.array(["a"] * 6), "count": pa.array([1] * 6, pa.int64()),
+                          "size": pa.array([0.0] * 6)})
+        codes, _ = model.schema_.split(table)
+        np.testing.assert_array_equal(codes[:, 0], python_codes(colour, categories), err_msg=str(order))
+
+
 def test_a_dictionary_with_repeated_entries_is_split_as_pandas_reads_it():
     X, y = training_frame()
     model = NaiveBayes().fit(X[["colour"]], y)

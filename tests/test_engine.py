@@ -16,6 +16,7 @@ from nbparallel.engine.execution import (
     local_below,
     local_threads,
     map_partitions,
+    map_read_partitions,
     run_pass,
     runs_locally,
 )
@@ -147,6 +148,34 @@ def test_several_local_partitions_are_summarised_on_a_thread_per_core(monkeypatc
         assert run_pass([np.zeros(3)] * 2, lambda _: (engine._local_below.get(),), _concat)[0] == (12345, 12345)
     monkeypatch.setattr(os, "cpu_count", lambda: 1)
     assert run_pass([np.zeros(3)] * 4, _where, _concat)[0] == ("here",) * 4
+
+
+class _Reader:
+    """A partition's recipe, read by its task: ``(where it was read, its number)``."""
+
+    def __init__(self, number):
+        self.number = number
+
+    def read(self):
+        return _where(None) + (self.number,)
+
+
+def test_partitions_read_by_their_tasks_run_here_without_a_graph_unless_shown_or_sent(client, monkeypatch):
+    import nbparallel.engine.execution as engine
+
+    monkeypatch.setattr(os, "cpu_count", lambda: 2)
+    readers = [_Reader(i) for i in range(5)]
+    computed = []
+    compute = engine.compute
+    monkeypatch.setattr(engine, "compute", lambda *a, **k: computed.append(1) or compute(*a, **k))
+    assert map_read_partitions(readers, _Reader.read) == [("local", i) for i in range(5)]
+    assert not computed  # no Dask graph
+    with local_below(0):
+        assert map_read_partitions(readers, _Reader.read) == [("thread", i) for i in range(5)]
+    assert map_read_partitions(readers, _Reader.read, verbose=True) == [("thread", i) for i in range(5)]
+    with client.as_current():  # read by the workers, even when small
+        assert map_read_partitions(readers, _Reader.read) == [("worker", i) for i in range(5)]
+    assert len(computed) == 3
 
 
 def test_small_data_stays_local_with_a_client_unless_asked(client):

@@ -193,7 +193,6 @@ def predict_files(model, path, *, settings=None, keep=(), proba=False, directory
     read beside the model's columns partition by partition (any type: they
     are no attributes).
     """
-    from dask import delayed
     from dask.base import tokenize
 
     keep = list(keep)
@@ -203,12 +202,10 @@ def predict_files(model, path, *, settings=None, keep=(), proba=False, directory
     copiers = file_readers(Files(path, **dict(settings or {})), columns=keep) if keep else [None] * len(data.readers)
     if len(copiers) != len(data.readers):
         raise ValueError(f"{len(copiers)} partitions of columns to copy for {len(data.readers)} to predict")
-    token = tokenize(data.token, keep)
-    partitions = [delayed(pair, name=f"nbparallel-readers-{token}-{i}", traverse=False)  # read by the task
-                  for i, pair in enumerate(zip(data.readers, copiers))]
     if directory is not None and not isinstance(directory, str):
         directory.mkdir(exist_ok=True)
     predict = BatchPredictor(model, features, proba)
     storage_options = dict(settings or {}).get("storage_options")
-    tasks = [PartitionOutput(predict, keep, directory, storage_options, i) for i in range(len(partitions))]
-    return execution.map_partitions(partitions, tasks, name="nbparallel-cli-predict", token=token, verbose=verbose)
+    tasks = [PartitionOutput(predict, keep, directory, storage_options, i) for i in range(len(data.readers))]
+    return execution.map_read_partitions(list(zip(data.readers, copiers)), tasks, name="nbparallel-cli-predict",
+                                         token=tokenize(data.token, keep), verbose=verbose)

@@ -318,13 +318,35 @@ def column_encoder(column, vocabulary, dtype):
     return encode_strings
 
 
-def encode_indices(indices, local, vocabulary, out):
+class DictionaryCodes:
+    """One column's codes of the entries of local dictionaries (code 0 for an entry not in its vocabulary,
+    as for a missing value), as lookup tables, the last one kept.
+
+    The files of a directory usually share one dictionary (their writer's): a scoring pass then looks it up
+    in the vocabulary once, not once per file and batch (for a small table, that lookup costs more than
+    coding its rows). Threads may share it: the last dictionary and its table are replaced together.
+    """
+
+    def __init__(self, vocabulary):
+        self.positions = VocabularyPositions(vocabulary)
+        self._last = (None, None)
+
+    def table(self, local, dtype):
+        """The lookup table of dictionary ``local`` (a list): entry ``i``'s code at ``i``, then 0 (missing)."""
+        last, table = self._last
+        if table is None or table.dtype != dtype or last != local:
+            table, _ = _remap_table(local, self.positions, dtype)
+            self._last = (local, table)
+        return table
+
+
+def encode_indices(indices, local, dictionary_codes, out):
     """Write the codes of rows given as ``indices`` into a local dictionary ``local`` (-1 where missing; an
-    Arrow dictionary column's) into ``out``: its entries are looked up in the vocabulary once, then the rows in
-    one pass (as a ``Categorical``'s codes are by :func:`column_encoder`). A value not in the vocabulary is
-    coded 0, as a missing one, and not counted: its one caller, the scoring passes' split, reports none."""
-    table, _ = _remap_table(local, VocabularyPositions(vocabulary), out.dtype)
-    lookup_codes(indices, table, out)
+    Arrow dictionary column's) into ``out``: its entries are looked up once (``dictionary_codes``, the
+    column's :class:`DictionaryCodes`), then the rows in one pass (as a ``Categorical``'s codes are by
+    :func:`column_encoder`). A value not in the vocabulary is coded 0, as a missing one, and not counted: its
+    one caller, the scoring passes' split, reports none."""
+    lookup_codes(indices, dictionary_codes.table(local, out.dtype), out)
 
 
 def integer_lookup(vocabulary, dtype):

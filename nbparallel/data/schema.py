@@ -15,6 +15,7 @@ from __future__ import annotations
 import math
 import time
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 
 import numpy as np
 import pandas as pd
@@ -22,6 +23,7 @@ import pandas as pd
 from nbparallel.data.columns import CATEGORICAL, GAUSSIAN, NUMERIC, TABLE_ORDER
 from nbparallel.data.dataset import is_arrow_table
 from nbparallel.data.encoding import (
+    DictionaryCodes,
     MAX_CATEGORIES,
     code_dtype,
     column_encoder,
@@ -328,6 +330,12 @@ class Attribute:
             return len(self.categories)
         return self.n_bins if self.kind == NUMERIC else 0
 
+    @cached_property
+    def dictionary_codes(self):
+        """A categorical attribute's :class:`~nbparallel.data.encoding.DictionaryCodes`: its codes of the
+        dictionaries of files' string columns."""
+        return DictionaryCodes(self.categories)
+
     def edges(self):
         """Inner edges of the equal-width bins (right-closed, as in SPSS)."""
         if self.lo is None or np.isnan(self.lo):
@@ -624,7 +632,7 @@ class Schema:
                 continue
             start = 0
             for indices, local in found:  # a chunk (a file) at a time, each with its own dictionary
-                encode_indices(indices, local, at.categories, codes[start : start + len(indices), a])
+                encode_indices(indices, local, at.dictionary_codes, codes[start : start + len(indices), a])
                 start += len(indices)
         return codes, values
 

@@ -492,3 +492,22 @@ def map_partitions(partitions, fn, *, name="map", token=None, verbose=False):
         results = list(compute(leaves, verbose, scheduler=_local_scheduler(partitions)))
     del scattered
     return results
+
+
+def map_read_partitions(readers, fn, *, name="map", token=None, verbose=False):
+    """:func:`map_partitions` of partitions that their tasks read: ``readers`` are small objects, each the
+    recipe of one partition (as a file's reader is), given to ``fn`` inside the task that reads its rows.
+
+    Without a cluster, with no progress shown and passes allowed to run locally (:func:`local_below` not
+    0), they run on this process's threads (:func:`map_locally`): no Dask graph is built and scheduled for
+    rows that never leave this process. Else each reader is the argument of a Dask task and is read where
+    that task runs (on a cluster, by its worker).
+    """
+    from dask import delayed
+
+    if active_client() is None and not verbose and _progress.get() is None and _local_below.get() != 0:
+        return map_locally(_per_partition(fn, readers), readers)
+    unique = pass_token(token)
+    partitions = [delayed(reader, name=f"{name}-reader-{unique}-{i}", traverse=False)  # not searched, not hashed
+                  for i, reader in enumerate(readers)]
+    return map_partitions(partitions, fn, name=name, token=token, verbose=verbose)
