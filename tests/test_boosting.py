@@ -105,11 +105,20 @@ def test_numeric_columns_equal_weighted_fits(K, persist):
 
 
 def test_one_pass_per_round_plus_one():
+    """Unweighted categorical rows: the first pass finds the schema and counts the first learner (as ``fit``
+    does); weighted ones take a schema pass first. Both give the same rounds."""
     X, y = noisy_categorical(200, 3, seed=1)
     model = BoostedNaiveBayes(n_rounds=4, categorical_features="all", n_partitions=2).fit(X, y)
     assert len(model.estimators_) == 4
-    assert [p["kind"] for p in model.passes_] == ["schema", "count"] + ["boost"] * 4
+    assert [p["kind"] for p in model.passes_] == ["count"] + ["boost"] * 4
     assert all(p["tree"].n_leaves == 2 for p in model.passes_)
+    weighted = BoostedNaiveBayes(n_rounds=4, categorical_features="all", n_partitions=2).fit(
+        X, y, sample_weight=np.ones(len(y)))
+    assert [p["kind"] for p in weighted.passes_] == ["schema", "count"] + ["boost"] * 4
+    np.testing.assert_array_equal(weighted.estimator_weights_, model.estimator_weights_)
+    for a, b in zip(weighted.estimators_, model.estimators_):
+        np.testing.assert_array_equal(a.counts_.table, b.counts_.table)
+        assert a.schema_.to_dict() == b.schema_.to_dict()
 
 
 @pytest.mark.parametrize("n_partitions,split_every,persist", [(1, 2, True), (8, 2, "auto"), (8, False, False)])
@@ -129,7 +138,7 @@ def test_perfect_learner_stops_boosting():
     y = X[:, 0] % 2
     model = BoostedNaiveBayes(n_rounds=5, categorical_features="all").fit(X, y)
     assert list(model.estimator_errors_) == [0.0] and list(model.estimator_weights_) == [1.0]
-    assert len(model.passes_) == 3
+    assert [p["kind"] for p in model.passes_] == ["count", "boost"]  # the schema came with the first counts
     assert model.score(X, y) == 1.0
 
 
@@ -140,7 +149,7 @@ def test_checkpoint_resume_equals_uninterrupted_run(tmp_path):
     resumed = BoostedNaiveBayes(n_rounds=5, **params).fit(X, y)
     whole = BoostedNaiveBayes(n_rounds=5, categorical_features="all", n_partitions=2).fit(X, y)
     assert resumed.resumed_rounds_ == 2
-    assert [p["kind"] for p in resumed.passes_] == ["schema"] + ["boost"] * 3
+    assert [p["kind"] for p in resumed.passes_] == ["count"] + ["boost"] * 3  # the schema with counts unused
     np.testing.assert_allclose(resumed.estimator_weights_, whole.estimator_weights_, rtol=1e-12)
     np.testing.assert_allclose(resumed.predict_proba(X), whole.predict_proba(X), atol=1e-12)
 

@@ -9,12 +9,15 @@ and the next learner's counts are ``c_t (right + exp(alpha_t) wrong)`` with
 ``c_t = W / (W_right + exp(alpha_t) W_wrong)``, which keeps the total weight at
 the data's own W (so smoothing keeps its scale). Each partition applies the
 same update to its rows' weights at the start of the next pass, so T rounds
-cost T + 1 passes after the schema pass.
+cost T + 1 passes after the schema pass; T + 1 in all where ``fit`` takes one
+pass (unweighted categorical and integer columns), whose one pass finds the
+schema and counts the first learner.
 """
 
 from __future__ import annotations
 
 import os
+import time
 from typing import NamedTuple
 
 import numpy as np
@@ -30,10 +33,11 @@ from nbparallel.models.base import PartitionedClassifier
 from nbparallel.models.estimator import check_is_fitted
 from nbparallel.models.naive_bayes import AUTO_SMOOTHING, NaiveBayes, check_classes, check_counts
 from nbparallel.models.params import Interval, Options
-from nbparallel.models.plan import CountingPlan
+from nbparallel.models.plan import BY_VALUE, CountingPlan
 from nbparallel.persistence import validate
 from nbparallel.persistence.checkpoints import Checkpoint
 from nbparallel.summaries.counts import CountSpec, CountTable
+from nbparallel.summaries.dictionary_counts import WideIntegers
 from nbparallel.summaries.protocol import merge_summaries
 
 
@@ -129,6 +133,26 @@ def boost_partition(spec, scored, current, state, X, y, w):
         counted, np.empty((len(counted), 0)), labels, weights, spec.offsets, np.empty((0, 0)), n_columns)
     counts = CountTable(table, spec.offsets, totals, all_missing, int(n_missing))
     return (codes, values, counted, classes, weights, wrong, cached), counts
+
+
+def _schema_and_first_counts(plan, scheduler):
+    """``(schema, n_rows, counts)``: the schema, the rows and the first learner's counts from one pass when
+    ``plan`` counts by value (unweighted rows of categorical and integer columns, as ``fit`` counts them),
+    else the schema and rows from a schema pass, and counts None (a counting pass follows)."""
+    if plan.kind == BY_VALUE:
+        start = time.perf_counter()
+        try:
+            schema, counts, record = plan.count_by_value(scheduler.dataset, split_every=scheduler.split_every,
+                                                         verbose=scheduler.verbose)
+        except WideIntegers:
+            plan = plan.in_two_passes()
+        else:
+            scheduler.record("count", record, start)
+            n_rows = int(counts.class_totals.sum()) + counts.n_missing_target  # unweighted: a row counts 1
+            scheduler.keep_if_fits(n_rows)
+            return schema, n_rows, counts
+    schema, scan = schema_pass(scheduler, n_bins=plan.n_bins)
+    return schema, scan.n_rows, None
 
 
 def _reweighted_rows(weights, wrong, round_factors, n_rows):
@@ -257,7 +281,8 @@ class BoostedNaiveBayes(PartitionedClassifier):
     # ------------------------------------------------------------ fitting
 
     def fit(self, X, y=None, sample_weight=None):
-        """Boost naive Bayes learners on the data: a schema pass, then ``n_rounds + 1`` passes.
+        """Boost naive Bayes learners on the data: a schema pass, then ``n_rounds + 1`` passes (the first
+        counts the first learner); where ``fit`` takes one pass, that pass finds the schema too.
 
         Parameters
         ----------
@@ -270,10 +295,10 @@ class BoostedNaiveBayes(PartitionedClassifier):
         self.validate_params()
         self._clear_fitted()
         dataset = self._base().dataset(X, y, sample_weight)
-        plan = CountingPlan.for_table(self._base().get_params(), dataset, by_value=False)  # every round: codes
+        plan = CountingPlan.for_table(self._base().get_params(), dataset, weighted=sample_weight is not None)
         scheduler = PassScheduler(dataset, split_every=self.split_every, persist=self.persist,
                                   verbose=bool(self.verbose))
-        schema, scan = schema_pass(scheduler, n_bins=plan.n_bins)
+        schema, n_rows, pending = _schema_and_first_counts(plan, scheduler)
         self.schema_ = plan.finish_schema(schema)
         check_classes(self.schema_.classes)
         self._set_input_features(n_features=len(dataset.columns),
@@ -282,14 +307,15 @@ class BoostedNaiveBayes(PartitionedClassifier):
             self.target_column_ = dataset.target_column
         self.classes_ = class_array(self.schema_.classes)
 
-        checkpoint = Checkpoint.for_fit(self, self.schema_, scan.n_rows, ignore=("n_rounds",))
-        rounds, pending, stopped = checkpoint.load(self._restore) or ([], None, False)
+        checkpoint = Checkpoint.for_fit(self, self.schema_, n_rows, ignore=("n_rounds",))
+        rounds, pending, stopped = checkpoint.load(self._restore) or ([], pending, False)
         self.resumed_rounds_ = len(rounds)
         spec = CountSpec.of(self.schema_)
         n_classes = len(self.classes_)
         scored = tuple((RoundScorer.of(self._learner(r["counts"])), r["right"], r["wrong"]) for r in rounds)
-        if pending is None and not rounds:
+        if pending is None and not rounds:  # the first learner's counts did not come with the schema
             pending = scheduler.run_stateful("count", boost_partition, merge_summaries, spec, scored, None)
+        if not rounds:
             check_counts(pending)
             self._save(checkpoint, rounds, pending, stopped)
         while len(rounds) < self.n_rounds and not stopped:
