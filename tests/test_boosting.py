@@ -121,6 +121,21 @@ def test_one_pass_per_round_plus_one():
         assert a.schema_.to_dict() == b.schema_.to_dict()
 
 
+def test_an_integer_column_too_wide_to_count_by_value_takes_the_schema_pass():
+    """Where fit's one pass gives up (a binned integer column spanning a million values), boosting finds
+    the schema by a pass of its own, as weighted rows do, and boosts the same rounds."""
+    rng = np.random.default_rng(4)
+    X = np.column_stack([rng.integers(0, 4, 2000), rng.integers(0, 10**6, 2000)])
+    y = (X[:, 0] + (X[:, 1] > 5 * 10**5) + rng.integers(0, 2, 2000)) % 3
+    params = dict(n_rounds=3, categorical_features=[0], n_partitions=2)
+    model = BoostedNaiveBayes(**params).fit(X, y)
+    weighted = BoostedNaiveBayes(**params).fit(X, y, sample_weight=np.ones(len(y)))
+    assert [p["kind"] for p in model.passes_] == ["schema", "count"] + ["boost"] * 3
+    np.testing.assert_array_equal(model.estimator_weights_, weighted.estimator_weights_)
+    for a, b in zip(model.estimators_, weighted.estimators_):
+        np.testing.assert_array_equal(a.counts_.table, b.counts_.table)
+
+
 @pytest.mark.parametrize("n_partitions,split_every,persist", [(1, 2, True), (8, 2, "auto"), (8, False, False)])
 def test_partitions_and_tree_do_not_change_the_model(n_partitions, split_every, persist):
     X, y = noisy_categorical(240, 3, seed=2)
