@@ -4,7 +4,8 @@ One table, 20 attributes of 10 values, 2 or 20 classes, given as each input user
 int64 array of codes 0..9 (both ``categorical_features="all"``), a float64 array of the codes plus uniform noise in
 [0, 1) (numeric, 10 equal-width bins: the same values binned), pandas ``category`` columns, ``str`` columns, a
 Parquet directory, a CSV directory and a Dask DataFrame from ``read_parquet`` of the Parquet directory. For each
-input and class count, in one process (repeats interleaved, best kept): ``fit``, ``predict``, ``predict_proba``,
+input and class count, in one process (repeats interleaved, best kept; the Parquet directory's and the Dask
+DataFrame's, which are compared, interleaved with each other): ``fit``, ``predict``, ``predict_proba``,
 ``evaluate``, boosting (5 rounds, per round), 10-fold ``cross_validate`` (every score, as the CV target is
 judged; and ``scoring="accuracy"`` alone, which the predict kernel scores, shown without a target),
 ``SelectedNaiveBayes`` (sampled B(J), 5 attributes) and AutoClass EM (3 clusters, one restart, per iteration);
@@ -113,6 +114,21 @@ def build(name, codes, y, directory):
     import dask.dataframe as dd
 
     return dd.read_parquet(str(directory / "parquet")), "y", "auto"
+
+
+def side_by_side(chosen):
+    """The chosen inputs in the groups measured together: the Parquet directory and the Dask DataFrame read
+    from it, whose times are compared (a target), with their runs interleaved (so that a slow spell of the
+    machine falls on both); every other input alone."""
+    pair = ["Parquet directory", "Dask DataFrame (read_parquet)"]
+    together = all(name in chosen for name in pair)
+    groups = []
+    for name in chosen:
+        if not (together and name in pair):
+            groups.append([name])
+        elif name == pair[0]:
+            groups.append(pair)
+    return groups
 
 
 def _timed(fn):
@@ -257,25 +273,27 @@ def run(ctx):
                     for kind, readers in FILE_INPUTS.items():  # only the files a chosen input reads
                         if readers & set(chosen):
                             write_files(kind, codes, y, files / kind)
-                    for name in chosen:
+                    for group in side_by_side(chosen):
                         start = time.perf_counter()
-                        X, target, kind = build(name, codes, y, files)
-                        label = f"{name}, {n_rows} rows, {n_classes} classes"
-                        thunks = {p: t for p, t in pass_thunks(X, target, kind, n_classes).items() if p in passes}
-                        units = {p: u for p, (_, u) in thunks.items()}
-                        timed = measure({p: f for p, (f, _) in thunks.items()}, repeat, budget, notes, label,
+                        label = f"{' and '.join(group)}, {n_rows} rows, {n_classes} classes"
+                        built = {name: build(name, codes, y, files) for name in group}
+                        thunks = {(name, p): t for name, (X, target, kind) in built.items()
+                                  for p, t in pass_thunks(X, target, kind, n_classes).items() if p in passes}
+                        timed = measure({key: f for key, (f, _) in thunks.items()}, repeat, budget, notes, label,
                                         max_repeat)
-                        if name in IN_MEMORY and peers and n_rows <= PEER_ROWS:
-                            timed.update(measure(peer_thunks(name, X, y, n_classes), repeat, budget, notes, label,
-                                                 max_repeat))
-                        fit = timed.get("fit", (np.nan, 0))[0]
-                        for tool, (best, runs) in timed.items():
-                            per = best / units.get(tool, 1)
-                            records.append({"input": name, "rows": n_rows, "classes": n_classes, "pass": tool,
-                                            "best_s": best, "per_unit_s": per, "runs": runs,
-                                            "ratio_to_fit": per / fit})
+                        for name, (X, _, _) in built.items():
+                            mine = {p: value for (owner, p), value in timed.items() if owner == name}
+                            if name in IN_MEMORY and peers and n_rows <= PEER_ROWS:
+                                mine.update(measure(peer_thunks(name, X, y, n_classes), repeat, budget, notes,
+                                                    f"{name}, {n_rows} rows, {n_classes} classes", max_repeat))
+                            fit = mine.get("fit", (np.nan, 0))[0]
+                            for tool, (best, runs) in mine.items():
+                                per = best / thunks.get((name, tool), (None, 1))[1]
+                                records.append({"input": name, "rows": n_rows, "classes": n_classes, "pass": tool,
+                                                "best_s": best, "per_unit_s": per, "runs": runs,
+                                                "ratio_to_fit": per / fit})
                         print(f"  {label}: {time.perf_counter() - start:.0f} s", file=sys.stderr, flush=True)
-                        del X
+                        del built, thunks
     rows = pd.DataFrame(records)
     summary = rows[rows["pass"].isin(PASSES)].pivot_table(
         index=["input", "rows", "classes"], columns="pass", values="ratio_to_fit", sort=False).reset_index()
