@@ -10,7 +10,10 @@ Where it runs is decided here, explicitly, never by Dask's global ``scheduler`` 
   ``distributed.Client`` open; several partitions are summarised on
   :func:`local_threads` threads (one per core, or Dask's ``num_workers``);
 - on the active ``distributed.Client`` (a running one) otherwise;
-- on Dask's threaded scheduler when there is no client (as many threads).
+- on Dask's threaded scheduler when there is no client (as many threads),
+  except partitions given as readers that their tasks call
+  (:func:`map_read_partitions`), which run on this process's threads unless
+  progress is shown.
 
 Every way merges along the same tree and returns the same
 :class:`nbparallel.engine.reduce.TreeRecord`. The engine knows nothing of what the
