@@ -144,8 +144,8 @@ def _schema_and_first_counts(plan, scheduler):
         try:
             schema, counts, record = plan.count_by_value(scheduler.dataset, split_every=scheduler.split_every,
                                                          verbose=scheduler.verbose)
-        except WideIntegers:
-            plan = plan.in_two_passes()
+        except WideIntegers:  # an integer column too wide to count by value: the schema pass below
+            pass
         else:
             scheduler.record("count", record, start)
             n_rows = int(counts.class_totals.sum()) + counts.n_missing_target  # unweighted: a row counts 1
