@@ -30,7 +30,8 @@ def harness():
     return module
 
 
-@pytest.mark.parametrize("experiment", list(COLUMNS))
+@pytest.mark.parametrize("experiment", [pytest.param(e, marks=pytest.mark.xdist_group("network namespaces"))
+                                        if e == "network" else e for e in COLUMNS])
 def test_quick_run_writes_results(harness, experiment, tmp_path, capsys):
     if experiment == "network":  # emulated hosts: network namespaces, root
         from harness.netns import available

@@ -17,7 +17,8 @@ from nbparallel.engine.execution import LostDataError, local_below
 from tests.netns_hosts import CUT_BOUND_S, EmulatedHosts, available, cut_during_fit, holds_data, leftovers, write_data
 
 AVAILABLE, WHY = available()
-pytestmark = pytest.mark.skipif(not AVAILABLE, reason=f"network namespaces refused on this machine: {WHY}")
+pytestmark = [pytest.mark.skipif(not AVAILABLE, reason=f"network namespaces refused on this machine: {WHY}"),
+              pytest.mark.xdist_group("network namespaces")]  # one worker: no two pick a subnet at once
 
 N_PARTITIONS = 24
 
