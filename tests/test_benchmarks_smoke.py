@@ -47,7 +47,7 @@ def test_quick_run_writes_results(harness, experiment, tmp_path, capsys):
     assert COLUMNS[experiment] <= set(rows.columns)
     assert len(rows) > 0
     meta = json.loads((tmp_path / f"{experiment}-quick.json").read_text())
-    assert {"cores", "memory_gib", "python", "numpy", "numba", "dask"} <= set(meta["machine"])
+    assert {"cores", "memory_gib", "free_page_reporting", "python", "numpy", "numba", "dask"} <= set(meta["machine"])
     assert (tmp_path / f"{experiment}-quick.png").stat().st_size > 0
     if experiment == "model":
         assert set(rows["kind"]) == {"measured", "simulated"}
@@ -103,3 +103,41 @@ def test_a_full_runs_verdicts_are_json_booleans(tmp_path, capsys):
     meta = json.loads((tmp_path / "verdicts.json").read_text())
     assert [(t["passed"], t["value"]) for t in meta["targets"]] == [(True, 0.5), (False, 2.0)]
     assert "PASS  fast" in capsys.readouterr().out
+
+
+def _virtio_device(devices, name, device_id, features):
+    folder = devices / name
+    folder.mkdir(parents=True)
+    (folder / "device").write_text(f"0x{device_id:04x}\n")
+    (folder / "features").write_text(features + "\n")
+
+
+def test_free_page_reporting_is_read_from_the_balloons_feature_bits(tmp_path):
+    import sys
+
+    sys.path.insert(0, str(RUN.parent))
+    from harness.machine import free_page_reporting
+
+    devices = tmp_path / "devices"
+    assert free_page_reporting(devices) is None  # no listing: not Linux
+    devices.mkdir()
+    assert free_page_reporting(devices) is False  # no virtio device
+    _virtio_device(devices, "virtio0", 2, "0" * 5 + "1" + "0" * 58)  # a block device with bit 5 set
+    _virtio_device(devices, "virtio1", 5, "0110010" + "0" * 57)  # a balloon with stats and reporting
+    assert free_page_reporting(devices) is True
+    (devices / "virtio1" / "features").write_text("0110000" + "0" * 57)  # the balloon without reporting
+    assert free_page_reporting(devices) is False
+
+
+def test_the_fresh_memory_probe_times_both_settings(tmp_path, capsys):
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("bench_fresh_memory", RUN.parent / "bench_fresh_memory.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    assert module.main(["--quick", "--results-dir", str(tmp_path)]) == 0
+    rows = pd.read_csv(tmp_path / "fresh_memory-quick.csv")
+    assert set(rows["setting"]) == set(module.SETTINGS) and (rows["seconds"] > 0).all()
+    meta = json.loads((tmp_path / "fresh_memory-quick.json").read_text())
+    assert "free_page_reporting" in meta["machine"] and len(meta["summary"]) == 4
+    assert "free page reporting" in capsys.readouterr().out

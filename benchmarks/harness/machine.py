@@ -6,6 +6,13 @@ import os
 import platform
 import sys
 from importlib import metadata
+from pathlib import Path
+
+VIRTIO_ID_BALLOON = 5
+"""The virtio device id of a memory balloon."""
+
+VIRTIO_BALLOON_F_REPORTING = 5
+"""The balloon's feature bit for free page reporting."""
 
 
 def _cpu_model():
@@ -24,6 +31,29 @@ def _memory_gib():
         return round(os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**30, 1)
     except (ValueError, OSError, AttributeError):
         return None
+
+
+def free_page_reporting(devices=Path("/sys/bus/virtio/devices")):
+    """Whether this machine is a virtual one whose memory balloon reports free pages to its host (Linux's
+    virtio-balloon free page reporting): memory freed about 2 s earlier then goes back to the host, and
+    touching it again faults on the host, so a pass that allocates a large array is timed with those faults
+    (``benchmarks/bench_fresh_memory.py``; docs/models.md, 'Fresh memory'). None where ``devices`` is not
+    listed (not Linux).
+
+    ``devices`` holds a folder per virtio device, its ``device`` file the device id (hexadecimal) and its
+    ``features`` file the negotiated feature bits, bit ``i`` the ``i``-th character.
+    """
+    if not devices.is_dir():
+        return None
+    for device in devices.iterdir():
+        try:
+            kind = int((device / "device").read_text().strip(), 16)
+            features = (device / "features").read_text().strip()
+        except (OSError, ValueError):
+            continue
+        if kind == VIRTIO_ID_BALLOON and features[VIRTIO_BALLOON_F_REPORTING:][:1] == "1":
+            return True
+    return False
 
 
 def _version(package):
@@ -51,6 +81,7 @@ def describe(client=None):
         "cpu": _cpu_model(),
         "cores": os.cpu_count(),
         "memory_gib": _memory_gib(),
+        "free_page_reporting": free_page_reporting(),
         "python": sys.version.split()[0],
         **{name: _version(name) for name in
            ("nbparallel", "numpy", "numba", "pandas", "dask", "distributed", "scikit-learn")},

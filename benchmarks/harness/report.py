@@ -123,6 +123,11 @@ def write(result, results_dir, machine, quick):
     where = (f"{cluster['workers']} workers at {cluster['scheduler']}" if cluster
              else f"{machine['cores']} cores, {machine['memory_gib']} GiB")
     print(f"\n## {result.name}{' (quick)' if quick else ''}: {where}, {machine['cpu']}\n")
+    if machine.get("free_page_reporting"):
+        print("note: this machine's memory balloon reports free pages to its host: memory freed about 2 s "
+              "earlier faults on the host when touched again, so a pass that allocates a large array (a 20-class "
+              "predict_proba) is timed with those faults (benchmarks/bench_fresh_memory.py; docs/models.md, "
+              "'Fresh memory')\n")
     print(markdown(result.summary))
     for note in result.notes:
         print(f"\nnote: {note}")
