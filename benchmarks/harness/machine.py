@@ -51,7 +51,8 @@ def free_page_reporting(devices=Path("/sys/bus/virtio/devices")):
             features = (device / "features").read_text().strip()
         except (OSError, ValueError):
             continue
-        if kind == VIRTIO_ID_BALLOON and features[VIRTIO_BALLOON_F_REPORTING:][:1] == "1":
+        if kind == VIRTIO_ID_BALLOON and len(features) > VIRTIO_BALLOON_F_REPORTING \
+                and features[VIRTIO_BALLOON_F_REPORTING] == "1":
             return True
     return False
 

@@ -322,9 +322,11 @@ class DictionaryCodes:
     """One column's codes of the entries of local dictionaries (code 0 for an entry not in its vocabulary,
     as for a missing value), as lookup tables, the last one kept.
 
-    The files of a directory usually share one dictionary (their writer's): a scoring pass then looks it up
-    in the vocabulary once, not once per file and batch (for a small table, that lookup costs more than
-    coding its rows). Threads may share it: the last dictionary and its table are replaced together.
+    Files written from one dictionary (a categorical column's) share it: a scoring pass then looks it up in the
+    vocabulary once, not once per file and batch (for a small table, that lookup costs more than coding its
+    rows). Files whose writer made each file's dictionary from its own values, in order of appearance, do not:
+    each is looked up once per file, as without this. Threads may share it: the last dictionary and its table
+    are replaced together.
     """
 
     def __init__(self, vocabulary):
