@@ -19,12 +19,11 @@ categories themselves (the transform timed: what a scikit-learn user runs on suc
 ``BoostedNaiveBayes(n_rounds=10)``, up to ``PEER_ROWS`` rows.
 
 10^7 rows are measured on the inputs named in ``NBPARALLEL_BENCH_BIG`` (default: uint8 codes, pandas
-category, the Parquet directory); ``NBPARALLEL_BENCH_SIZES`` (default ``1e6,1e7``) sets the sizes. A pass
-whose first (warm-up) run takes longer than the budget over the repeats is timed once more only (the
-``runs`` column); a fast pass is repeated more (up to ``MAX_REPEAT`` runs while its fastest run so far, times
-``MAX_REPEAT``, is under ``FAST_BUDGET_S``: the warm-up alone also compiles and touches fresh memory), since
-the shortest passes are the noisiest on a shared machine: a pass under about 0.44 s is compared with its fit
-(always that fast) as the best of as many runs.
+category, the Parquet directory); ``NBPARALLEL_BENCH_SIZES`` (default ``1e6,1e7``) sets the sizes. After a
+warm-up run (it also compiles and touches fresh memory), every pass, fit and peer is timed once, and again up to
+``MAX_REPEAT`` runs in all while its timed runs and one more of its fastest fit in ``RUN_BUDGET_S`` (the ``runs``
+column): on a noisy machine a pass is compared with its fit as the best of as many runs as the budget allows
+(9 up to about 1.7 s a run, 4 at 3.5 s), not of two against nine.
 
 A subset runs with ``NBPARALLEL_BENCH_INPUTS`` (input names, comma-separated), ``NBPARALLEL_BENCH_PASSES``
 (pass names; ``fit`` is always timed), ``NBPARALLEL_BENCH_CLASSES`` (default ``2,20``) and
@@ -61,7 +60,7 @@ PASSES = ["fit", "predict", "predict_proba", "evaluate", "boosting round", "10-f
 TARGETS = {"predict": (1.5, 4.0), "predict_proba": (2.0, 4.0), "evaluate": (2.0, 4.0), "boosting round": (2.5, 2.5),
            "10-fold CV": (3.0, 3.0), "select 5": (3.0, 3.0), "EM iteration": (3.0, 3.0)}
 BOOST_ROUNDS, EM_ITERATIONS = 5, 10
-MAX_REPEAT, FAST_BUDGET_S = 9, 4.0
+MAX_REPEAT, RUN_BUDGET_S = 9, 15.0
 PIPELINE = "sklearn OrdinalEncoder + CategoricalNB.predict_proba"
 BINNING_PIPELINE = "sklearn KBinsDiscretizer + CategoricalNB.predict_proba"  # the float64 array's
 PEER_ROWS = 1_000_000  # scikit-learn's 20-class AdaBoost takes minutes at 10^6 rows: peers run up to here
@@ -225,21 +224,21 @@ def _adaboost(AdaBoostClassifier, CategoricalNB):
         return AdaBoostClassifier(CategoricalNB(), n_estimators=10)
 
 
-def measure(thunks, repeat, budget, notes, label, max_repeat=MAX_REPEAT):
-    """Best wall time of each thunk, repeats interleaved; a thunk over the budget runs once, a fast one up to
-    ``max_repeat`` times."""
+def measure(thunks, notes, label, max_repeat=MAX_REPEAT):
+    """Best wall time of each thunk and its timed runs, repeats interleaved: after a warm-up, one run, and more
+    up to ``max_repeat`` while its runs and one more of its fastest fit in ``RUN_BUDGET_S``."""
     times = {}
     for tool, fn in thunks.items():
         try:
-            times[tool] = [_timed(fn)]  # warm-up (compilation, caches) and the size probe
+            _timed(fn)  # warm-up (compilation, caches, fresh memory)
+            times[tool] = [_timed(fn)]
         except Exception as exc:  # noqa: BLE001 - a pass or a peer failing must not stop the benchmark
             notes.append(f"{label}: {tool} failed: {type(exc).__name__}: {str(exc).splitlines()[0][:200]}")
-    for r in range(max(repeat, max_repeat)):
+    for _ in range(max_repeat - 1):
         for tool, runs in times.items():
-            fast = min(runs) * max_repeat <= FAST_BUDGET_S  # the warm-up alone also compiles and touches new memory
-            if (r < repeat and (runs[0] * repeat <= budget or len(runs) == 1)) or (fast and r < max_repeat):
+            if len(runs) < max_repeat and sum(runs) + min(runs) <= RUN_BUDGET_S:
                 runs.append(_timed(thunks[tool]))
-    return {tool: (min(t[1:] or t), len(t) - 1) for tool, t in times.items()}
+    return {tool: (min(runs), len(runs)) for tool, runs in times.items()}
 
 
 def run(ctx):
@@ -249,9 +248,7 @@ def run(ctx):
     quick = ctx.quick
     sizes = [int(float(n)) for n in os.environ.get("NBPARALLEL_BENCH_SIZES", "1e6,1e7").split(",")]
     sizes = [5_000] if quick else sizes
-    repeat = 1 if quick else int(os.environ.get("NBPARALLEL_BENCH_REPEAT", "2"))
     max_repeat = 1 if quick else MAX_REPEAT  # a smoke run times each pass once
-    budget = 2.0 if quick else 10.0
     notes, records = [], []
     big_inputs = set(os.environ.get("NBPARALLEL_BENCH_BIG", "uint8 codes,pandas category,Parquet directory")
                      .split(","))
@@ -280,12 +277,11 @@ def run(ctx):
                         built = {name: build(name, codes, y, files) for name in group}
                         thunks = {(name, p): t for name, (X, target, kind) in built.items()
                                   for p, t in pass_thunks(X, target, kind, n_classes).items() if p in passes}
-                        timed = measure({key: f for key, (f, _) in thunks.items()}, repeat, budget, notes, label,
-                                        max_repeat)
+                        timed = measure({key: f for key, (f, _) in thunks.items()}, notes, label, max_repeat)
                         for name, (X, _, _) in built.items():
                             mine = {p: value for (owner, p), value in timed.items() if owner == name}
                             if name in IN_MEMORY and peers and n_rows <= PEER_ROWS:
-                                mine.update(measure(peer_thunks(name, X, y, n_classes), repeat, budget, notes,
+                                mine.update(measure(peer_thunks(name, X, y, n_classes), notes,
                                                     f"{name}, {n_rows} rows, {n_classes} classes", max_repeat))
                             fit = mine.get("fit", (np.nan, 0))[0]
                             for tool, (best, runs) in mine.items():
@@ -312,9 +308,8 @@ def run(ctx):
          "EM iteration = AutoClass(3 clusters, 1 restart, max_iter=10, tol=0).fit / 10 (its schema pass included)"),
     ] + (["quick run: tiny sizes, the ratios are not meaningful"] if quick else [])
     parameters = {"sizes": sizes, "inputs": inputs, "passes": sorted(passes), "classes": class_counts,
-                  "max_repeat": max_repeat, "fast_budget_s": FAST_BUDGET_S, "attributes": N_ATTRIBUTES,
-                  "values": N_VALUES, "files": N_FILES,
-                  "workers": workers, "repeat": repeat, "budget_s": budget, "load_average": os.getloadavg()}
+                  "max_repeat": max_repeat, "run_budget_s": RUN_BUDGET_S, "attributes": N_ATTRIBUTES,
+                  "values": N_VALUES, "files": N_FILES, "workers": workers, "load_average": os.getloadavg()}
     if partial:
         notes.append("partial run: a subset of the inputs, passes, classes or peers, or other than 2 threads")
     return Result("passes-partial" if partial else "passes", rows, summary, _plot, parameters, _targets(rows), notes)
