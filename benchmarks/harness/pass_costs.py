@@ -234,9 +234,9 @@ def measure(thunks, notes, label, max_repeat=MAX_REPEAT):
             times[tool] = [_timed(fn)]
         except Exception as exc:  # noqa: BLE001 - a pass or a peer failing must not stop the benchmark
             notes.append(f"{label}: {tool} failed: {type(exc).__name__}: {str(exc).splitlines()[0][:200]}")
-    for _ in range(max_repeat - 1):
+    for _ in range(max_repeat - 1):  # at most max_repeat runs: one above, one more a round
         for tool, runs in times.items():
-            if len(runs) < max_repeat and sum(runs) + min(runs) <= RUN_BUDGET_S:
+            if sum(runs) + min(runs) <= RUN_BUDGET_S:
                 runs.append(_timed(thunks[tool]))
     return {tool: (min(runs), len(runs)) for tool, runs in times.items()}
 
