@@ -427,3 +427,23 @@ def test_columns_values_match_numpys_unique(dtype):
     assert columns_values(X, lo, np.where([True, True, True, False], hi, lo - 1))[3] is None  # not read
     with pytest.raises(ValueError, match="outside the column ranges"):  # no write out of bounds either
         columns_values(X, lo + 1, hi)
+
+
+def test_columns_values_stop_flagging_once_every_value_is_seen_and_still_check_the_rest():
+    from nbparallel.kernels import column_ranges, columns_values
+
+    rows = np.arange(2000)
+    codes = np.stack([rows % 5 + 1, rows, 3 * rows % 5 + 1], axis=1).astype(np.uint8)  # 1..5 in the first rows
+    codes[:, 1] = 7  # one value
+    lo, hi = column_ranges(codes)
+    assert [v.tolist() for v in columns_values(codes, lo, hi)] == [[1, 2, 3, 4, 5], [7], [1, 2, 3, 4, 5]]
+    for row, column, value in ((-1, 0, 6), (-1, 1, 6), (300, 2, 0)):  # outside, rows after the ranges are full
+        bad = codes.copy()
+        bad[row, column] = value
+        with pytest.raises(ValueError, match="outside the column ranges"):
+            columns_values(bad, lo, hi)
+        assert columns_values(bad, *column_ranges(bad))[column].tolist() == sorted(set(bad[:, column].tolist()))
+    unread = np.where([True, False, True], hi, lo - 1)  # a column not read is not checked either
+    bad = codes.copy()
+    bad[-1, 1] = 9
+    assert columns_values(bad, lo, unread)[1] is None

@@ -15,18 +15,28 @@ def _flag_values_kernel(column, lowest, flags):
 @njit(nogil=True, cache=True)
 def _flag_columns_kernel(X, lo, spans, starts, flags):
     """``flags[starts[j] + x - lo[j]] = True`` for each value ``x`` of each column ``j`` with ``starts[j] >= 0``,
-    in one row-major pass; returns True when a value lay outside its column's ``spans[j]`` values from
-    ``lo[j]`` (not flagged: nothing is written out of bounds)."""
+    row-major, until every flag is set. Returns ``(outside, stop)``: whether a value lay outside its column's
+    ``spans[j]`` values from ``lo[j]`` (not flagged: nothing is written out of bounds), and the row it stopped
+    at (the rows from there can add no value, only one outside)."""
+    unseen = 0
+    for j in range(X.shape[1]):
+        if starts[j] >= 0:
+            unseen += spans[j]
     outside = False
-    for i in range(X.shape[0]):
+    i = 0
+    while i < X.shape[0] and unseen > 0:
         for j in range(X.shape[1]):
             if starts[j] >= 0:
                 offset = np.uint64(np.int64(X[i, j]) - lo[j])  # below lo: a huge unsigned offset
                 if offset < np.uint64(spans[j]):
-                    flags[np.uint64(starts[j]) + offset] = True
+                    at = np.uint64(starts[j]) + offset
+                    if not flags[at]:
+                        flags[at] = True
+                        unseen -= 1
                 else:
                     outside = True
-    return outside
+        i += 1
+    return outside, i
 
 
 @njit(nogil=True, cache=True)
@@ -176,7 +186,9 @@ def seen_values(column):
 def columns_values(X, lo, hi):
     """Sorted distinct values of each column of a 2-D integer array whose column ranges are known, in one
     row-major pass of flags over the ranges: a C-ordered array's columns are not read one by one, each a
-    strided pass over the whole array.
+    strided pass over the whole array. The pass stops once every value of every range is flagged (codes seen
+    in full within the first rows, as categorical codes mostly are); the rows after are only checked to lie
+    within the ranges, by the vectorised :func:`column_ranges`.
 
     Parameters
     ----------
@@ -204,7 +216,11 @@ def columns_values(X, lo, hi):
     small = (spans >= 1) & (spans <= FLAG_RANGE_LIMIT)
     starts = np.where(small, np.concatenate([[0], np.cumsum(np.where(small, spans, 0))[:-1]]), -1)
     flags = np.zeros(int(np.where(small, spans, 0).sum()), np.bool_)
-    if len(X) and _flag_columns_kernel(X, lo, spans, starts, flags):
+    outside, stop = _flag_columns_kernel(X, lo, spans, starts, flags) if len(X) and small.any() else (False, len(X))
+    if stop < len(X):  # every value of the ranges seen: the other rows need only lie in them
+        rest_lo, rest_hi = column_ranges(X[stop:])
+        outside |= bool(np.any(small & ((rest_lo < lo) | (rest_hi > hi))))
+    if outside:
         raise ValueError("X holds values outside the column ranges lo .. hi given")
     return [(np.flatnonzero(flags[starts[j]:starts[j] + spans[j]]) + lo[j]).astype(X.dtype) if small[j] else None
             for j in range(X.shape[1])]
