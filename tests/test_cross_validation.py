@@ -468,3 +468,35 @@ def test_accuracy_alone_is_scored_by_the_predict_kernel_with_the_same_confusions
         np.testing.assert_array_equal(alone["test_accuracy"], full["test_accuracy"])
         assert "test_log_loss" not in alone and "test_roc_auc" not in alone
         assert [p["kind"] for p in alone["passes"]] == [p["kind"] for p in full["passes"]]
+
+
+@pytest.mark.parametrize("route", ["by value", "schema pass", "text"])
+def test_scores_without_an_auc_collect_no_roc_histograms_and_equal_the_full_scorings(tmp_path, monkeypatch, route):
+    """Without ``roc_auc`` among the scorings each fold is evaluated without its ROC histograms: the same
+    accuracies, log-likelihoods and log losses, bit for bit, on every input form."""
+    import nbparallel.kernels.scoring as kernels
+
+    X, y, forms = coded_inputs(tmp_path)
+    runs = {"by value": [(NaiveBayes(categorical_features="all"), data, target, {})
+                         for data, target in forms.values()],
+            "schema pass": [(NaiveBayes(categorical_features="all"), X, y, {"sample_weight": np.ones(len(y))})],
+            "text": [(MultinomialNaiveBayes(), np.abs(X[["k"]].to_numpy()) + np.eye(len(y), 3), y, {})]}[route]
+    evaluate_rows = kernels.evaluate_rows
+    asked = []
+
+    def recorded(*args, roc=True, **kwargs):
+        asked.append(roc)
+        return evaluate_rows(*args, roc=roc, **kwargs)
+
+    scorings = ("accuracy", "log_likelihood", "log_loss")
+    for model, data, target, kwargs in runs:
+        full = cross_validate(model, data, target, cv=5, shuffle=True, random_state=1, **kwargs)
+        with monkeypatch.context() as patched:
+            patched.setattr(kernels, "evaluate_rows", recorded)
+            asked.clear()
+            without = cross_validate(model, data, target, cv=5, shuffle=True, random_state=1, scoring=scorings,
+                                     **kwargs)
+        assert asked and not any(asked)
+        for score in scorings:
+            np.testing.assert_array_equal(without[f"test_{score}"], full[f"test_{score}"])
+        assert "test_roc_auc" not in without

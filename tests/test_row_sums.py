@@ -187,6 +187,10 @@ def test_evaluation_sums_equal_the_references(n_classes, n_rows, specials):
         np.testing.assert_array_equal(histogram, by_row)
         np.testing.assert_allclose(np.cumsum(histogram[0, 0])[::1 << histogram_bits(2)],
                                    np.cumsum(want[3][0, 0])[::1 << histogram_bits(2)], atol=2)
+    without = evaluate_rows(first, second, table, offsets, prior, np.arange(n_classes), truth, extra=extra, roc=False)
+    np.testing.assert_array_equal(without[0], confusion)  # the same sums, bit for bit, and no histogram
+    np.testing.assert_array_equal(without[1:3], (log_likelihood, log_loss))  # NaN where the row sums hold NaN
+    assert without[3] is None
 
 
 @pytest.mark.parametrize("n_classes", [2, 20])

@@ -380,10 +380,10 @@ def _binary_counts(sums, n_rows, truth, mantissa_bits, cells, counts):
 
 @njit(nogil=True, cache=True, error_model="numpy")
 def _evaluation_kernel(first, second, extra, offsets, table, prior, lanes, order, truth, log_eps, log_1m_eps,
-                       mantissa_bits, confusion, counts, sums_out):
+                       mantissa_bits, confusion, counts, sums_out, roc):
     """The sums of :func:`evaluate_rows` over the rows with a known class: confusion, sum of log P(y|x) and
-    the clipped log loss (into ``sums_out``), and the ROC counts (two classes: class 1's, binned by log-odds;
-    more: one-vs-rest, of every class)."""
+    the clipped log loss (into ``sums_out``), and when ``roc`` the ROC counts (two classes: class 1's, binned
+    by log-odds; more: one-vs-rest, of every class)."""
     n_columns = prior.shape[0]
     n_classes = order.shape[0]
     step = block_rows(n_columns)
@@ -409,7 +409,7 @@ def _evaluation_kernel(first, second, extra, offsets, table, prior, lanes, order
             log_totals = _binary_exponentials(sums, n, tops, odds)
         else:
             totals = _exponentials(sums, n, n_columns, lanes, n_classes, tops, odds)
-            log_totals = totals.copy()
+            log_totals = totals.copy() if roc else totals
         logs(log_totals, n)
         for j in range(n):
             t = truth[start + j]
@@ -420,6 +420,8 @@ def _evaluation_kernel(first, second, extra, offsets, table, prior, lanes, order
             log_likelihood += log_p
             # -log of P(y|x) clipped to [eps, 1 - eps], compared in log space: no exp
             loss -= log_eps if log_p < log_eps else min(log_p, log_1m_eps)
+        if not roc:
+            continue
         if n_classes == 2:
             _binary_counts(sums, n, truth[start:stop], mantissa_bits, cells.reshape(-1), counts)
         elif n_classes > 2:
@@ -596,8 +598,11 @@ def roc_sums(scores):
     return out
 
 
-def evaluate_rows(first, second, table, offsets, log_prior, order, truth, *, extra=None):
+def evaluate_rows(first, second, table, offsets, log_prior, order, truth, *, extra=None, roc=True):
     """One pass of evaluation sums over the rows with a known class (``truth >= 0``).
+
+    ``roc=False`` leaves out the ROC histograms (None), which with many classes cost as much as the rest of
+    the pass after the row sums: each row adds to one histogram per class.
 
     Returns
     -------
@@ -608,9 +613,10 @@ def evaluate_rows(first, second, table, offsets, log_prior, order, truth, *, ext
     log_loss : float
         Sum of -log P(y_i | x_i), each probability clipped to [eps, 1 - eps] (float64 eps), as
         ``sklearn.metrics.log_loss`` clips.
-    histogram : ndarray of float64, shape (n_curves, 2, n_bins)
+    histogram : ndarray of float64, shape (n_curves, 2, n_bins), or None
         Per ROC curve (class 1 for two classes; every class, one-vs-rest, for more), the rows of that class
-        ([:, 0]) and the others ([:, 1]) by the bin (:func:`score_bin`) of their one-vs-rest odds.
+        ([:, 0]) and the others ([:, 1]) by the bin (:func:`score_bin`) of their one-vs-rest odds; None when
+        not ``roc``.
     """
     n_rows = first.shape[0]
     arguments = _check_scoring(first, second, table, offsets, log_prior, extra, n_rows)
@@ -622,10 +628,10 @@ def evaluate_rows(first, second, table, offsets, log_prior, order, truth, *, ext
     bits = histogram_bits(n_classes)
     confusion = np.zeros((n_classes, n_classes), dtype=np.int64)
     # counted as int32 (half float64's cache), returned as float64 (histograms of rows add across partitions)
-    counts = np.zeros((1 if n_classes <= 2 else n_classes, 2, n_score_bins(bits)), dtype=np.int32)
+    counts = np.zeros((1 if n_classes <= 2 else n_classes, 2, n_score_bins(bits) if roc else 0), dtype=np.int32)
     sums = np.zeros(2)
     eps = np.finfo(np.float64).eps
     outside = _evaluation_kernel(*arguments, order, truth, np.log(eps), np.log1p(-eps),
-                                 bits, confusion, counts, sums)
+                                 bits, confusion, counts, sums, bool(roc))
     _raise_out_of_table(outside, first, second, offsets)
-    return confusion, float(sums[0]), float(sums[1]), counts.astype(np.float64)
+    return confusion, float(sums[0]), float(sums[1]), counts.astype(np.float64) if roc else None

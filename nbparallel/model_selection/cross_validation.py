@@ -136,7 +136,8 @@ def _score(models, repeats, measure, X, truth, classes, w, info):
     """Per fold of every repeat, the :class:`~nbparallel.summaries.evaluation.Evaluation` (confusion counts,
     log-likelihood, log loss, ROC score histograms) of its rows under the model that did not see them, as one
     :class:`PerRepeat` of ``len(models)`` evaluations (the scoring kernel of ``model.evaluate``). ``measure``
-    is ``ScoringInputs.evaluation``, or ``ScoringInputs.confusion`` when only accuracies are asked."""
+    is ``ScoringInputs.evaluation`` (with ``roc=False`` when no AUC is asked), or ``ScoringInputs.confusion``
+    when only accuracies are asked."""
     k = len(models) // len(repeats)
     n_classes = len(models[0].classes_)
     out = [Evaluation.empty(n_classes) for _ in models]
@@ -824,7 +825,10 @@ def cross_validate(estimator, X, y=None, *, cv=10, scoring=SCORINGS, sample_weig
         if train.class_weights.sum() <= 0:
             raise ValueError(f"fold {j % k}'s training rows hold no usable case")
         models.append(run.model(train))
-    measure = ScoringInputs.confusion if set(scoring) == {"accuracy"} else ScoringInputs.evaluation
+    if set(scoring) == {"accuracy"}:
+        measure = ScoringInputs.confusion
+    else:  # the ROC histograms only where an AUC is asked: with many classes they are half the scoring pass
+        measure = partial(ScoringInputs.evaluation, roc="roc_auc" in scoring)
     reports = [e.report() for e in run.score(models, repeats, measure).parts]
     confusion = np.stack([e["confusion_matrix"] for e in reports])
     n = confusion.sum(axis=(1, 2))

@@ -112,10 +112,12 @@ class ScoringInputs(NamedTuple):
         return scoring.best_of_rows(self.first, self.second, self.table, self.offsets, self.log_prior, self.order,
                                     extra=self.extra, out=out)
 
-    def evaluation(self, truth):
-        """The :class:`Evaluation` of the rows with a known class (``truth >= 0``)."""
+    def evaluation(self, truth, roc=True):
+        """The :class:`Evaluation` of the rows with a known class (``truth >= 0``); without its ROC histograms
+        when not ``roc``."""
         confusion, log_likelihood, log_loss, histogram = scoring.evaluate_rows(
-            self.first, self.second, self.table, self.offsets, self.log_prior, self.order, truth, extra=self.extra)
+            self.first, self.second, self.table, self.offsets, self.log_prior, self.order, truth, extra=self.extra,
+            roc=roc)
         return Evaluation(confusion, log_likelihood, log_loss, histogram)
 
     def confusion(self, truth):
