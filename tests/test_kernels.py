@@ -440,8 +440,9 @@ def test_columns_values_stop_flagging_once_every_value_is_seen_and_still_check_t
     for row, column, value in ((-1, 0, 6), (-1, 1, 6), (300, 2, 0)):  # outside, rows after the ranges are full
         bad = codes.copy()
         bad[row, column] = value
-        with pytest.raises(ValueError, match="outside the column ranges"):
-            columns_values(bad, lo, hi)
+        for layout in (bad, np.asfortranarray(bad), np.repeat(bad, 2, axis=0)[::2]):  # every layout checked
+            with pytest.raises(ValueError, match="outside the column ranges"):
+                columns_values(layout, lo, hi)
         assert columns_values(bad, *column_ranges(bad))[column].tolist() == sorted(set(bad[:, column].tolist()))
     unread = np.where([True, False, True], hi, lo - 1)  # a column not read is not checked either
     bad = codes.copy()
