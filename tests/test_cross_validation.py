@@ -470,7 +470,7 @@ def test_accuracy_alone_is_scored_by_the_predict_kernel_with_the_same_confusions
         assert [p["kind"] for p in alone["passes"]] == [p["kind"] for p in full["passes"]]
 
 
-@pytest.mark.parametrize("route", ["by value", "schema pass", "text"])
+@pytest.mark.parametrize("route", ["by value", "schema pass", "Gaussian", "text"])
 def test_scores_without_an_auc_collect_no_roc_histograms_and_equal_the_full_scorings(tmp_path, monkeypatch, route):
     """Without ``roc_auc`` among the scorings each fold is evaluated without its ROC histograms: the same
     accuracies, log-likelihoods and log losses, bit for bit, on every input form."""
@@ -480,6 +480,7 @@ def test_scores_without_an_auc_collect_no_roc_histograms_and_equal_the_full_scor
     runs = {"by value": [(NaiveBayes(categorical_features="all"), data, target, {})
                          for data, target in forms.values()],
             "schema pass": [(NaiveBayes(categorical_features="all"), X, y, {"sample_weight": np.ones(len(y))})],
+            "Gaussian": [(NaiveBayes(numeric="gaussian"), X.assign(g=np.arange(len(y)) % 7 * 0.5), y, {})],
             "text": [(MultinomialNaiveBayes(), np.abs(X[["k"]].to_numpy()) + np.eye(len(y), 3), y, {})]}[route]
     evaluate_rows = kernels.evaluate_rows
     asked = []
