@@ -442,6 +442,17 @@ def test_fold_tables_beyond_memory_are_refused(monkeypatch):
         cross_validate(NaiveBayes(), X, y, cv=50)
 
 
+def scoring_routes(tmp_path, route):
+    """``(model, data, target, fit keywords)`` of one route of the scoring pass: every input form counted by
+    value, the schema pass (weighted rows), Gaussian attributes, or a text model."""
+    X, y, forms = coded_inputs(tmp_path)
+    return {"by value": [(NaiveBayes(categorical_features="all"), data, target, {})
+                         for data, target in forms.values()],
+            "schema pass": [(NaiveBayes(categorical_features="all"), X, y, {"sample_weight": np.ones(len(y))})],
+            "Gaussian": [(NaiveBayes(numeric="gaussian"), X.assign(g=np.arange(len(y)) % 7 * 0.5), y, {})],
+            "text": [(MultinomialNaiveBayes(), np.abs(X[["k"]].to_numpy()) + np.eye(len(y), 3), y, {})]}[route]
+
+
 def no_evaluation_kernel(*args, **kwargs):
     raise AssertionError("the evaluation kernel ran for accuracies alone")
 
@@ -452,12 +463,7 @@ def test_accuracy_alone_is_scored_by_the_predict_kernel_with_the_same_confusions
     histogram): the same confusions and accuracies, bit for bit, as the full scoring's, on every input form."""
     import nbparallel.kernels.scoring as kernels
 
-    X, y, forms = coded_inputs(tmp_path)
-    runs = {"by value": [(NaiveBayes(categorical_features="all"), data, target, {})
-                         for data, target in forms.values()],
-            "schema pass": [(NaiveBayes(categorical_features="all"), X, y, {"sample_weight": np.ones(len(y))})],
-            "Gaussian": [(NaiveBayes(numeric="gaussian"), X.assign(g=np.arange(len(y)) % 7 * 0.5), y, {})],
-            "text": [(MultinomialNaiveBayes(), np.abs(X[["k"]].to_numpy()) + np.eye(len(y), 3), y, {})]}[route]
+    runs = scoring_routes(tmp_path, route)
     for model, data, target, kwargs in runs:
         full = cross_validate(model, data, target, cv=5, shuffle=True, random_state=1, **kwargs)
         with monkeypatch.context() as patched:
@@ -476,12 +482,7 @@ def test_scores_without_an_auc_collect_no_roc_histograms_and_equal_the_full_scor
     accuracies, log-likelihoods and log losses, bit for bit, on every input form."""
     import nbparallel.kernels.scoring as kernels
 
-    X, y, forms = coded_inputs(tmp_path)
-    runs = {"by value": [(NaiveBayes(categorical_features="all"), data, target, {})
-                         for data, target in forms.values()],
-            "schema pass": [(NaiveBayes(categorical_features="all"), X, y, {"sample_weight": np.ones(len(y))})],
-            "Gaussian": [(NaiveBayes(numeric="gaussian"), X.assign(g=np.arange(len(y)) % 7 * 0.5), y, {})],
-            "text": [(MultinomialNaiveBayes(), np.abs(X[["k"]].to_numpy()) + np.eye(len(y), 3), y, {})]}[route]
+    runs = scoring_routes(tmp_path, route)
     evaluate_rows = kernels.evaluate_rows
     asked = []
 
