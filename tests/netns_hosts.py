@@ -1,6 +1,6 @@
 """Emulated hosts for tests (``benchmarks/harness/netns.py``), and the cut-link scenario.
 
-The scenario is shared by ``tests/test_network_hosts.py`` (run once there) and this
+The scenario is shared by ``tests/cluster/test_network_hosts.py`` (run once there) and this
 module as a script, which repeats it::
 
     python -m tests.netns_hosts --runs 10     # from the repository root, as root

@@ -16,7 +16,7 @@ from sklearn.naive_bayes import CategoricalNB
 import nbparallel
 from nbparallel import NaiveBayes
 
-from .reference import plain_count, spss_posteriors
+from tests.reference import plain_count, spss_posteriors
 
 
 def mixed_frame(seed=0, n=600):

@@ -13,7 +13,7 @@ from nbparallel.cli import main
 from nbparallel.cluster import client_for, connect, load_config, render_job_script
 from tests.dask_processes import free_port
 
-CONFIGS = sorted((Path(__file__).resolve().parent.parent / "cluster_configs").glob("*.yaml"))
+CONFIGS = sorted((Path(__file__).resolve().parents[2] / "cluster_configs").glob("*.yaml"))
 
 
 def write(tmp_path, text, name="cluster.yaml"):

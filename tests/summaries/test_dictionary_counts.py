@@ -20,7 +20,7 @@ from nbparallel.summaries.dictionary_counts import (
 from nbparallel.summaries.protocol import merge_summaries
 from tests import reference
 from tests.legacy_data import legacy_fit_counts
-from tests.test_encoding import _fit, _inputs
+from tests.data.test_encoding import _fit, _inputs
 
 
 def _one_pass(X, y, n_partitions, split_every=2):

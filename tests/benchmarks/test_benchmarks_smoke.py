@@ -7,7 +7,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-RUN = Path(__file__).resolve().parents[1] / "benchmarks" / "run.py"
+RUN = Path(__file__).resolve().parents[2] / "benchmarks" / "run.py"
 
 COLUMNS = {
     "strong": {"series", "workers", "rows", "partitions", "best_s", "speedup", "efficiency"},
