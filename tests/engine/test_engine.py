@@ -263,7 +263,7 @@ def test_local_fits_work_after_a_failed_client(tmp_path):
     import sys
 
     from tests.dask_processes import ROOT, dask_cluster
-    from tests.test_cluster_processes import make_tls_files
+    from tests.cluster.test_cluster_processes import make_tls_files
 
     files = make_tls_files(tmp_path, "good")
     frame = pd.DataFrame({"a": np.arange(100) % 3, "y": np.arange(100) % 2})
