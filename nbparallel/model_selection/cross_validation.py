@@ -213,9 +213,8 @@ def _score_folds(models, repeats, measure, kept, X, y, w, info):
             inputs = None if counted is None else model.inputs_of_counted(counted[rows])
             if inputs is None:
                 split = schema.counted().split(X) if split is None else split
-                inputs = model.inputs_of_codes(*model.scoring_codes_of_split(split[0][rows], split[1][rows]))
-            if not model.scores_from_codes:  # Gaussian attributes: their log-likelihoods added last
-                inputs = inputs._replace(extra=model.joint_log_likelihood_of_gaussian(_take(X, rows)))
+                gaussian = None if model.scores_from_codes else _take(X, rows)  # their log-likelihoods added last
+                inputs = model.inputs_of_split(split[0][rows], split[1][rows], gaussian)
             out[r * k + i] = measure(inputs, truth[rows])
     return PerRepeat(tuple(out))
 
@@ -537,7 +536,7 @@ def _score_coded(models, repeats, measure, info, coded):
     for r, folds in enumerate(repeats):
         for i, rows in folds.segments(info, len(truth), truth):
             model = models[r * k + i]
-            inputs = model.inputs_of_codes(codes[rows])
+            inputs = model.inputs_of_split(codes[rows], None)
             table_rows, offsets = rows_of(model, inputs.offsets)
             out[r * k + i] = measure(inputs._replace(table=inputs.table[table_rows], offsets=offsets), truth[rows])
     return PerRepeat(tuple(out))
@@ -569,7 +568,7 @@ def _local_table_rows(schema, coded):
         values[: len(places[j])][valid, b] = np.asarray(vocabularies[j], dtype=np.float64)[places[j][valid]]
 
     def rows_of(model, model_offsets):
-        bins = model.final_bin_codes(values) if binned else None
+        bins = model.inputs_of_split(values[:, :0], values).second if binned else None
         model_codes = [categorical[j] if j in categorical else bins[: len(places[j]), binned.index(j)]
                        for j in range(len(attributes))]
         return np.concatenate([model_offsets[j] + c.astype(np.int64) for j, c in enumerate(model_codes)]

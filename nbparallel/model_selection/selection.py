@@ -27,6 +27,7 @@ import numpy as np
 from sklearn.feature_selection import SelectorMixin
 from sklearn.utils import check_random_state
 
+from nbparallel.data.columns import BINNED, GAUSSIAN
 from nbparallel.engine import execution
 from nbparallel.engine.scheduler import PassScheduler
 from nbparallel.kernels import selection as kernels
@@ -133,7 +134,7 @@ def _training_rows(model, X, y, w):
     (-1: unknown target) and weights: what every step of the exact B(J) reads, kept between its passes."""
     codes, values = model.schema_.counted().split(X)
     # categorical attributes only: their codes as they are (uint8 where they fit), else one uint16 array
-    codes = np.ascontiguousarray(codes) if not values.shape[1] else model.encode_split(codes, values)
+    codes = np.ascontiguousarray(codes) if not values.shape[1] else model.inputs_of_split(codes, values).joined_codes()
     return codes, model.schema_.encode_classes(y, w), None if w is None else np.asarray(w, np.float64)
 
 
@@ -162,7 +163,7 @@ def _known_rows(model, X, y, w):
     """Codes under the final bins and weights of the rows with a known target, and their class codes."""
     labels = model.schema_.encode_classes(y, w)
     known = labels >= 0
-    codes = model.encode(X)[known]
+    codes = model.scoring_inputs(X).joined_codes()[known]
     return codes, None if w is None else np.asarray(w, dtype=np.float64)[known], labels[known]
 
 
@@ -259,8 +260,13 @@ class SelectedNaiveBayes(SelectorMixin, NaiveBayes):
         m, the number of simulated cases.
     random_state : int, RandomState or None
         Seed of the simulated cases.
-    alpha, class_alpha, n_bins, categorical_features, n_partitions, split_every, verbose, numeric_features
+    alpha, class_alpha, n_bins, categorical_features, n_partitions, split_every, verbose
         As for :class:`NaiveBayes`.
+    numeric_ranges, numeric, var_smoothing, numeric_features, class_prior
+        As for :class:`NaiveBayes`. Every parameter of :class:`NaiveBayes` is one of this model's, so the
+        model of the selected predictors is the :class:`NaiveBayes` of the same parameters on those
+        columns. Selection chooses among counted attributes, so ``numeric`` must leave every numeric
+        column binned (a Gaussian one raises ValueError).
 
     Attributes
     ----------
@@ -285,7 +291,8 @@ class SelectedNaiveBayes(SelectorMixin, NaiveBayes):
     def __init__(self, *, n_features=None, max_features="auto", must_include=(), criterion="auto",
                  b_estimate="auto", sample_size=20000, random_state=None, alpha=AUTO_SMOOTHING,
                  class_alpha=AUTO_SMOOTHING, n_bins=10, categorical_features="auto", n_partitions=None,
-                 split_every=2, verbose=0, numeric_features=None):
+                 split_every=2, verbose=0, numeric_ranges=None, numeric=BINNED, var_smoothing=1e-9,
+                 numeric_features=None, class_prior=None):
         self.n_features = n_features
         self.max_features = max_features
         self.must_include = must_include
@@ -295,7 +302,8 @@ class SelectedNaiveBayes(SelectorMixin, NaiveBayes):
         self.random_state = random_state
         super().__init__(alpha=alpha, class_alpha=class_alpha, n_bins=n_bins,
                          categorical_features=categorical_features, n_partitions=n_partitions,
-                         split_every=split_every, verbose=verbose, numeric_features=numeric_features)
+                         split_every=split_every, verbose=verbose, numeric_ranges=numeric_ranges, numeric=numeric,
+                         var_smoothing=var_smoothing, numeric_features=numeric_features, class_prior=class_prior)
 
     @property
     def partial_fit(self):
@@ -318,6 +326,10 @@ class SelectedNaiveBayes(SelectorMixin, NaiveBayes):
             raise ValueError(f"b_estimate must be one of {B_ESTIMATES}, got {self.b_estimate!r}")
         if isinstance(self.must_include, (str, int)) or not hasattr(self.must_include, "__iter__"):
             raise TypeError(f"must_include must be a list of column names or indices, got {self.must_include!r}")
+        kinds = self.numeric.values() if isinstance(self.numeric, dict) else [self.numeric]
+        if GAUSSIAN in kinds:
+            raise ValueError(f"numeric={self.numeric!r} asks for Gaussian attributes, but forward selection "
+                             f"chooses among counted ones: use numeric={BINNED!r}")
 
     # ------------------------------------------------------------ fitting
 

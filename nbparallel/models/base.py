@@ -3,19 +3,25 @@
 :class:`PartitionedClassifier` is the one base of the classifiers, in the spirit
 of scikit-learn's ``_BaseNB``: ``predict``, ``predict_proba``,
 ``predict_log_proba``, ``predict_joint_log_proba``, ``score`` and ``evaluate``
-are written once, over partitions, on top of two things a model supplies:
+are written once, over partitions, on top of two things a model supplies,
+declared with ``abstractmethod`` (the estimators' metaclass is ``ABCMeta``, so a
+model that lacks one cannot be made):
 
 - ``dataset(X, y=None, sample_weight=None, *, require_target, drop)``: the
   input as partitions (an object with ``partitions``, ``columns``, ``token`` and
   ``map(fn, *args)``, where ``map`` makes a function of one partition that calls
   ``fn(*args, X, y, w)``), the same route ``fit`` takes;
 - ``joint_log_likelihood_part(X)``: log P(x, c) of the rows of one partition,
-  shape (n_rows, n_classes), columns in the order of ``classes_``; or, better,
-  ``scoring_inputs(X)`` (:class:`ScoringInputs`): the partition's codes and the
-  model's log table, which the scoring kernels of
+  shape (n_rows, n_classes), columns in the order of ``classes_``. A model may
+  also override ``scoring_inputs(X)`` (:class:`ScoringInputs`): the partition's
+  codes and the model's log table, which the scoring kernels of
   :mod:`nbparallel.kernels.scoring` turn into the result in one pass over the
   codes (posteriors normalised in the kernel, best classes, evaluation sums)
-  with no (row x class) array in between (NaiveBayes does).
+  with no (row x class) array in between (NaiveBayes does, and says so by
+  ``scores_from_codes``).
+
+and, as every estimator does (:class:`PartitionedModel`), ``fitted_to_dict`` and
+``fitted_from_dict`` for its model files.
 
 Every result is written into one array: in place by the partitions' tasks when
 the rows are in this process's memory with known sizes; the scores of rows known
@@ -38,6 +44,7 @@ from __future__ import annotations
 import functools
 import itertools
 import warnings
+from abc import abstractmethod
 from typing import NamedTuple
 
 import numpy as np
@@ -58,7 +65,7 @@ class NBParallelMixin:
     and save themselves as model files.
 
     A subclass names the fitted attribute that marks it fitted in
-    ``_fitted_attribute`` and implements ``fitted_to_dict`` and ``fitted_from_dict``.
+    ``_fitted_attribute``; :class:`PartitionedModel` declares ``fitted_to_dict`` and ``fitted_from_dict``.
     """
 
     _fitted_attribute = "counts_"
@@ -119,6 +126,11 @@ class ScoringInputs(NamedTuple):
             self.first, self.second, self.table, self.offsets, self.log_prior, self.order, truth, extra=self.extra,
             roc=roc)
         return Evaluation(confusion, log_likelihood, log_loss, histogram)
+
+    def joined_codes(self):
+        """``first`` and ``second`` side by side as one uint16 array: every counted attribute's code of
+        each row, in table order (what the selection kernels read)."""
+        return np.hstack([self.first.astype(np.uint16), self.second.astype(np.uint16)])
 
     def confusion(self, truth):
         """:meth:`evaluation`'s confusion counts alone, from the best classes (:meth:`best`, the same ties):
@@ -201,7 +213,7 @@ def _write_scores(mode, slot, inputs):
 def _chunks(model, n_rows):
     """Row blocks of a partition whose (row x class) scores stay under ``memory.PREDICT_CHUNK_CELLS``
     (one block when the model scores from codes without a per-row block)."""
-    if getattr(model, "scores_from_codes", False):
+    if model.scores_from_codes:
         return [(0, n_rows)]
     step = max(1, memory.PREDICT_CHUNK_CELLS // len(model.classes_))
     return [(start, min(start + step, n_rows)) for start in range(0, n_rows, step)]
@@ -309,9 +321,17 @@ class PartitionedModel(NBParallelMixin, Estimator):
             raise ValueError(f"X has {n_features} features, but {name} is expecting "
                              f"{self.n_features_in_} features as input.")
 
+    @abstractmethod
     def dataset(self, X, y=None, sample_weight=None, *, require_target=True, drop=()):
-        """The input as partitions, with this model's partitioning and column kinds (models supply it)."""
-        raise NotImplementedError
+        """The input as partitions, with this model's partitioning and column kinds."""
+
+    @abstractmethod
+    def fitted_to_dict(self):
+        """The fitted state as plain JSON values (a model file's ``fitted`` entry)."""
+
+    @abstractmethod
+    def fitted_from_dict(self, d):
+        """Set the fitted state from :meth:`fitted_to_dict`'s values, checked (a model file's ``fitted``)."""
 
     def scoring_data(self, X, y=None, sample_weight=None):
         """The data to score or predict as partitions, by the route ``fit`` takes, checked against the
@@ -336,11 +356,15 @@ class PartitionedModel(NBParallelMixin, Estimator):
 class PartitionedClassifier(Classifier, PartitionedModel):
     """Base of the classifiers scored partition by partition (see the module docstring)."""
 
+    scores_from_codes = False
+    """True when a model scores a partition from codes with no (row x class) block (NaiveBayes without
+    Gaussian attributes): then its rows are scored in one block, else in blocks of bounded memory."""
+
     # ------------------------------------------------------------- what models supply
 
+    @abstractmethod
     def joint_log_likelihood_part(self, X):
         """log P(x, c) of one partition's rows, shape (n_rows, n_classes)."""
-        raise NotImplementedError
 
     def encode_targets(self, y):
         """Positions of the labels in ``classes_``; -1 for a missing label.
@@ -359,10 +383,6 @@ class PartitionedClassifier(Classifier, PartitionedModel):
                              f"fitted on; classes are {self.classes_.tolist()}")
         codes[~missing] = pos
         return codes
-
-    def best_classes(self, jll):
-        """Index of the most probable class of each row (first in ``classes_`` on ties)."""
-        return np.argmax(jll, axis=1)
 
     def scoring_inputs(self, X):
         """What the scoring kernels need for one partition's rows (:class:`ScoringInputs`).
@@ -422,7 +442,7 @@ class PartitionedClassifier(Classifier, PartitionedModel):
         return self._scores(X, scoring.POSTERIOR, "nbparallel-proba")
 
     def predict(self, X):
-        """The class with the largest posterior (ties as :meth:`best_classes` breaks them)."""
+        """The class with the largest posterior (ties as the model's :class:`ScoringInputs` order them)."""
         check_is_fitted(self, self._fitted_attribute)
         data = self.scoring_data(X)
         out, slots = _slots(data, (), np.int64)

@@ -55,7 +55,7 @@ class RoundScorer(NamedTuple):
 
     @classmethod
     def of(cls, learner):
-        inputs = learner.inputs_of_codes(np.empty((0, 0), dtype=np.uint8))
+        inputs = learner.inputs_of_split(np.empty((0, 0), dtype=np.uint8), None)
         bins = tuple(edges.tobytes() for edges in learner.bin_edges_.values())
         return cls(learner, bins, inputs.table, inputs.offsets, inputs.log_prior, inputs.order)
 
@@ -68,7 +68,7 @@ def _scoring_codes(scorer, codes, values, cached):
     """
     if cached is not None and cached[1] == scorer.bins:
         return cached
-    return scorer.learner.scoring_codes_of_split(codes, values), scorer.bins
+    return scorer.learner.inputs_of_split(codes, values)[:2], scorer.bins
 
 
 def _predicted(scorer, codes, out=None):

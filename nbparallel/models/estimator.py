@@ -12,12 +12,16 @@ scikit-learn only when scikit-learn itself asks for their tags, or when an unfit
 from __future__ import annotations
 
 import inspect
+from abc import ABCMeta
 from functools import cache
 
 
-class Estimator:
+class Estimator(metaclass=ABCMeta):
     """Parameters as scikit-learn estimators have them: the keyword arguments of ``__init__``, stored as
-    attributes of the same names and nothing else, read by ``get_params`` and written by ``set_params``."""
+    attributes of the same names and nothing else, read by ``get_params`` and written by ``set_params``.
+
+    The metaclass is ``ABCMeta``, as scikit-learn's ``_BaseNB`` has it: a base declares what its models
+    must supply with ``abc.abstractmethod``, and a class that lacks one cannot be instantiated."""
 
     @classmethod
     @cache

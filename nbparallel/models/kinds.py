@@ -15,8 +15,8 @@ A :class:`~nbparallel.data.schema.Schema` attribute names its kind
 
 Derivation is per attribute (:meth:`derive`); scoring is per kind over all
 its attributes at once (vectorised): the counted kinds share one log table
-read by the numba kernel of :func:`nbparallel.kernels.scoring.joint_log_likelihood`
-(:meth:`Counted.score`), the Gaussian attributes one block
+(:meth:`Counted.log_table`) read by the numba kernels of
+:mod:`nbparallel.kernels.scoring`, the Gaussian attributes one block
 (:meth:`GaussianNumeric.score`). The text models' per-feature counts (kind
 "count") are scored by a sparse product in :mod:`nbparallel.models.text`.
 """
@@ -28,7 +28,6 @@ from dataclasses import dataclass
 import numpy as np
 
 from nbparallel.kernels.binning import bin_values
-from nbparallel.kernels.scoring import joint_log_likelihood
 from nbparallel.models.discretisation import mdl_intervals
 from nbparallel.models.gaussian import constant_columns, gaussian_log_likelihood, gaussian_parameters
 
@@ -164,7 +163,7 @@ class Counted:
 
     @staticmethod
     def log_table(fits, n_classes):
-        """``(table, offsets)`` for :meth:`score`: each fit's log-probabilities below a zero row (code 0,
+        """``(table, offsets)`` of the scoring kernels: each fit's log-probabilities below a zero row (code 0,
         missing, adds nothing), stacked in table order."""
         sizes = [len(fit.log_prob) + 1 for fit in fits]
         offsets = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
@@ -172,11 +171,6 @@ class Counted:
         for fit, start in zip(fits, offsets[:-1]):
             table[start + 1:start + len(fit.log_prob) + 1] = fit.log_prob
         return table, offsets
-
-    @staticmethod
-    def score(codes, table, offsets, class_log_prior):
-        """log P(c) + sum over the counted attributes of log P(x_a | c), from codes (0 = missing)."""
-        return joint_log_likelihood(codes, table, offsets, class_log_prior)
 
 
 class Categorical(Counted):

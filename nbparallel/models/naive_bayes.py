@@ -15,7 +15,7 @@ from nbparallel.data.inputs import as_dataset
 from nbparallel.data.partitions import input_feature_names
 from nbparallel.data.schema import Schema, class_array, scan_schema, sort_values
 from nbparallel.engine import memory
-from nbparallel.kernels.scoring import JOINT, best_classes
+from nbparallel.kernels.scoring import JOINT
 from nbparallel.models import kinds
 from nbparallel.models.base import PartitionedClassifier, ScoringInputs
 from nbparallel.models.discretisation import FINE_BINS, MDL
@@ -149,7 +149,7 @@ class NaiveBayes(PartitionedClassifier):
         is all zeros, a Gaussian column has no rows (shape (0, n_classes)).
     counted_fits_ : list of nbparallel.models.kinds.CountedFit
         The counted attributes derived, in the order of ``schema_.counted()``
-        (the count table's and :meth:`encode`'s): log-probabilities, counts,
+        (the count table's and the scoring codes'): log-probabilities, counts,
         value labels, bin edges, whether ignored.
     target_column_ : str
         The target column's name, when fitted from a DataFrame or file column.
@@ -326,7 +326,7 @@ class NaiveBayes(PartitionedClassifier):
         """Why each ignored attribute is ignored, ``{name: reason}`` in input order."""
         check_is_fitted(self, "counts_")
         reasons = {}
-        supervised = getattr(self, "n_bins", None) == MDL
+        supervised = self.n_bins == MDL
         for a, (at, fit) in enumerate(zip(self.schema_.counted().attributes, self.counted_fits_)):
             if not fit.ignored:
                 continue
@@ -424,9 +424,9 @@ class NaiveBayes(PartitionedClassifier):
             self.class_log_prior_ = np.where(
                 present, np.log(N_k + lam) - np.log(N + present.sum() * lam), -np.inf
             )
-        if getattr(self, "class_prior", None) is not None:  # fixed priors (subclasses may not have them)
+        if self.class_prior is not None:  # fixed priors
             self.class_log_prior_ = fixed_log_prior(self.class_prior, self.classes_)
-        supervised = getattr(self, "n_bins", None) == MDL  # subclasses may have no n_bins
+        supervised = self.n_bins == MDL
         counted = schema.counted().attributes
         categorical = [a for a, at in enumerate(counted) if at.kind != NUMERIC]
         binned = [a for a, at in enumerate(counted) if at.kind == NUMERIC]
@@ -495,35 +495,7 @@ class NaiveBayes(PartitionedClassifier):
         if len(self.classes_) != 2:
             raise AttributeError(f"log-odds weights exist for two classes; this model has {len(self.classes_)}")
 
-    # --------------------------------------------------------- scoring pieces
-
-    def encode(self, X):
-        """A partition's counted attributes as codes under the final bins, in the order of
-        ``schema_.counted()`` (0 = missing or unseen)."""
-        return self.encode_split(*self.schema_.counted().split(X))
-
-    def encode_split(self, codes, values):
-        """Codes of a partition already split by :meth:`nbparallel.data.schema.Schema.split` (of
-        ``schema_.counted()``), under the final bins, as one uint16 array."""
-        return np.hstack([codes.astype(np.uint16), self.final_bin_codes(values).astype(np.uint16)])
-
-    def final_bin_codes(self, values):
-        """The binned attributes' codes of a partition's numeric ``values`` (in the order of
-        ``schema_.binned_attributes()``) under the final bins: 1 + bin, 0 for a missing value and for every
-        value of an attribute left with no bin (no observed training value)."""
-        return self._final_bins.codes(values)
-
-    def scoring_codes(self, X):
-        """``(categorical codes, binned codes)`` of a partition, as the scoring kernels read them: the
-        categorical codes as counting gets them (a uint8 input array itself, a ``Categorical``'s codes
-        through a lookup table of its categories, strings hashed once per partition and their dictionary
-        mapped to the vocabulary), and the numeric values binned under the final bins."""
-        codes, values = self.schema_.counted().split(X)
-        return codes, self.final_bin_codes(values)
-
-    def scoring_codes_of_split(self, codes, values):
-        """:meth:`scoring_codes` of a partition already split by ``schema_.counted().split``."""
-        return codes, self.final_bin_codes(values)
+    # --------------------------------------------------------- scoring entry points
 
     @property
     def scores_from_codes(self):
@@ -531,16 +503,26 @@ class NaiveBayes(PartitionedClassifier):
         return self._gaussian_fit is None
 
     def scoring_inputs(self, X):
-        codes, binned = self.scoring_codes(X)
-        extra = None if self._gaussian_fit is None else self.joint_log_likelihood_of_gaussian(X)
-        return ScoringInputs(codes, binned, self._log_table, self._log_offsets, self.class_log_prior_, extra,
-                             self._tie_order)
+        """The :class:`~nbparallel.models.base.ScoringInputs` of one partition: its categorical codes as
+        counting gets them (a uint8 input array itself, a ``Categorical``'s codes through a lookup table of
+        its categories, strings hashed once per partition and their dictionary mapped to the vocabulary),
+        its numeric values binned under the final bins, and its Gaussian attributes' log-likelihoods."""
+        codes, values = self.schema_.counted().split(X)
+        return self.inputs_of_split(codes, values, X)
 
-    def inputs_of_codes(self, codes, binned=None):
-        """The :class:`~nbparallel.models.base.ScoringInputs` of rows given as codes: :meth:`scoring_codes`'
-        pair, or one array of every counted attribute (:meth:`encode`) with ``binned`` None."""
-        binned = np.empty((len(codes), 0), dtype=np.uint8) if binned is None else binned
-        return ScoringInputs(codes, binned, self._log_table, self._log_offsets, self.class_log_prior_, None,
+    def inputs_of_split(self, codes, values, X=None):
+        """The :class:`~nbparallel.models.base.ScoringInputs` of rows already split by
+        :meth:`nbparallel.data.schema.Schema.split` (of ``schema_.counted()``): the categorical ``codes`` as
+        they are, the numeric ``values`` binned under the final bins (1 + bin; 0 for a missing value and for
+        every value of an attribute left with no bin), or no binned block when ``values`` is None (``codes``
+        then covers every counted attribute). With Gaussian attributes, ``X`` holds the same rows, whose
+        Gaussian log-likelihoods are added last; without ``X`` the inputs give the log table alone."""
+        binned = (np.empty((len(codes), 0), dtype=np.uint8) if values is None
+                  else self._final_bins.codes(values))
+        extra = None
+        if self._gaussian_fit is not None and X is not None:
+            extra = kinds.GaussianNumeric.score(gaussian_values(X, self._gaussian_positions), self._gaussian_fit)
+        return ScoringInputs(codes, binned, self._log_table, self._log_offsets, self.class_log_prior_, extra,
                              self._tie_order)
 
     def inputs_of_counted(self, counted):
@@ -578,20 +560,6 @@ class NaiveBayes(PartitionedClassifier):
                 if split.any():
                     splits.append((a, np.concatenate([[False], split])))  # code 0 (missing) is never split
         return table, splits
-
-    def joint_log_likelihood_of_codes(self, codes):
-        """log P(c) + the counted attributes' log P(x | c), of rows given as codes (see :meth:`encode`)."""
-        return kinds.Counted.score(codes, self._log_table, self._log_offsets, self.class_log_prior_)
-
-    def best_classes(self, jll):
-        """Index of the class with the largest joint log-likelihood; ties go to the larger prior."""
-        return best_classes(jll, self._tie_order)
-
-    def joint_log_likelihood_of_gaussian(self, X):
-        """The Gaussian attributes' log P(x | c) of a partition (zeros without Gaussian attributes)."""
-        if self._gaussian_fit is None:
-            return 0.0
-        return kinds.GaussianNumeric.score(gaussian_values(X, self._gaussian_positions), self._gaussian_fit)
 
     def joint_log_likelihood_part(self, X):
         return self.scoring_inputs(X).scores(JOINT)

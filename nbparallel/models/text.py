@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import time
 import warnings
+from abc import abstractmethod
 
 import numpy as np
 import scipy.sparse as sp
@@ -36,9 +37,10 @@ class TextNaiveBayes(PartitionedClassifier):
         "class_prior": [ARRAY_LIKE, None],
         "force_alpha": [BOOLEAN],
     }
+
+    @abstractmethod
     def counting_plan(self):
         """How this model's counting pass sums a count matrix (:class:`~nbparallel.models.plan.CountingPlan`)."""
-        raise NotImplementedError
 
     # ------------------------------------------------------------ fitting
 
@@ -190,9 +192,6 @@ class TextNaiveBayes(PartitionedClassifier):
         return tags
 
 
-_TextNaiveBayes = TextNaiveBayes  # the name before the complement model built on it
-
-
 class MultinomialNaiveBayes(TextNaiveBayes):
     """Multinomial naive Bayes over counts (e.g. word counts), in parallel.
 
@@ -270,7 +269,7 @@ class MultinomialNaiveBayes(TextNaiveBayes):
         return tags
 
 
-class BernoulliNaiveBayes(_TextNaiveBayes):
+class BernoulliNaiveBayes(TextNaiveBayes):
     """Bernoulli naive Bayes over binary features (e.g. word presence), in parallel.
 
     Same model as scikit-learn's ``BernoulliNB``:
@@ -290,7 +289,7 @@ class BernoulliNaiveBayes(_TextNaiveBayes):
     where each feature is present.
     """
 
-    _parameter_constraints = {**_TextNaiveBayes._parameter_constraints,
+    _parameter_constraints = {**TextNaiveBayes._parameter_constraints,
                               "binarize": [None, Interval(float, None, None)]}
 
     def __init__(self, *, alpha=1.0, force_alpha=True, binarize=0.0, fit_prior=True, class_prior=None,

@@ -55,6 +55,6 @@ def _reloaded(model, tmp_path):
 def test_codes_of_a_binless_column_are_zero():
     X, y = CASES["all missing"]
     model = NaiveBayes().fit(X, y)
-    _, binned = model.scoring_codes(pd.DataFrame({"a": [1.0], "b": [5.0]}))
-    assert binned.tolist() == [[1, 0]]
-    assert model.encode(pd.DataFrame({"a": [1.0], "b": [5.0]})).tolist() == [[1, 0]]
+    inputs = model.scoring_inputs(pd.DataFrame({"a": [1.0], "b": [5.0]}))
+    assert inputs.second.tolist() == [[1, 0]]
+    assert inputs.joined_codes().tolist() == [[1, 0]]

@@ -7,6 +7,7 @@ from collections import Counter
 import numpy as np
 import pandas as pd
 import pytest
+from sklearn.base import clone
 from sklearn.datasets import load_breast_cancer, load_wine
 
 import nbparallel
@@ -238,6 +239,36 @@ def test_fixed_number_selector_api_and_files(tmp_path):
     assert loaded.selected_features_ == model.selected_features_
     assert loaded.selection_path_ == model.selection_path_
     np.testing.assert_array_equal(loaded.predict_proba(data.data), model.predict_proba(data.data))
+
+
+def test_every_naive_bayes_parameter_reaches_the_model_of_the_selected_columns():
+    data = load_wine(as_frame=True)
+    X, y = data.data, data.target
+    params = {"alpha": 0.5, "class_alpha": 2.0, "n_bins": 7, "class_prior": [0.2, 0.3, 0.5],
+              "numeric_ranges": {"alcohol": (10.0, 16.0)}, "var_smoothing": 1e-6, "numeric": "binned",
+              "numeric_features": ["proline"]}
+    assert set(params) | {"categorical_features", "n_partitions", "split_every", "verbose"} == set(
+        nbparallel.NaiveBayes().get_params())  # every NaiveBayes parameter is here
+    model = SelectedNaiveBayes(n_features=4, must_include=["alcohol", "proline"], n_partitions=2, **params).fit(X, y)
+    assert {k: model.get_params()[k] for k in params} == params
+    cloned = clone(model)
+    assert {k: cloned.get_params()[k] for k in params} == params
+    chosen = [c for c in X.columns if c in model.selected_features_]
+    single = nbparallel.NaiveBayes(n_partitions=2, **params).fit(X[chosen], y)
+    np.testing.assert_array_equal(model.class_log_prior_, np.log([0.2, 0.3, 0.5]))
+    np.testing.assert_array_equal(model.class_log_prior_, single.class_log_prior_)
+    assert model.bin_edges_["alcohol"].tolist() == single.bin_edges_["alcohol"].tolist()
+    np.testing.assert_array_equal(model.predict_proba(X), single.predict_proba(X[chosen]))
+    np.testing.assert_array_equal(model.predict(X), single.predict(X[chosen]))
+    unranged = SelectedNaiveBayes(n_features=3, must_include=["alcohol"], n_bins=7).fit(X, y)
+    assert unranged.bin_edges_["alcohol"].tolist() != model.bin_edges_["alcohol"].tolist()
+
+
+@pytest.mark.parametrize("numeric", ["gaussian", {"alcohol": "gaussian"}])
+def test_gaussian_attributes_are_refused_by_name(numeric):
+    X, y = load_wine(return_X_y=True, as_frame=True)
+    with pytest.raises(ValueError, match="numeric=.*Gaussian"):
+        SelectedNaiveBayes(numeric=numeric).fit(X, y)
 
 
 @pytest.mark.parametrize("params, match", [

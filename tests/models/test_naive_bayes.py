@@ -15,6 +15,7 @@ from sklearn.naive_bayes import CategoricalNB
 
 import nbparallel
 from nbparallel import NaiveBayes
+from nbparallel.models.base import ScoringInputs
 
 from tests.reference import plain_count, spss_posteriors
 
@@ -225,15 +226,16 @@ def test_ties_go_to_the_larger_prior():
     X = np.array([["a"], ["a"], ["a"], ["b"], ["b"]], dtype=object)
     model = NaiveBayes().fit(X, ["x", "y", "y", "x", "y"])
     # equal joint log-likelihoods: the class with the larger prior ('y') wins, not the first
-    assert list(model.classes_[model.best_classes(np.array([[0.0, 0.0]]))]) == ["y"]
-    assert list(model.classes_[model.best_classes(np.array([[0.0, -1.0]]))]) == ["x"]
+    order = model.inputs_of_split(np.empty((0, 0), dtype=np.uint8), None).order
+    assert list(model.classes_[ScoringInputs.of_joint(np.array([[0.0, 0.0]]), order).best()]) == ["y"]
+    assert list(model.classes_[ScoringInputs.of_joint(np.array([[0.0, -1.0]]), order).best()]) == ["x"]
 
 
 def test_log_odds_weights_reproduce_posteriors():
     X, y = load_breast_cancer(return_X_y=True)
     model = NaiveBayes(n_partitions=3).fit(X, y)
     weights, bias = model.log_odds_weights_, model.log_odds_bias_
-    codes = model.encode(X[:50]).astype(int)
+    codes = model.scoring_inputs(X[:50]).joined_codes().astype(int)
     logit = bias + sum(weights[a][codes[:, a] - 1] * (codes[:, a] > 0) for a in range(len(weights)))
     np.testing.assert_allclose(1 / (1 + np.exp(-logit)), model.predict_proba(X[:50])[:, 1], rtol=1e-9)
     multi = NaiveBayes().fit(*load_wine(return_X_y=True))
