@@ -89,3 +89,26 @@ print(sorted(m for m in sys.modules if m.split(".")[0] == "sklearn"))
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip().splitlines()[-1] == "[]"
+
+
+def test_the_bases_declare_what_a_model_must_supply():
+    from nbparallel.models.base import PartitionedClassifier, PartitionedModel
+    from nbparallel.models.text import TextNaiveBayes
+
+    assert PartitionedModel.__abstractmethods__ == {"dataset", "fitted_to_dict", "fitted_from_dict"}
+    assert PartitionedClassifier.__abstractmethods__ == {"dataset", "fitted_to_dict", "fitted_from_dict",
+                                                         "joint_log_likelihood_part"}
+    assert "counting_plan" in TextNaiveBayes.__abstractmethods__
+
+    class Incomplete(PartitionedClassifier):
+        def __init__(self, *, n_partitions=None, split_every=2, verbose=0):
+            self.n_partitions, self.split_every, self.verbose = n_partitions, split_every, verbose
+
+        def dataset(self, X, y=None, sample_weight=None, *, require_target=True, drop=()):
+            return None
+
+    with pytest.raises(TypeError, match="abstract method.*fitted_from_dict"):
+        Incomplete()
+    for model in (NaiveBayes(), BoostedNaiveBayes(), MultinomialNaiveBayes(), AutoClass(), SelectedNaiveBayes()):
+        assert not type(model).__abstractmethods__
+        assert clone(model).get_params() == model.get_params()
