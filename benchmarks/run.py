@@ -2,9 +2,12 @@
 
 Usage: ``python benchmarks/run.py EXPERIMENT [--quick] [--scheduler ADDRESS |
 --cluster CONFIG] [--results-dir DIR]``, or ``nbparallel bench ...``. Each
-experiment writes ``EXPERIMENT.csv`` (raw measurements), ``EXPERIMENT.json``
-(the same with the machine's description, parameters and targets) and
-``EXPERIMENT.png`` into the results directory, and prints a summary table.
+experiment of :data:`EXPERIMENTS` writes ``EXPERIMENT.csv`` (raw measurements),
+``EXPERIMENT.json`` (the same with the machine's description, parameters and
+targets) and ``EXPERIMENT.png`` into the results directory, and prints a summary
+table. An experiment of :data:`SCRIPTS` takes its own options
+(``nbparallel bench EXPERIMENT --help``), ``--quick`` and ``--results-dir``
+among them, and writes its own files.
 """
 
 from __future__ import annotations
@@ -29,6 +32,12 @@ EXPERIMENTS = {
     "passes": ("pass_costs", "run"),
 }
 
+#: experiment -> module of ``harness`` whose ``main(argv)`` parses its own options and writes its results
+SCRIPTS = {name: name for name in (
+    "cv", "cv_family", "encoding", "factorize", "fresh_memory", "input_sizes", "kernel", "langley", "mdl",
+    "memory_encoding", "object_store", "out_of_core", "partial_fit_ranges", "predict_files", "selection",
+    "startup", "text")}
+
 
 def _upload_harness(client):
     """Make ``harness`` importable on the scheduler and workers: its tasks call its functions."""
@@ -47,7 +56,7 @@ def _upload_harness(client):
 def build_parser():
     """The command line of the harness."""
     parser = argparse.ArgumentParser(prog="nbparallel bench", description=__doc__.splitlines()[0])
-    parser.add_argument("experiment", choices=EXPERIMENTS)
+    parser.add_argument("experiment", choices=[*EXPERIMENTS, *SCRIPTS])
     parser.add_argument("--quick", action="store_true",
                         help="tiny sizes: a smoke run of seconds, written as EXPERIMENT-quick.*, no PASS/FAIL")
     parser.add_argument("--results-dir", type=Path, default=Path(__file__).resolve().parent / "results",
@@ -58,8 +67,23 @@ def build_parser():
     return parser
 
 
+def run_script(module, arguments):
+    """Run ``harness.<module>.main(arguments)``; its exit status (a verdict raised as SystemExit too)."""
+    try:
+        status = importlib.import_module(f"harness.{module}").main(arguments)
+    except SystemExit as exc:
+        if isinstance(exc.code, str):
+            print(f"bench {module}: error: {exc.code}", file=sys.stderr)
+            return 1
+        return exc.code or 0
+    return status if isinstance(status, int) else 0  # some return what they measured
+
+
 def main(argv=None):
     """Run the experiment the arguments name; returns the exit status."""
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if argv and argv[0] in SCRIPTS:
+        return run_script(SCRIPTS[argv[0]], argv[1:])
     args = build_parser().parse_args(argv)
     from harness import machine, report
     from harness.context import Context

@@ -37,7 +37,7 @@ def free_page_reporting(devices=Path("/sys/bus/virtio/devices")):
     """Whether this machine is a virtual one whose memory balloon reports free pages to its host (Linux's
     virtio-balloon free page reporting): memory freed about 2 s earlier then goes back to the host, and
     touching it again faults on the host, so a pass that allocates a large array is timed with those faults
-    (``benchmarks/bench_fresh_memory.py``; docs/models.md, 'Fresh memory'). None where ``devices`` is not
+    (``nbparallel bench fresh_memory``; docs/models.md, 'Fresh memory'). None where ``devices`` is not
     listed (not Linux).
 
     ``devices`` holds a folder per virtio device, its ``device`` file the device id (hexadecimal) and its

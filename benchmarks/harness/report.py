@@ -126,7 +126,7 @@ def write(result, results_dir, machine, quick):
     if machine.get("free_page_reporting"):
         print("note: this machine's memory balloon reports free pages to its host: memory freed about 2 s "
               "earlier faults on the host when touched again, so a pass that allocates a large array (a 20-class "
-              "predict_proba) is timed with those faults (benchmarks/bench_fresh_memory.py; docs/models.md, "
+              "predict_proba) is timed with those faults (nbparallel bench fresh_memory; docs/models.md, "
               "'Fresh memory')\n")
     print(markdown(result.summary))
     for note in result.notes:

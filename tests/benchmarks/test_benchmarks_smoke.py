@@ -65,8 +65,40 @@ def test_quick_run_writes_results(harness, experiment, tmp_path, capsys):
         assert (tree["height"] == tree["ceil_log2_P"]).all()
 
 
+#: experiment of ``SCRIPTS`` -> its smoke-run arguments and the files it writes into --results-dir
+SCRIPT_RUNS = {
+    "cv": (["--quick"], []),
+    "cv_family": (["--quick"], []),
+    "encoding": (["--quick"], ["encoding-quick.json"]),
+    "factorize": (["--quick"], ["factorize-quick.json"]),
+    "fresh_memory": (["--quick"], ["fresh_memory-quick.csv", "fresh_memory-quick.json"]),
+    "input_sizes": (["--quick"], ["input_sizes-quick.csv"]),
+    "kernel": (["--quick"], None),
+    "langley": (["--quick"], ["bench_langley-quick.json"]),
+    "mdl": (["--quick"], []),
+    "memory_encoding": (["uint8", "--quick"], None),
+    "partial_fit_ranges": (["--quick"], ["partial_fit_ranges-quick.json"]),
+    "selection": (["--quick"], []),
+    "startup": (["--quick"], ["startup-quick.json"]),
+    "text": (["--quick", "--no-spark"], ["text_quick.csv", "text_quick.json", "text_quick.png"]),
+}
+#: experiments of ``SCRIPTS`` too slow or needing a server for this file: run by hand with ``--quick``
+SCRIPTS_BY_HAND = {"object_store", "out_of_core", "predict_files"}
+
+
+@pytest.mark.parametrize("experiment", sorted(SCRIPT_RUNS))
+def test_quick_run_of_a_script_experiment(harness, experiment, tmp_path, capsys):
+    arguments, written = SCRIPT_RUNS[experiment]
+    if written is not None:  # None: the experiment prints and writes nothing
+        arguments = [*arguments, "--results-dir", str(tmp_path)]
+    assert harness.main([experiment, *arguments]) == 0
+    assert capsys.readouterr().out.strip()
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(written or [])
+
+
 def test_every_experiment_is_covered(harness):
     assert set(harness.EXPERIMENTS) == set(COLUMNS)
+    assert set(harness.SCRIPTS) == set(SCRIPT_RUNS) | SCRIPTS_BY_HAND
 
 
 def test_cli_bench_runs_the_harness(tmp_path):
@@ -130,11 +162,11 @@ def test_free_page_reporting_is_read_from_the_balloons_feature_bits(tmp_path):
 
 
 def test_the_fresh_memory_probe_times_both_settings(tmp_path, capsys):
-    import importlib.util
+    import sys
 
-    spec = importlib.util.spec_from_file_location("bench_fresh_memory", RUN.parent / "bench_fresh_memory.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    sys.path.insert(0, str(RUN.parent))
+    from harness import fresh_memory as module
+
     assert module.main(["--quick", "--results-dir", str(tmp_path)]) == 0
     rows = pd.read_csv(tmp_path / "fresh_memory-quick.csv")
     assert set(rows["setting"]) == set(module.SETTINGS) and (rows["seconds"] > 0).all()

@@ -1,6 +1,6 @@
 """One-pass cross-validation of Gaussian and text models against scikit-learn's cross_val_score.
 
-Run ``python benchmarks/bench_cv_family.py`` (or ``--quick``). Side by side in one
+Run ``nbparallel bench cv_family`` (or ``--quick``). Side by side in one
 run, interleaved, best of ``--repeat``, k = ``--folds``:
 
 - Gaussian: ``cross_validate(NaiveBayes(numeric="gaussian"))`` (schema, count,
@@ -15,7 +15,6 @@ Writes ``benchmarks/results/cv_family.json`` and ``cv_family.csv``.
 
 import argparse
 import json
-import time
 from pathlib import Path
 
 import numpy as np
@@ -24,9 +23,10 @@ import scipy.sparse as sp
 from sklearn.model_selection import KFold, cross_val_score
 from sklearn.naive_bayes import BernoulliNB, GaussianNB, MultinomialNB
 
+from harness import RESULTS
+from harness.timing import best_interleaved
 from nbparallel import BernoulliNaiveBayes, MultinomialNaiveBayes, NaiveBayes, cross_validate
 
-RESULTS = Path(__file__).parent / "results"
 
 
 def gaussian_data(n_rows, n_attrs=8, seed=0):
@@ -50,17 +50,6 @@ def text_data(n_rows, n_features, nnz_per_row=40, n_classes=5, seed=0):
     return X, y
 
 
-def race(runs, repeat):
-    """Best seconds and last result of every run, interleaved."""
-    best, out = {name: np.inf for name in runs}, {}
-    for _ in range(repeat):
-        for name, fn in runs.items():
-            start = time.perf_counter()
-            out[name] = fn()
-            best[name] = min(best[name], time.perf_counter() - start)
-    return best, out
-
-
 def report(experiment, rows_, k, best, out, reference_name):
     rows = []
     ours = best["nbparallel cross_validate"]
@@ -81,9 +70,8 @@ def gaussian(n_rows, k, repeat):
     runs = {"nbparallel cross_validate": lambda: cross_validate(model, X, y, cv=k)["test_accuracy"],
             "cross_val_score(NaiveBayes gaussian)": lambda: cross_val_score(model, X, y, cv=folds),
             "cross_val_score(GaussianNB)": lambda: cross_val_score(GaussianNB(), X, y, cv=folds)}
-    runs["nbparallel cross_validate"]()  # warm-up: numba compilation
     print(f"\n{n_rows:,} rows x 8 Gaussian attributes (mean 100, sd 1), 3 classes, k = {k}")
-    best, out = race(runs, repeat)
+    best, out = best_interleaved(runs, repeat, warmup=["nbparallel cross_validate"])
     rows, same = report("gaussian", n_rows, k, best, out, "cross_val_score(NaiveBayes gaussian)")
     one = cross_validate(model, X, y, cv=k)["test_log_likelihood"]
     separate = cross_val_score(model, X, y, cv=folds, scoring="neg_log_loss")
@@ -102,17 +90,16 @@ def text(n_rows, n_features, k, repeat):
         runs = {"nbparallel cross_validate": lambda: cross_validate(ours(), X, y, cv=k)["test_accuracy"],
                 f"cross_val_score({ours.__name__})": lambda: cross_val_score(ours(), X, y, cv=folds),
                 f"cross_val_score({theirs.__name__})": lambda: cross_val_score(theirs(), X, y, cv=folds)}
-        runs["nbparallel cross_validate"]()
         print(f"\n{n_rows:,} documents x {n_features:,} features ({X.nnz:,} non-zeros, CSR), 5 classes, k = {k}: "
               f"{ours.__name__}")
-        best, out = race(runs, repeat)
+        best, out = best_interleaved(runs, repeat, warmup=["nbparallel cross_validate"])
         part, same = report(f"text {ours.__name__}", n_rows, k, best, out, f"cross_val_score({theirs.__name__})")
         rows += part
         ok &= same
     return rows, ok
 
 
-def main():
+def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--gaussian-rows", type=int, default=1_000_000)
     parser.add_argument("--text-rows", type=int, default=200_000)
@@ -120,7 +107,8 @@ def main():
     parser.add_argument("--folds", type=int, default=10)
     parser.add_argument("--repeat", type=int, default=2)
     parser.add_argument("--quick", action="store_true", help="small sizes, smoke run")
-    args = parser.parse_args()
+    parser.add_argument("--results-dir", type=Path, default=RESULTS, help="where to write the results")
+    args = parser.parse_args(argv)
     if args.quick:
         args.gaussian_rows, args.text_rows, args.text_features, args.repeat = 20_000, 5_000, 2**10, 1
     rows, ok = gaussian(args.gaussian_rows, args.folds, args.repeat)
@@ -128,13 +116,9 @@ def main():
     rows += text_rows
     ok &= text_ok
     if not args.quick:
-        RESULTS.mkdir(exist_ok=True)
-        pd.DataFrame(rows).to_csv(RESULTS / "cv_family.csv", index=False)
-        (RESULTS / "cv_family.json").write_text(json.dumps(rows, indent=2))
-        print(f"\nwritten {RESULTS / 'cv_family.csv'} and cv_family.json")
+        args.results_dir.mkdir(parents=True, exist_ok=True)
+        pd.DataFrame(rows).to_csv(args.results_dir / "cv_family.csv", index=False)
+        (args.results_dir / "cv_family.json").write_text(json.dumps(rows, indent=2))
+        print(f"\nwritten {args.results_dir / 'cv_family.csv'} and cv_family.json")
     print("PASS" if ok else "FAIL")
     raise SystemExit(0 if ok else 1)
-
-
-if __name__ == "__main__":
-    main()

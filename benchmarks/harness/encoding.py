@@ -1,6 +1,6 @@
 """Data layer cost: end-to-end fit on each input kind against the single-thread kernel on the same codes.
 
-Usage: python benchmarks/bench_encoding.py [--rows N] [--repeats R]
+Usage: nbparallel bench encoding [--rows N] [--repeats R]
 
 For each input (rows x 20 attributes of 10 values, 2 classes) it times
 ``NaiveBayes(n_partitions=2).fit`` (local threaded scheduler, 2 workers) and
@@ -12,13 +12,14 @@ benchmarks/results/encoding.json.
 
 import argparse
 import json
-import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
+from harness import RESULTS
+from harness.timing import best_interleaved, best_of
 from nbparallel import NaiveBayes
 from nbparallel.kernels import count_partition
 
@@ -57,30 +58,25 @@ def kernel(codes, floats, y, kind):
     return lambda: count_partition(no_codes, floats, y32, None, offsets, edges, 2)
 
 
-def best(fn, repeats):
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - start)
-    return min(times)
-
-
 def thread_speedup(codes, y, repeats):
     """How much faster the kernel counts two halves on two threads than the whole on one (this machine, now)."""
     count = kernel(codes, None, y, "codes")
     halves = [kernel(half, None, y[: len(half)], "codes") for half in np.array_split(codes, 2)]
     pool = ThreadPoolExecutor(2)
-    one = best(count, repeats)
-    two = best(lambda: list(pool.map(lambda f: f(), halves)), repeats)
+    one = best_of(count, repeats, warmup=False)[0]
+    two = best_of(lambda: list(pool.map(lambda f: f(), halves)), repeats, warmup=False)[0]
     return one / two
 
 
-def main():
+def main(argv=None):
     parser = argparse.ArgumentParser()
     parser.add_argument("--rows", type=int, default=2_000_000)
     parser.add_argument("--repeats", type=int, default=3)
-    args = parser.parse_args()
+    parser.add_argument("--results-dir", type=Path, default=RESULTS, help="where to write the results")
+    parser.add_argument("--quick", action="store_true", help="tiny sizes: a smoke run, written as NAME-quick.*")
+    args = parser.parse_args(argv)
+    if args.quick:
+        args.rows, args.repeats = 2_000, 1
     n, cells = args.rows, args.rows * N_ATTRIBUTES
     rng = np.random.default_rng(0)
     codes = rng.integers(1, N_VALUES + 1, (n, N_ATTRIBUTES)).astype(np.uint8)
@@ -93,21 +89,14 @@ def main():
     for name, X, y, features, kind in inputs(n):
         count = kernel(codes, floats, y, kind)
         model = NaiveBayes(n_partitions=2, categorical_features=features)
-        model.fit(X, y), count()  # warm up (compilation, caches)
-        fit_s = kernel_s = np.inf
-        for _ in range(args.repeats):  # interleaved
-            fit_s = min(fit_s, best(lambda: model.fit(X, y), 1))
-            kernel_s = min(kernel_s, best(count, 1))
+        best, _ = best_interleaved({"fit": lambda: model.fit(X, y), "kernel": count}, args.repeats)
+        fit_s, kernel_s = best["fit"], best["kernel"]
         ratio = fit_s / kernel_s
         rows.append({"input": name, "rows": n, "fit_ns_per_cell": 1e9 * fit_s / cells,
                      "kernel_ns_per_cell": 1e9 * kernel_s / cells, "ratio": ratio,
                      "kernel_two_thread_speedup": speedup})
         print(f"{name:28s} fit {1e9 * fit_s / cells:7.2f}  kernel {1e9 * kernel_s / cells:5.2f}  "
               f"ratio {ratio:5.2f}  {'PASS' if ratio <= 1.5 else 'FAIL'} (<= 1.5)")
-    out = Path(__file__).parent / "results" / "encoding.json"
+    out = args.results_dir / f"encoding{'-quick' * args.quick}.json"
     out.parent.mkdir(exist_ok=True)
     out.write_text(json.dumps(rows, indent=1))
-
-
-if __name__ == "__main__":
-    main()

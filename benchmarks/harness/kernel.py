@@ -1,18 +1,18 @@
 """Benchmark nbparallel.kernels.counting.count_partition against simple alternatives.
 
-Run ``python benchmarks/bench_kernel.py`` (full size) or ``--quick`` (smoke run).
+Run ``nbparallel bench kernel`` (full size) or ``--quick`` (smoke run).
 Timings are best-of-``--repeat`` after a warm-up call, in ns per (row x attribute)
 cell, all measured in one run on the same data.
 """
 
 import argparse
-import time
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 from numba import njit
 from sklearn.naive_bayes import CategoricalNB
 
+from harness.timing import best_of
 from nbparallel.kernels import count_partition
 
 TARGET_NS_PER_CELL = 0.3
@@ -38,16 +38,11 @@ def bincount_count(codes, y, offsets, n_classes):
 
 
 def best_seconds(fn, repeat):
-    fn()  # warm-up (compilation)
-    best = np.inf
-    for _ in range(repeat):
-        start = time.perf_counter()
-        fn()
-        best = min(best, time.perf_counter() - start)
-    return best
+    """Best seconds of ``fn()`` after a warm-up (compilation)."""
+    return best_of(fn, repeat)[0]
 
 
-def main():
+def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rows", type=int, default=10_000_000)
     parser.add_argument("--attrs", type=int, default=20)
@@ -55,7 +50,7 @@ def main():
     parser.add_argument("--classes", type=int, default=2)
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--quick", action="store_true", help="tiny sizes, smoke run")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     if args.quick:
         args.rows, args.repeat = 20_000, 2
     n, f, m, k = args.rows, args.attrs, args.values, args.classes
@@ -123,7 +118,3 @@ def main():
     print(f"CategoricalNB/kernel {sklearn_ratio:7.1f}x (target >= {TARGET_SKLEARN_RATIO:g}x)  "
           f"{verdict(sklearn_ratio >= TARGET_SKLEARN_RATIO)}")
     print(f"2-thread speedup     {speedup:7.2f}x")
-
-
-if __name__ == "__main__":
-    main()

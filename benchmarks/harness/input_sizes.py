@@ -1,6 +1,6 @@
 """The inputs of ``bench inputs`` at smaller sizes, where fixed costs show.
 
-``python benchmarks/bench_input_sizes.py [--rows 100000 1000000] [--inputs category str Parquet ...]``
+``nbparallel bench input_sizes [--rows 100000 1000000] [--inputs category str Parquet ...]``
 
 For each size, the same table (20 attributes of 10 values, 2 classes; files
 split into 40) is given as each chosen input and measured side by side as
@@ -11,13 +11,11 @@ repeats, in ns per row x attribute cell. Writes
 """
 
 import argparse
-import sys
 import tempfile
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
 import pandas as pd  # noqa: E402
+from harness import RESULTS
 from harness import inputs as H  # noqa: E402
 from harness.context import Context  # noqa: E402
 
@@ -29,7 +27,11 @@ def main(argv=None):
                                                         "pandas, 20 object", "pandas, 20 str", "Parquet", "CSV"],
                         help="prefixes of the input names of bench inputs")
     parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--results-dir", type=Path, default=RESULTS, help="where to write the results")
+    parser.add_argument("--quick", action="store_true", help="tiny sizes: a smoke run, written as NAME-quick.*")
     args = parser.parse_args(argv)
+    if args.quick:
+        args.rows, args.repeat, args.inputs = [2_000], 1, args.inputs[:2]
     ctx = Context(False, Path("."), None)
     records, notes = [], []
     for n_rows in args.rows:
@@ -49,7 +51,7 @@ def main(argv=None):
                 measured = H.measure_input(name, X, y, codes, tools, ctx, args.repeat, notes)
                 records += [{"table_rows": n_rows, **r} for r in measured]
     frame = pd.DataFrame(records)
-    out = Path(__file__).resolve().parent / "results" / "input_sizes.csv"
+    out = args.results_dir / f"input_sizes{'-quick' * args.quick}.csv"
     frame.to_csv(out, index=False)
     table = frame.pivot_table(index=["table_rows", "input"], columns="tool", values="ns_per_cell", sort=False)
     print(table.round(2).to_markdown() if _has_tabulate() else table.round(2).to_string())
@@ -64,7 +66,3 @@ def _has_tabulate():
     except ImportError:
         return False
     return True
-
-
-if __name__ == "__main__":
-    main()

@@ -1,6 +1,6 @@
 """nbparallel.data.factorize against pandas.factorize and pyarrow's dictionary_encode, side by side.
 
-Usage: python benchmarks/bench_factorize.py [--rows N] [--repeats R]
+Usage: nbparallel bench factorize [--rows N] [--repeats R]
 
 Inputs: N values of 10 short levels ("v0".."v9") as an object array and as a
 pandas ``str`` (Arrow) Series; N/10 values of 10^4 levels of 16 bytes (long
@@ -15,13 +15,14 @@ fallback). Writes benchmarks/results/factorize.json.
 
 import argparse
 import json
-import time
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pyarrow.compute as pc
 
+from harness import RESULTS
+from harness.timing import best_interleaved
 from nbparallel.data.factorize import factorize
 
 
@@ -39,21 +40,15 @@ def inputs(n):
         yield f"{name}, str (Arrow)", arrow, arrow, within
 
 
-def best_of(functions, repeats):
-    best = {name: np.inf for name in functions}
-    for _ in range(repeats):
-        for name, fn in functions.items():
-            start = time.perf_counter()
-            fn()
-            best[name] = min(best[name], time.perf_counter() - start)
-    return best
-
-
-def main():
+def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rows", type=int, default=10_000_000)
     parser.add_argument("--repeats", type=int, default=5)
-    args = parser.parse_args()
+    parser.add_argument("--results-dir", type=Path, default=RESULTS, help="where to write the results")
+    parser.add_argument("--quick", action="store_true", help="tiny sizes: a smoke run, written as NAME-quick.*")
+    args = parser.parse_args(argv)
+    if args.quick:
+        args.rows, args.repeats = 2_000, 1
     factorize(np.array(["warm", None], dtype=object))
     factorize(pd.Series(["warm", "up", "a string of more than 8 bytes"], dtype="str"))
     rows, failures = [], 0
@@ -64,8 +59,8 @@ def main():
         indices, uniques = factorize(column)
         expected_indices, expected_uniques = pd.factorize(column)
         assert np.array_equal(indices, expected_indices) and list(uniques) == list(expected_uniques), name
-        times = best_of({"factorize": lambda: factorize(column), "pandas": lambda: pd.factorize(column),
-                         "arrow": lambda: pc.dictionary_encode(chunked)}, args.repeats)
+        times, _ = best_interleaved({"factorize": lambda: factorize(column), "pandas": lambda: pd.factorize(column),
+                                     "arrow": lambda: pc.dictionary_encode(chunked)}, args.repeats, warmup=())
         ns = {k: v / len(column) * 1e9 for k, v in times.items()}
         ratio, arrow_ratio = ns["pandas"] / ns["factorize"], ns["arrow"] / ns["factorize"]
         passed = ratio > 1 if within else ratio > 1 / 1.15
@@ -75,10 +70,6 @@ def main():
         rows.append({"input": name, "rows": len(column), "distinct": len(uniques), "within_limit": within,
                      "ns_per_value": ns, "pandas_over_factorize": ratio, "arrow_over_factorize": arrow_ratio,
                      "pass": bool(passed)})
-    out = Path(__file__).parent / "results" / "factorize.json"
+    out = args.results_dir / f"factorize{'-quick' * args.quick}.json"
     out.write_text(json.dumps({"rows": args.rows, "repeats": args.repeats, "results": rows}, indent=2) + "\n")
     print(f"wrote {out}; {failures} FAIL")
-
-
-if __name__ == "__main__":
-    main()

@@ -1,9 +1,10 @@
 """partial_fit on class-ordered batches: ranges from the first batch versus numeric_ranges.
 
-Run: python benchmarks/bench_partial_fit_ranges.py
+Run: nbparallel bench partial_fit_ranges
 Writes benchmarks/results/partial_fit_ranges.json.
 """
 
+import argparse
 import json
 import warnings
 from pathlib import Path
@@ -11,6 +12,7 @@ from pathlib import Path
 import numpy as np
 from sklearn.datasets import load_breast_cancer, load_iris, load_wine
 
+from harness import RESULTS
 from nbparallel import NaiveBayes
 
 
@@ -34,7 +36,11 @@ def accuracies(loader, n_batches=3):
             "same_counts_as_fit": bool(ranged.counts_.equals(full.counts_))}
 
 
-def main():
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--results-dir", type=Path, default=RESULTS)
+    parser.add_argument("--quick", action="store_true", help="tiny sizes: a smoke run, written as NAME-quick.*")
+    args = parser.parse_args(argv)
     results = {name: accuracies(loader) for name, loader in
                (("iris", load_iris), ("wine", load_wine), ("breast_cancer", load_breast_cancer))}
     for name, r in results.items():
@@ -43,10 +49,6 @@ def main():
               f"partial_fit (numeric_ranges) {r['partial_fit_numeric_ranges']:.4f}  "
               f"same counts as fit: {r['same_counts_as_fit']}  "
               f"{'PASS' if r['same_counts_as_fit'] else 'FAIL'}")
-    out = Path(__file__).parent / "results" / "partial_fit_ranges.json"
+    out = args.results_dir / f"partial_fit_ranges{'-quick' * args.quick}.json"
     out.write_text(json.dumps(results, indent=2))
     print(f"written {out}")
-
-
-if __name__ == "__main__":
-    main()

@@ -24,9 +24,9 @@ model, compiling nothing: the kernels are cached) is reported beside it, for sca
 
 Usage::
 
-    python benchmarks/bench_predict_files.py                  # 10^6 and 10^7 rows
-    python benchmarks/bench_predict_files.py --spark          # and Spark MLlib beside it
-    python benchmarks/bench_predict_files.py --quick          # tiny sizes
+    nbparallel bench predict_files                  # 10^6 and 10^7 rows
+    nbparallel bench predict_files --spark          # and Spark MLlib beside it
+    nbparallel bench predict_files --quick          # tiny sizes
 
 Writes ``predict_files.csv`` and ``.json`` into ``benchmarks/results/`` (or ``--results-dir``).
 """
@@ -46,12 +46,10 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
+from harness import RESULTS
 from harness.pass_costs import NAMES, make_data, write_files
 
 RSS_TARGET, SPARK_TARGET = 1.3, 50.0
-RESULTS = Path(__file__).resolve().parent / "results"
 
 
 def write_directory(directory, n_rows, n_files, seed=0):
@@ -189,7 +187,3 @@ def main(argv=None):
          "settle_s": args.settle,
          "load_average_at_start": load_at_start, "load_average": os.getloadavg()}, indent=2))
     return frame
-
-
-if __name__ == "__main__":
-    main()

@@ -1,6 +1,6 @@
 """Benchmark one Langley-Sage figure's experiment against the plain loop of NaiveBayes fits it replaces.
 
-Run ``python benchmarks/bench_langley.py [--figure 1a] [--runs 1000] [--loop-runs 3] [--repeat 3]``.
+Run ``nbparallel bench langley [--figure 1a] [--runs 1000] [--loop-runs 3] [--repeat 3]``.
 
 * engine: :func:`nbparallel.analysis.figures.figure_table`, R runs per curve as one
   pass on the engine (vectorised counting of every run's prefixes), best of ``--repeat``.
@@ -21,22 +21,19 @@ import platform
 import time
 from pathlib import Path
 
+from harness import RESULTS as HARNESS_RESULTS
+from harness.timing import best_of
 from nbparallel import NaiveBayes
 from nbparallel.analysis.experiment import run_stream
 from nbparallel.analysis.figures import FIGURES, figure_table
 
 TARGET_SECONDS = 60.0
-RESULTS = Path(__file__).resolve().parent / "results" / "langley"
+RESULTS = HARNESS_RESULTS / "langley"
 
 
 def engine_seconds(name, runs, repeat):
     """Best wall seconds of the figure's experiment on the engine."""
-    best = float("inf")
-    for _ in range(repeat):
-        start = time.perf_counter()
-        figure_table(name, runs, seed=0)
-        best = min(best, time.perf_counter() - start)
-    return best
+    return best_of(lambda: figure_table(name, runs, seed=0), repeat, warmup=False)[0]
 
 
 def loop_seconds(name, loop_runs):
@@ -65,7 +62,11 @@ def main(argv=None):
     parser.add_argument("--runs", type=int, default=1000)
     parser.add_argument("--loop-runs", type=int, default=3)
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--results-dir", type=Path, default=RESULTS, help="where to write the results")
+    parser.add_argument("--quick", action="store_true", help="tiny sizes: a smoke run, written as NAME-quick.*")
     args = parser.parse_args(argv)
+    if args.quick:
+        args.runs, args.loop_runs, args.repeat = 2, 1, 1
 
     figure_table(args.figure, 20, seed=0)  # warm-up: imports, numba caches
     loop_seconds(args.figure, 1)
@@ -83,15 +84,11 @@ def main(argv=None):
         "target_s": TARGET_SECONDS, "pass": engine < TARGET_SECONDS,
         "machine": {"cpus": os.cpu_count(), "platform": platform.platform(), "python": platform.python_version()},
     }
-    RESULTS.mkdir(parents=True, exist_ok=True)
-    (RESULTS / "bench_langley.json").write_text(json.dumps(result, indent=2) + "\n")
+    args.results_dir.mkdir(parents=True, exist_ok=True)
+    (args.results_dir / f"bench_langley{'-quick' * args.quick}.json").write_text(json.dumps(result, indent=2) + "\n")
     print(f"figure {args.figure}: {n_sets} training sets (R = {args.runs} per curve)")
     print(f"  engine pass (vectorised counting), best of {args.repeat}: {engine:8.2f} s")
     print(f"  plain loop of NaiveBayes fit+predict: {per_fit * 1e3:.1f} ms per fit, measured on R = {args.loop_runs} "
           f"({loop:.1f} s), extrapolated to R = {args.runs}: {loop_at_runs:8.0f} s")
     print(f"  speed-up {ratio:,.0f}x; target < {TARGET_SECONDS:.0f} s: {'PASS' if result['pass'] else 'FAIL'}")
     return 0 if result["pass"] else 1
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

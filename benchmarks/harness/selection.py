@@ -1,6 +1,6 @@
 """SPSS forward feature selection against scikit-learn's SequentialFeatureSelector(CategoricalNB).
 
-Run ``python benchmarks/bench_selection.py`` or ``--quick``. On one categorical
+Run ``nbparallel bench selection`` or ``--quick``. On one categorical
 data set (J0 predictors: a few informative ones, noisy copies of them, and
 noise), side by side, interleaved, best of ``--repeat``:
 
@@ -16,7 +16,6 @@ Prints passes, seconds, ratios and the chosen predictors; writes
 
 import argparse
 import json
-import time
 import warnings
 from pathlib import Path
 
@@ -25,9 +24,10 @@ import pandas as pd
 from sklearn.feature_selection import SequentialFeatureSelector
 from sklearn.naive_bayes import CategoricalNB
 
+from harness import RESULTS
+from harness.timing import best_interleaved
 from nbparallel import SelectedNaiveBayes
 
-RESULTS = Path(__file__).parent / "results"
 
 
 def selection_data(n_rows, n_predictors, seed=0):
@@ -45,14 +45,15 @@ def selection_data(n_rows, n_predictors, seed=0):
     return X[:, order].astype(np.int64), y, [f"x{j}" for j in range(n_predictors)], order
 
 
-def main():
+def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rows", type=int, default=200_000)
     parser.add_argument("--predictors", type=int, default=30)
     parser.add_argument("--select", type=int, default=5)
     parser.add_argument("--repeat", type=int, default=2)
     parser.add_argument("--quick", action="store_true", help="small sizes, smoke run")
-    args = parser.parse_args()
+    parser.add_argument("--results-dir", type=Path, default=RESULTS, help="where to write the results")
+    args = parser.parse_args(argv)
     if args.quick:
         args.rows, args.predictors, args.select, args.repeat = 5_000, 14, 3, 1
     X, y, names, order = selection_data(args.rows, args.predictors)
@@ -67,15 +68,9 @@ def main():
             CategoricalNB(), n_features_to_select=K, direction="forward", cv=cv,
             scoring="neg_log_loss").fit(frame, y),
     }
-    best, fitted = {name: np.inf for name in runs}, {}
-    runs["nbparallel exact B"]()  # warm-up: numba compilation
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        for _ in range(args.repeat):
-            for name, fn in runs.items():
-                start = time.perf_counter()
-                fitted[name] = fn()
-                best[name] = min(best[name], time.perf_counter() - start)
+        best, fitted = best_interleaved(runs, args.repeat, warmup=["nbparallel exact B"])  # numba compilation
     sfs_fits = sum(J0 - t for t in range(K)) * cv
     informative = {names[i] for i in range(J0) if order[i] < 4}
     rows = []
@@ -100,11 +95,7 @@ def main():
         print(f"{name}: {sfs / best[name]:.0f}x faster than SequentialFeatureSelector, "
               f"{sfs_fits / len(fitted[name].passes_):.0f}x fewer passes")
     if not args.quick:
-        RESULTS.mkdir(exist_ok=True)
-        pd.DataFrame(rows).to_csv(RESULTS / "selection.csv", index=False)
-        (RESULTS / "selection.json").write_text(json.dumps(rows, indent=2))
-        print(f"\nwritten {RESULTS / 'selection.csv'} and selection.json")
-
-
-if __name__ == "__main__":
-    main()
+        args.results_dir.mkdir(parents=True, exist_ok=True)
+        pd.DataFrame(rows).to_csv(args.results_dir / "selection.csv", index=False)
+        (args.results_dir / "selection.json").write_text(json.dumps(rows, indent=2))
+        print(f"\nwritten {args.results_dir / 'selection.csv'} and selection.json")

@@ -9,9 +9,9 @@ second, and the ratio of the store's time to the local disk's (the target: withi
 
 Usage::
 
-    python benchmarks/bench_object_store.py                    # 10^7 rows, 20 files
-    python benchmarks/bench_object_store.py --rows 1000000     # faster
-    python benchmarks/bench_object_store.py --quick            # seconds: 10^5 rows
+    nbparallel bench object_store                    # 10^7 rows, 20 files
+    nbparallel bench object_store --rows 1000000     # faster
+    nbparallel bench object_store --quick            # seconds: 10^5 rows
 
 Needs ``pip install nbparallel[test]`` (moto[server], s3fs). The server's latency is loopback's and its
 throughput a Python process's: a real store is further away but serves in parallel.
@@ -152,7 +152,3 @@ def main(argv=None):
     if args.json:
         args.json.write_text(json.dumps(figures, indent=2) + "\n")
     return figures
-
-
-if __name__ == "__main__":
-    main()

@@ -15,8 +15,8 @@ reporting is on (``harness.machine.free_page_reporting``).
 
 Usage::
 
-    python benchmarks/bench_fresh_memory.py              # 160 MiB, pauses 0-4 s, 3 repeats
-    python benchmarks/bench_fresh_memory.py --quick      # 16 MiB, short pauses, once
+    nbparallel bench fresh_memory              # 160 MiB, pauses 0-4 s, 3 repeats
+    nbparallel bench fresh_memory --quick      # 16 MiB, short pauses, once
 
 Writes ``fresh_memory.csv`` and ``.json`` into ``benchmarks/results/`` (or ``--results-dir``).
 """
@@ -34,11 +34,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
+from harness import RESULTS
 from harness.machine import describe
 
-RESULTS = Path(__file__).resolve().parent / "results"
 
 #: glibc keeping freed memory: blocks under 1 GB from its heap, never trimmed back to the kernel.
 KEEP_FREED = {"MALLOC_MMAP_THRESHOLD_": "1000000000", "MALLOC_TRIM_THRESHOLD_": "100000000000"}
@@ -66,7 +64,8 @@ def probe(mib, pauses, repeat):
 
 def run_setting(env, mib, pauses, repeat):
     """:func:`probe` in a fresh process with ``env`` added to this one's environment."""
-    command = [sys.executable, __file__, "--child", "--mib", str(mib), "--repeat", str(repeat),
+    runner = Path(__file__).resolve().parents[1] / "run.py"
+    command = [sys.executable, str(runner), "fresh_memory", "--child", "--mib", str(mib), "--repeat", str(repeat),
                "--pauses", ",".join(str(p) for p in pauses)]
     done = subprocess.run(command, env={**os.environ, **env}, capture_output=True, text=True, check=True)
     return json.loads(done.stdout)
@@ -104,7 +103,3 @@ def main(argv=None):
          "summary": summary.to_dict(orient="records")}, indent=1))
     print(f"\nwrote {args.results_dir / stem}.csv, .json")
     return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -11,8 +11,8 @@ smallest (target: within 10%).
 
 Usage::
 
-    python benchmarks/bench_out_of_core.py            # 10^6 and 10^7 rows
-    python benchmarks/bench_out_of_core.py --quick    # seconds, tiny sizes
+    nbparallel bench out_of_core            # 10^6 and 10^7 rows
+    nbparallel bench out_of_core --quick    # seconds, tiny sizes
 
 With ``--rows N`` (the 10^9-row run; see :func:`main_rows`) it writes a Parquet
 directory of N rows x 20 string attributes in chunks, fits it in this machine's
@@ -21,7 +21,7 @@ go and once in batches of files with a checkpoint after each batch, stopped
 half way and resumed from the checkpoint, and counts the same files with
 DuckDB where it is installed (``pip install duckdb``; optional)::
 
-    python benchmarks/bench_out_of_core.py --rows 10000000 100000000 --data-dir /work/ooc
+    nbparallel bench out_of_core --rows 10000000 100000000 --data-dir /work/ooc
 """
 
 from __future__ import annotations
@@ -38,6 +38,10 @@ import numpy as np
 import pandas as pd
 import psutil
 
+from harness import RESULTS
+
+#: the benchmark runner: children run as ``run.py out_of_core --child ...``
+RUNNER = Path(__file__).resolve().parents[1] / "run.py"
 N_CLASSES = 3
 
 
@@ -131,6 +135,7 @@ def main(argv=None):
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--quick", action="store_true",
                         help="sizes 10^4 and 10^5 with 5,000-row files")
+    parser.add_argument("--results-dir", type=Path, default=RESULTS, help="where to write the results")
     args = parser.parse_args(argv)
     if args.child:
         return _child(*args.child)
@@ -291,9 +296,8 @@ def _run_child(*args):
     import subprocess
     import sys
 
-    done = subprocess.run([sys.executable, __file__, "--child", *map(str, args)], capture_output=True, text=True, check=False,
-                          env={**os.environ, "PYTHONPATH": os.pathsep.join(
-                              [str(Path(__file__).resolve().parents[1]), os.environ.get("PYTHONPATH", "")])})
+    done = subprocess.run([sys.executable, str(RUNNER), "out_of_core", "--child", *map(str, args)],
+                          capture_output=True, text=True, check=False)
     for line in done.stdout.splitlines()[:-1]:
         print(line, flush=True)
     if done.returncode != 0:
@@ -349,7 +353,7 @@ def main_rows(args):
                   f"(nbparallel / DuckDB throughput {duck['seconds'] / fit['seconds']:.2f}x)", flush=True)
         results.append(row)
     frame = pd.DataFrame(results)
-    out = Path(__file__).resolve().parent / "results"
+    out = args.results_dir
     out.mkdir(exist_ok=True)
     stem = "out_of_core_rows-" + "-".join(f"{n:.0e}".replace("+0", "").replace("+", "") for n in args.rows)
     frame.to_csv(out / f"{stem}.csv", index=False)
@@ -362,7 +366,3 @@ def main_rows(args):
         print(f"peak RSS of the fit at {frame['rows'].iloc[-1]:,} rows / at {frame['rows'].iloc[0]:,}: "
               f"{frame['fit_peak_rss'].iloc[-1] / frame['fit_peak_rss'].iloc[0]:.3f} (target <= 1.2)")
     return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

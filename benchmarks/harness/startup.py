@@ -1,6 +1,6 @@
 """How long the command line takes on a tiny file, and where the time goes.
 
-Usage: python benchmarks/bench_startup.py [--repeats R]
+Usage: nbparallel bench startup [--repeats R]
 
 Times, end to end in fresh processes (best of R, interleaved): ``nbparallel --help`` and
 ``nbparallel fit weather.csv --target play -o model.json`` on a 14-row file (Quinlan's weather
@@ -19,8 +19,10 @@ import shutil
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
+
+from harness import RESULTS
+from harness.timing import best_interleaved
 
 WEATHER = """outlook,temperature,humidity,windy,play
 sunny,85,85,FALSE,no
@@ -59,14 +61,9 @@ STEPS = {
 NOT_IMPORTED = {"scikit-learn (sklearn.base, with scipy.stats)": "import sklearn.base"}
 
 
-def wall(command, repeats):
-    """Best wall time of ``command`` (a list) over ``repeats`` runs."""
-    best = float("inf")
-    for _ in range(repeats):
-        start = time.perf_counter()
-        subprocess.run(command, check=True, capture_output=True)
-        best = min(best, time.perf_counter() - start)
-    return best
+def run(command):
+    """Run ``command`` (a list) in a fresh process; its output is not shown."""
+    subprocess.run(command, check=True, capture_output=True)
 
 
 def step_cpu_times(steps=STEPS, before="pass"):
@@ -79,21 +76,23 @@ def step_cpu_times(steps=STEPS, before="pass"):
     return json.loads(done.stdout.splitlines()[-1])
 
 
-def main():
+def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=5)
-    args = parser.parse_args()
+    parser.add_argument("--results-dir", type=Path, default=RESULTS, help="where to write the results")
+    parser.add_argument("--quick", action="store_true", help="tiny sizes: a smoke run, written as NAME-quick.*")
+    args = parser.parse_args(argv)
+    if args.quick:
+        args.repeats = 1
     cli = shutil.which("nbparallel") or sys.exit("the nbparallel command is not installed (pip install -e .)")
     with tempfile.TemporaryDirectory() as tmp:
         data = Path(tmp) / "weather.csv"
         data.write_text(WEATHER)
         model = Path(tmp) / "model.json"
         fit = [cli, "fit", str(data), "--target", "play", "-o", str(model)]
-        wall([cli, "--help"], 1), wall(fit, 1)  # warm the file cache and numba's kernel cache
-        help_s, fit_s = float("inf"), float("inf")
-        for _ in range(args.repeats):
-            help_s = min(help_s, wall([cli, "--help"], 1))
-            fit_s = min(fit_s, wall(fit, 1))
+        # warmed first: the file cache and numba's kernel cache
+        best, _ = best_interleaved({"help": lambda: run([cli, "--help"]), "fit": lambda: run(fit)}, args.repeats)
+        help_s, fit_s = best["help"], best["fit"]
     steps = [step_cpu_times() for _ in range(args.repeats)]
     cpu = {name: min(s[name] for s in steps) for name in STEPS}
     paused_steps = [step_cpu_times(before="import gc; gc.disable()") for _ in range(args.repeats)]
@@ -108,12 +107,8 @@ def main():
     print(f"  {'sum':40s} {sum(cpu.values()):6.3f} {sum(paused.values()):6.3f}")
     for name, seconds in not_imported.items():
         print(f"  not imported by the fit: {name} {seconds:.3f}")
-    out = Path(__file__).parent / "results" / "startup.json"
+    out = args.results_dir / f"startup{'-quick' * args.quick}.json"
     out.write_text(json.dumps({"repeats": args.repeats, "help_s": help_s, "fit_14_rows_s": fit_s,
                                "targets": {"help_s": 0.5, "fit_14_rows_s": 1.5}, "cpu_s": cpu,
                                "cpu_collector_paused_s": paused, "not_imported_cpu_s": not_imported}, indent=2) + "\n")
     print("wrote", out)
-
-
-if __name__ == "__main__":
-    main()

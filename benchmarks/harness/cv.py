@@ -1,6 +1,6 @@
 """One-pass exact k-fold cross-validation against scikit-learn's cross_val_score.
 
-Run ``python benchmarks/bench_cv.py`` (10^7 rows, k = 10) or ``--quick``.
+Run ``nbparallel bench cv`` (10^7 rows, k = 10) or ``--quick``.
 Side by side in one run, interleaved, best of ``--repeat``:
 
 - ``nbparallel.cross_validate(NaiveBayes())``: one schema, one counting and one scoring pass;
@@ -14,7 +14,6 @@ Writes ``benchmarks/results/cv.json`` and ``cv.csv``.
 
 import argparse
 import json
-import time
 from pathlib import Path
 
 import numpy as np
@@ -23,9 +22,10 @@ from sklearn.datasets import load_breast_cancer, load_digits, load_wine
 from sklearn.model_selection import KFold, cross_val_score
 from sklearn.naive_bayes import CategoricalNB
 
+from harness import RESULTS
+from harness.timing import best_interleaved
 from nbparallel import NaiveBayes, cross_validate
 
-RESULTS = Path(__file__).parent / "results"
 TARGET_SPEEDUP = 5.0
 
 
@@ -38,12 +38,6 @@ def categorical_data(n_rows, n_attrs=8, n_values=10, seed=0):
     return X, y
 
 
-def timed(fn):
-    start = time.perf_counter()
-    out = fn()
-    return time.perf_counter() - start, out
-
-
 def speed(n_rows, k, repeat):
     X, y = categorical_data(n_rows)
     folds = KFold(k)
@@ -54,12 +48,7 @@ def speed(n_rows, k, repeat):
             NaiveBayes(categorical_features="all"), X, y, cv=folds),
         "cross_val_score(CategoricalNB)": lambda: cross_val_score(CategoricalNB(), X, y, cv=folds),
     }
-    best, scores = {name: np.inf for name in runs}, {}
-    runs["nbparallel cross_validate"]()  # warm-up: numba compilation
-    for _ in range(repeat):  # interleaved
-        for name, fn in runs.items():
-            seconds, scores[name] = timed(fn)
-            best[name] = min(best[name], seconds)
+    best, scores = best_interleaved(runs, repeat, warmup=["nbparallel cross_validate"])  # numba compilation
     passes = cross_validate(NaiveBayes(categorical_features="all"), X, y, cv=k)["passes"]
     rows = []
     for name in runs:
@@ -88,13 +77,14 @@ def numeric_difference(k=10):
     return rows
 
 
-def main():
+def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rows", type=int, nargs="+", default=[1_000_000, 10_000_000])
     parser.add_argument("--folds", type=int, default=10)
     parser.add_argument("--repeat", type=int, default=2)
     parser.add_argument("--quick", action="store_true", help="small sizes, smoke run")
-    args = parser.parse_args()
+    parser.add_argument("--results-dir", type=Path, default=RESULTS, help="where to write the results")
+    args = parser.parse_args(argv)
     if args.quick:
         args.rows, args.repeat = [20_000], 1
     rows, ok = [], True
@@ -121,12 +111,8 @@ def main():
               f"{r['one_pass_log_likelihood']:.4f} vs {r['separate_log_likelihood']:.4f}")
     rows += numeric
     if not args.quick:
-        RESULTS.mkdir(exist_ok=True)
-        pd.DataFrame(rows).to_csv(RESULTS / "cv.csv", index=False)
-        (RESULTS / "cv.json").write_text(json.dumps(rows, indent=2))
-        print(f"\nwritten {RESULTS / 'cv.csv'} and cv.json")
+        args.results_dir.mkdir(parents=True, exist_ok=True)
+        pd.DataFrame(rows).to_csv(args.results_dir / "cv.csv", index=False)
+        (args.results_dir / "cv.json").write_text(json.dumps(rows, indent=2))
+        print(f"\nwritten {args.results_dir / 'cv.csv'} and cv.json")
     raise SystemExit(0 if ok else 1)
-
-
-if __name__ == "__main__":
-    main()

@@ -1,6 +1,6 @@
 """Supervised MDL discretisation, ``NaiveBayes(n_bins="mdl")``, against Weka's ``NaiveBayes -D`` on UCI datasets.
 
-Run ``python benchmarks/bench_mdl.py`` (or ``--quick``: iris, one seed). Per dataset:
+Run ``nbparallel bench mdl`` (or ``--quick``: iris, one seed). Per dataset:
 
 - 10-fold stratified cross-validation accuracy, averaged over ``--seeds`` shuffles, of nbparallel's
   ``NaiveBayes`` with 10 equal-width bins, with ``n_bins="mdl"`` (default smoothing 1/N) and with
@@ -40,10 +40,10 @@ from scipy.io import arff
 from sklearn.datasets import load_breast_cancer, load_iris, load_wine
 from sklearn.model_selection import StratifiedKFold
 
+from harness import RESULTS
 from nbparallel import NaiveBayes
 from nbparallel.models.discretisation import mdl_intervals
 
-RESULTS = Path(__file__).parent / "results"
 WEKA_JAR = Path(os.environ.get("WEKA_JAR", "/usr/share/java/weka.jar"))
 WEKA_EXAMPLES = Path(os.environ.get("WEKA_EXAMPLES", "/usr/share/doc/weka/examples"))
 WEKA_FILES = ("diabetes", "glass", "ionosphere", "segment-challenge", "credit-g", "labor")
@@ -208,12 +208,13 @@ def fit_costs(n_rows=1_000_000, repeat=4):
               f"4 partitions, best of {repeat})")
 
 
-def main():
+def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seeds", type=int, default=5, help="CV shuffles averaged (default 5)")
     parser.add_argument("--quick", action="store_true", help="iris and one seed, nothing written")
     parser.add_argument("--costs", action="store_true", help="time fit with fine bins and MDL instead")
-    args = parser.parse_args()
+    parser.add_argument("--results-dir", type=Path, default=RESULTS, help="where to write the results")
+    args = parser.parse_args(argv)
     if args.costs:
         fit_costs()
         return
@@ -250,13 +251,9 @@ def main():
     print(f"\n10-fold stratified CV accuracy, mean of {len(seeds)} shuffles\n")
     print(table.to_string(index=False, float_format=lambda v: f"{v:.4f}"))
     if not args.quick:
-        RESULTS.mkdir(exist_ok=True)
-        table.to_csv(RESULTS / "mdl.csv", index=False)
+        args.results_dir.mkdir(parents=True, exist_ok=True)
+        table.to_csv(args.results_dir / "mdl.csv", index=False)
         meta = {"seeds": seeds, "weka": None if no_weka else str(WEKA_JAR), "weka_skipped": no_weka,
                 "nbparallel_models": OURS, "rows": rows}
-        (RESULTS / "mdl.json").write_text(json.dumps(meta, indent=2))
-        print(f"\nwritten {RESULTS / 'mdl.csv'} and mdl.json")
-
-
-if __name__ == "__main__":
-    main()
+        (args.results_dir / "mdl.json").write_text(json.dumps(meta, indent=2))
+        print(f"\nwritten {args.results_dir / 'mdl.csv'} and mdl.json")

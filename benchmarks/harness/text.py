@@ -1,6 +1,6 @@
 """Fit time of the text models: nbparallel vs scikit-learn vs Spark MLlib, side by side.
 
-Run ``python benchmarks/bench_text.py`` (10^6 documents x 2^18 hashed features)
+Run ``nbparallel bench text`` (10^6 documents x 2^18 hashed features)
 or ``--quick`` (smoke run); ``--no-spark`` leaves Spark out.
 
 The data is generated directly as CSR: each document has 20 to 50 distinct
@@ -32,9 +32,10 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.naive_bayes import MultinomialNB
 
+from harness import RESULTS
+from harness.timing import best_interleaved
 from nbparallel import MultinomialNaiveBayes
 
-RESULTS = Path(__file__).resolve().parent / "results"
 TARGET_SPEEDUP_VS_SKLEARN = 2.0
 
 
@@ -50,15 +51,6 @@ def zipf_documents(n_docs, n_features, n_classes, seed=0):
     X = sp.csr_matrix((counts, columns, indptr), shape=(n_docs, n_features))
     X.sum_duplicates()  # canonical CSR: sorted, distinct columns (Spark's SparseVector needs it)
     return X, rng.integers(0, n_classes, n_docs)
-
-
-def best_of(fn, repeat):
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - start)
-    return min(times)
 
 
 def spark_fitter(X, y, directory):
@@ -84,7 +76,7 @@ def spark_fitter(X, y, directory):
     return spark, (lambda: estimator.fit(frame))
 
 
-def main():
+def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--docs", type=int, default=1_000_000)
     parser.add_argument("--features-bits", type=int, default=18)
@@ -93,7 +85,7 @@ def main():
     parser.add_argument("--no-spark", action="store_true", help="leave Spark MLlib out")
     parser.add_argument("--quick", action="store_true", help="small sizes, smoke run")
     parser.add_argument("--results-dir", type=Path, default=RESULTS)
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     if args.quick:
         args.docs, args.repeat = 20_000, 1
     start = time.perf_counter()
@@ -126,11 +118,8 @@ def main():
             print(f"Spark MLlib left out, it did not start: {type(exc).__name__}: {exc}")
     load_before = os.getloadavg()
     print(f"load average before timing: {load_before[0]:.2f} {load_before[1]:.2f} {load_before[2]:.2f}")
-    seconds = {name: np.inf for name in fitters}
-    for _ in range(args.repeat):  # interleaved: one run of each per round
-        for name, fit in fitters.items():
-            time.sleep(1.0)  # let the previous fit's background threads (Spark's JVM) settle
-            seconds[name] = min(seconds[name], best_of(fit, 1))
+    # interleaved, 1 s apart: the previous fit's background threads (Spark's JVM) settle
+    seconds, _ = best_interleaved(fitters, args.repeat, warmup=(), pause=1.0)
     load_after = os.getloadavg()
     print(f"load average after timing:  {load_after[0]:.2f} {load_after[1]:.2f} {load_after[2]:.2f}")
     if spark is not None:
@@ -176,7 +165,3 @@ def write_results(directory, rows, meta):
     fig.tight_layout()
     fig.savefig(directory / f"{name}.png", dpi=120)
     print(f"results written to {directory}/{name}.csv, .json, .png")
-
-
-if __name__ == "__main__":
-    main()
