@@ -24,11 +24,6 @@ def frame():
     })
 
 
-@pytest.fixture(scope="module")
-def reference(frame):
-    return NaiveBayes(n_partitions=1).fit(frame, "y")
-
-
 def test_pandas_dtypes_are_equivalent(frame, reference):
     typed = frame.astype({"s": "category"})
     assert NaiveBayes(n_partitions=3).fit(typed, "y").counts_.equals(reference.counts_)

@@ -34,11 +34,6 @@ def frame():
     })
 
 
-@pytest.fixture(scope="module")
-def reference(frame):
-    return NaiveBayes(n_partitions=1).fit(frame, "y")
-
-
 def write_parts(frame, directory, kind, n_files, **options):
     directory.mkdir(exist_ok=True)
     for i, part in enumerate(np.array_split(np.arange(len(frame)), n_files)):

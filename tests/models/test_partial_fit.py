@@ -1,0 +1,58 @@
+"""partial_fit on class-ordered batches: a warning when a batch leaves the first batch's ranges, and
+numeric_ranges that make the batches equal the full fit."""
+
+import warnings
+
+import numpy as np
+import pytest
+from sklearn.datasets import load_iris
+
+from nbparallel import NaiveBayes
+
+
+def class_ordered_iris():
+    X, y = load_iris(return_X_y=True, as_frame=True)
+    order = np.argsort(y.to_numpy(), kind="stable")
+    return X.iloc[order].reset_index(drop=True), y.iloc[order].reset_index(drop=True)
+
+
+def test_partial_fit_warns_when_a_batch_leaves_the_first_batch_ranges():
+    X, y = class_ordered_iris()
+    model = NaiveBayes().partial_fit(X[:50], y[:50], classes=[0, 1, 2])
+    with pytest.warns(UserWarning, match="column 'petal length \\(cm\\)' has values in .* numeric_ranges"):
+        model.partial_fit(X[50:100], y[50:100])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        model.partial_fit(X[:10], y[:10])  # inside the ranges: silent
+
+
+def test_numeric_ranges_make_class_ordered_batches_equal_the_full_fit():
+    X, y = class_ordered_iris()
+    ranges = {c: (X[c].min(), X[c].max()) for c in X.columns}
+    full = NaiveBayes().fit(X, y)
+    model = NaiveBayes(numeric_ranges=ranges)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        for start in range(0, 150, 50):
+            model.partial_fit(X[start:start + 50], y[start:start + 50], classes=[0, 1, 2])
+    assert model.counts_.equals(full.counts_)
+    assert model.score(X, y) == full.score(X, y) > 0.9
+    # the ranges also bound the bins of a single fit, counted as a plain counter would
+    narrow = NaiveBayes(numeric_ranges={"sepal width (cm)": (2.0, 4.0)})
+    with pytest.warns(UserWarning, match="sepal width"):
+        narrow.fit(X, y)
+    edges = 2.0 + 2.0 * np.arange(1, 10) / 10
+    bins = np.searchsorted(edges, X["sepal width (cm)"].to_numpy(), side="left")
+    a = [at.name for at in narrow.schema_.attributes].index("sepal width (cm)")
+    expected = np.zeros((10, 3))
+    np.add.at(expected, (bins, y.to_numpy()), 1)
+    np.testing.assert_array_equal(narrow.counts_.attribute(a), expected)
+
+
+@pytest.mark.parametrize("ranges, error", [
+    ({"sepal width (cm)": (4.0, 2.0)}, ValueError), ({"sepal width (cm)": (0, np.inf)}, ValueError),
+    ({"nope": (0, 1)}, ValueError), ([(0, 1)], TypeError),
+])
+def test_bad_numeric_ranges(ranges, error):
+    with pytest.raises(error, match="numeric_ranges"):
+        NaiveBayes(numeric_ranges=ranges).fit(*class_ordered_iris())
