@@ -28,6 +28,7 @@ _EXPORTS = {
     "load": ".loading",
     "run_pass": ".engine.execution",
     "local_below": ".engine.execution",
+    "observe_passes": ".engine.execution",
 }
 __all__ = sorted(_EXPORTS) + ["__version__"]
 

@@ -13,7 +13,7 @@ Where it runs is decided here, explicitly, never by Dask's global ``scheduler`` 
 - on Dask's threaded scheduler when there is no client (as many threads),
   except partitions given as readers that their tasks call
   (:func:`map_read_partitions`), which run on this process's threads unless
-  progress is shown.
+  progress is shown or observed.
 
 Every way merges along the same tree and returns the same
 :class:`nbparallel.engine.reduce.TreeRecord`. The engine knows nothing of what the
@@ -235,7 +235,8 @@ def _leaves(partitions, fn, name, token, client):
 def compute(obj, verbose=False, *, scheduler="threads", partitions=None):
     """Compute a delayed object (or a list of them) on the active client or ``scheduler``.
 
-    A progress bar, when ``verbose``, goes to stderr, never into the output.
+    A progress bar, when ``verbose``, goes to stderr, never into the output; while :func:`observe_passes`
+    holds an observer, the observer is told instead.
 
     The local scheduler is always named explicitly, so a Dask config left
     behind by a failed ``distributed.Client`` cannot redirect it. When the
@@ -247,16 +248,9 @@ def compute(obj, verbose=False, *, scheduler="threads", partitions=None):
     client = active_client()
     if partitions is not None and runs_locally(partitions, client):
         return dask.compute(obj, scheduler=_scheduler_function("sync"))[0]
-    line = _progress.get()
-    if line is not None:  # one labelled line for the whole command
-        line.start(pass_kind(obj))
-        if client is None:
-            with line.callback():
-                return dask.compute(obj, scheduler=_scheduler_function(scheduler))[0]
-        try:
-            return client.gather(client.compute(obj))
-        finally:
-            line.clear()
+    observer = _observer.get()
+    if observer is not None:  # the observer shows the pass; no bar of its own
+        return _compute_observed(obj, observer, client, scheduler)
     if client is None:
         if not verbose:
             return dask.compute(obj, scheduler=_scheduler_function(scheduler))[0]
@@ -273,18 +267,14 @@ def compute(obj, verbose=False, *, scheduler="threads", partitions=None):
     return client.gather(future)
 
 
-#: pass kinds (the ``nbparallel-KIND`` of task names) -> the label a progress line shows
-PASS_LABELS = {"schema": "schema", "cv-schema": "schema", "count": "count", "cv-count": "count",
-               "text-count": "count", "cv-text-count": "count", "score": "score", "evaluate": "score",
-               "cv-score": "score", "cv-text-score": "score", "predict": "score", "select": "select step",
-               "select-test": "test data", "em": "EM iteration", "boost": "boosting round",
-               "autoclass-predict": "score", "boost-predict": "score"}
-
 _KIND = None
 
 
 def pass_kind(obj):
-    """The pass kind of a computation from its task keys (``nbparallel-KIND-...-<token>``), or None."""
+    """The pass kind of a computation from its task keys (``nbparallel-KIND-...-<token>``), or None.
+
+    The kind is the ``name`` its caller gave the pass: the engine carries it to the observer, unread.
+    """
     import re
 
     global _KIND
@@ -295,88 +285,68 @@ def pass_kind(obj):
     return match.group(1) if match else None
 
 
-class Progress:
-    """One progress line for a whole command, on stderr: each pass's label and its share of tasks done.
+class PassObserver:
+    """What is told of every pass run on Dask while :func:`observe_passes` holds it (the methods do nothing
+    here; an observer overrides those it needs).
 
-    Open it with :func:`progress` around a command; while it is open,
-    :func:`compute` draws every pass on this one line (``count``, ``EM
-    iteration 12/100``, ``boosting round 3/10``) instead of a bar per pass.
-    ``totals`` gives the number of passes of an iterative kind (``{"em": 100}``).
+    Events are generic: a pass of a kind (the ``name`` its caller gave it, or None) started, ``done`` of its
+    ``total`` tasks are finished, the pass finished. What a kind means, and how it is shown, is the
+    observer's business.
     """
 
-    def __init__(self, totals=None, out=None, width=30):
-        self.totals, self.out, self.width = dict(totals or {}), out or sys.stderr, width
-        self.seen = {}
-        self.label = ""
-        self.drawn = 0.0
-        self.used = False
+    def pass_started(self, kind):
+        """A pass of ``kind`` starts."""
 
-    def start(self, kind):
-        kind = kind or "pass"
-        self.seen[kind] = self.seen.get(kind, 0) + 1
-        label = PASS_LABELS.get(kind, kind)
-        if kind in self.totals:
-            label = f"{label} {self.seen[kind]}/{self.totals[kind]}"
-        elif kind in ("em", "boost", "select"):
-            label = f"{label} {self.seen[kind]}"
-        self.label = label
-        self.draw(0.0, force=True)
+    def pass_progressed(self, done, total):
+        """``done`` of the pass's ``total`` tasks are finished (told only on Dask's local schedulers)."""
 
-    def draw(self, fraction, force=False):
-        import time
-
-        now = time.monotonic()
-        if not force and now - self.drawn < 0.1 and fraction < 1:
-            return
-        self.drawn, self.used = now, True
-        done = int(round(self.width * fraction))
-        self.out.write(f"\r{self.label:<24} [{'#' * done}{' ' * (self.width - done)}] {fraction:4.0%}")
-        self.out.flush()
-
-    def clear(self):
-        """Erase the line (a pass is done: the next pass, or the command's output, takes its place)."""
-        if self.used:
-            self.out.write("\r" + " " * (self.width + 32) + "\r")
-            self.out.flush()
-            self.used = False
-
-    close = clear
-
-    def callback(self):
-        """A Dask local-scheduler callback that advances this line."""
-        from dask.callbacks import Callback
-
-        line = self
-
-        class _Tasks(Callback):
-            def _start_state(self, dsk, state):
-                self.total = max(1, sum(len(state[k]) for k in ("ready", "waiting", "running")) + len(
-                    state.get("finished", ())))
-                self.done = 0
-
-            def _posttask(self, key, result, dsk, state, worker_id):
-                self.done += 1
-                line.draw(min(1.0, self.done / self.total))
-
-            def _finish(self, dsk, state, errored):
-                line.clear()
-
-        return _Tasks()
+    def pass_finished(self):
+        """The pass ended (done, or failed)."""
 
 
-_progress = contextvars.ContextVar("nbparallel_progress", default=None)
+_observer = contextvars.ContextVar("nbparallel_pass_observer", default=None)
 
 
 @contextlib.contextmanager
-def progress(totals=None, out=None):
-    """Within the block, every pass run on Dask is drawn on one labelled progress line (see :class:`Progress`)."""
-    line = Progress(totals, out)
-    reset = _progress.set(line)
+def observe_passes(observer):
+    """Within the block, every pass run on Dask tells ``observer`` (a :class:`PassObserver`) how it goes,
+    instead of drawing a bar of its own."""
+    reset = _observer.set(observer)
     try:
-        yield line
+        yield observer
     finally:
-        _progress.reset(reset)
-        line.close()
+        _observer.reset(reset)
+
+
+def _task_callback(observer):
+    """A Dask local-scheduler callback that tells ``observer`` of every finished task."""
+    from dask.callbacks import Callback
+
+    class Tasks(Callback):
+        def _start_state(self, dsk, state):
+            self.total = max(1, sum(len(state[k]) for k in ("ready", "waiting", "running")) + len(
+                state.get("finished", ())))
+            self.done = 0
+
+        def _posttask(self, key, result, dsk, state, worker_id):
+            self.done += 1
+            observer.pass_progressed(min(self.done, self.total), self.total)
+
+    return Tasks()
+
+
+def _compute_observed(obj, observer, client, scheduler):
+    """Compute ``obj``, telling ``observer`` the pass's start, progress and end."""
+    import dask
+
+    observer.pass_started(pass_kind(obj))
+    try:
+        if client is None:
+            with _task_callback(observer):
+                return dask.compute(obj, scheduler=_scheduler_function(scheduler))[0]
+        return client.gather(client.compute(obj))
+    finally:
+        observer.pass_finished()
 
 
 def persist(partitions):
@@ -501,14 +471,14 @@ def map_read_partitions(readers, fn, *, name="map", token=None, verbose=False):
     """:func:`map_partitions` of partitions that their tasks read: ``readers`` are small objects, each the
     recipe of one partition (as a file's reader is), given to ``fn`` inside the task that reads its rows.
 
-    Without a cluster, with no progress shown and passes allowed to run locally (:func:`local_below` not
+    Without a cluster, with no progress shown or observed and passes allowed to run locally (:func:`local_below` not
     0), they run on this process's threads (:func:`map_locally`): no Dask graph is built and scheduled for
     rows that never leave this process. Else each reader is the argument of a Dask task and is read where
     that task runs (on a cluster, by its worker).
     """
     from dask import delayed
 
-    if active_client() is None and not verbose and _progress.get() is None and _local_below.get() != 0:
+    if active_client() is None and not verbose and _observer.get() is None and _local_below.get() != 0:
         return map_locally(_per_partition(fn, readers), readers)
     unique = pass_token(token)
     partitions = [delayed(reader, name=f"{name}-reader-{unique}-{i}", traverse=False)  # not searched, not hashed

@@ -72,7 +72,7 @@ def available_memory(partitions=None):
 
     With ``partitions``, the memory of where a pass over them runs: this
     machine's when they stay local (:func:`nbparallel.engine.execution.runs_locally`),
-    which spares small fits a round trip to the scheduler.
+    which spares small fits a trip to the scheduler.
     """
     client = execution.active_client()
     if client is not None and not (partitions is not None and execution.runs_locally(partitions, client)):

@@ -1,12 +1,12 @@
 """The pass scheduler: successive map-reduce passes over the same partitions.
 
-Iterative algorithms (boosting rounds, EM iterations) run one pass after
+Iterative algorithms run one pass after
 another over the same data. :class:`PassScheduler` keeps the partitions in
 memory between passes when they fit (``dask.persist`` locally, ``client.persist``
 or ``client.scatter`` on a distributed cluster) and re-reads them otherwise, and
 records every pass: its kind, the shape of its reduction tree and its wall
 time. A *stateful* pass also leaves a per-partition value behind (for example
-the rows' boosting weights) that the next stateful pass receives; it is kept
+per-row weights) that the next stateful pass receives; it is kept
 only while the partitions are, and the pass function rebuilds it when it gets
 None. :class:`Checkpoint` saves the small driver-side state after each pass
 as JSON so that an interrupted fit resumes where it stopped.

@@ -398,3 +398,30 @@ def test_a_pass_on_dask_hashes_none_of_what_its_functions_carry():
     assert first != second and first.endswith("-data")
     key = type("Leaf", (), {"key": f"nbparallel-count-map-{first}-0"})()
     assert pass_kind(key) == "count"
+
+
+def test_an_observer_is_told_each_pass_kind_start_progress_and_end(capsys):
+    from nbparallel.engine.execution import PassObserver, local_below, observe_passes, run_pass
+
+    class Recorder(PassObserver):
+        def __init__(self):
+            self.events = []
+
+        def pass_started(self, kind):
+            self.events.append(("start", kind))
+
+        def pass_progressed(self, done, total):
+            self.events.append(("progress", done, total))
+
+        def pass_finished(self):
+            self.events.append(("end",))
+
+    recorder = Recorder()
+    with local_below(0), observe_passes(recorder):
+        total, _ = run_pass([1, 2, 3, 4], lambda x: x * 10, lambda *s: sum(s), name="nbparallel-tally",
+                            verbose=True)
+    assert total == 100
+    assert recorder.events[0] == ("start", "tally") and recorder.events[-1] == ("end",)
+    progress = [e for e in recorder.events if e[0] == "progress"]
+    assert progress and progress[-1][1] == progress[-1][2] and all(0 < e[1] <= e[2] for e in progress)
+    assert capsys.readouterr().err == ""  # the observer shows the pass; no bar of the engine's own
