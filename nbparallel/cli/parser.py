@@ -334,9 +334,9 @@ def build_parser(commands=None):
     p.add_argument("--split-every", type=split_every, default=2, help="reduction fan-in, or 'flat'")
 
     p = verb("bench", help="run a benchmark experiment (source checkout only)",
-             description="Run benchmarks/run.py: EXPERIMENT (strong, weak, reduction, model, peers, "
-                         "boosting, inputs, passes, network) [--quick] [--scheduler ADDRESS | --cluster CONFIG] "
-                         "[--results-dir DIR]")
+             description="Run benchmarks/run.py: EXPERIMENT [--quick] [--results-dir DIR] [OPTIONS] "
+                         "(`python benchmarks/run.py --help` lists the experiments, `nbparallel bench EXPERIMENT --help` "
+                         "their options)")
     p.add_argument("bench_args", nargs=argparse.REMAINDER, metavar="EXPERIMENT [OPTIONS]",
                    help="passed on to benchmarks/run.py")
 
