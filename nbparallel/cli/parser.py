@@ -335,8 +335,8 @@ def build_parser(commands=None):
 
     p = verb("bench", help="run a benchmark experiment (source checkout only)",
              description="Run benchmarks/run.py: EXPERIMENT [--quick] [--results-dir DIR] [OPTIONS] "
-                         "(`python benchmarks/run.py --help` lists the experiments, `nbparallel bench EXPERIMENT --help` "
-                         "their options)")
+                         "(`python benchmarks/run.py --help` lists the experiments, "
+                         "`nbparallel bench EXPERIMENT --help` their options)")
     p.add_argument("bench_args", nargs=argparse.REMAINDER, metavar="EXPERIMENT [OPTIONS]",
                    help="passed on to benchmarks/run.py")
 
