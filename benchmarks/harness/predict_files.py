@@ -74,7 +74,7 @@ def peak_rss_mib(model_path, directory, out):
 def spark_beside(model, directory, out, repeat, settle):
     """Every run's seconds of nbparallel's predict-to-files and of Spark MLlib's transform + write, same
     directory, alternately."""
-    from nbparallel.cli.scoring import predict_files
+    from nbparallel.models.prediction_files import predict_files
 
     def ours():
         shutil.rmtree(out, ignore_errors=True)

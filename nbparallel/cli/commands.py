@@ -1,9 +1,8 @@
 """One function per ``nbparallel`` verb, each a few lines over public library functions, and :func:`main`.
 
 The parser is :mod:`nbparallel.cli.parser`; data paths become library inputs in
-:mod:`nbparallel.cli.options`; predictions from files are
-:mod:`nbparallel.cli.scoring`; what is printed and written is
-:mod:`nbparallel.cli.output`.
+:mod:`nbparallel.cli.options`; predictions are written by the model's
+``predict_to``; what is printed is :mod:`nbparallel.cli.output`.
 """
 
 from __future__ import annotations
@@ -28,7 +27,7 @@ from nbparallel.cli.options import (
     read_settings,
     training_files,
 )
-from nbparallel.cli.output import report_error, warnings_as_messages, write_table
+from nbparallel.cli.output import report_error, warnings_as_messages
 
 
 class LazyModule:
@@ -134,24 +133,22 @@ def cmd_cv(args):
 
 
 def cmd_predict(args):
-    from nbparallel.cli.scoring import predict_files
+    from nbparallel.models.prediction_files import output_directory
 
     model = load_model(args)
-    directory = output.output_directory(args.output)
+    directory = output_directory(args.output)
     check_output(args.output.rstrip("/\\") if directory is not None else args.output)
     with cluster(args):
-        parts = predict_files(model, args.data, settings=read_settings(args), keep=args.keep or (), proba=args.proba,
-                              directory=directory, verbose=not args.quiet)
+        written = model.predict_to(args.output, args.data, proba=args.proba, keep=args.keep or (),
+                                   verbose=not args.quiet, **read_settings(args))
     if directory is not None:
-        print(f"{sum(parts)} predictions written to {len(parts)} files in {directory}")
+        print(f"{written.n_rows} predictions written to {written.n_files} files in {directory}")
         return
-    out = pd.concat(parts, ignore_index=True)
-    write_table(out, args.output, read_settings(args).get("storage_options"))
-    print(f"{len(out)} predictions written to {args.output}")
+    print(f"{written.n_rows} predictions written to {args.output}")
 
 
 def cmd_evaluate(args):
-    from nbparallel.cli.scoring import scoring_files
+    from nbparallel.models.prediction_files import scoring_files
 
     model = load_model(args)
     if hasattr(model, "feature_count_"):
@@ -239,6 +236,8 @@ def cmd_text_predict(args):
             proba = model.predict_proba(X)
             for k, c in enumerate(model.classes_):
                 out[f"proba_{c}"] = proba[:, k]
+    from nbparallel.models.prediction_files import write_table
+
     write_table(out, args.output)
     print(f"{len(out)} predictions written to {args.output}")
 

@@ -1,4 +1,4 @@
-"""What the command line writes: tables written completely or not at all, and results printed.
+"""What the command line prints: results, and errors and warnings as messages.
 
 Results go to stdout; warnings, errors and progress bars go to stderr.
 """
@@ -10,7 +10,6 @@ import importlib
 import json
 import math
 import sys
-from pathlib import Path
 
 
 class _Lazy:
@@ -40,59 +39,6 @@ def plain(value):
     if isinstance(value, float) and math.isnan(value):
         return None
     return value
-
-
-def is_url(path):
-    """Whether an output path is a URL (``s3://bucket/p.csv``): written through its filesystem."""
-    return "://" in str(path)
-
-
-def write_table(frame, path, storage_options=None):
-    """Write a DataFrame as a CSV or (by suffix) Parquet file, or an Arrow table as a Parquet file, completely
-    or not at all; a URL through its filesystem.
-
-    An Arrow table's dictionary columns are written as columns of their values (a Parquet file keeps them
-    dictionary-encoded: the values are encoded once, not once per row), without Arrow's schema, so that
-    every reader reads them as such, not as categories.
-    """
-    arrow = not hasattr(frame, "to_parquet")
-    if arrow and not str(path).lower().endswith((".parquet", ".pq")):
-        raise ValueError(f"an Arrow table is written as Parquet, not to {str(path)!r}")
-    if is_url(path):
-        from nbparallel.data.files import write_table as write_through_filesystem
-
-        return write_through_filesystem(values_of_dictionaries(frame) if arrow else frame, str(path),
-                                        storage_options=storage_options)
-    path = Path(path)
-    tmp = path.with_name(f".{path.name}.tmp")
-    try:
-        if arrow:
-            import pyarrow.parquet as pq
-
-            pq.write_table(frame, tmp, store_schema=False)
-        elif path.suffix.lower() in (".parquet", ".pq"):
-            frame.to_parquet(tmp, index=False)
-        else:
-            frame.to_csv(tmp, index=False)
-        tmp.replace(path)
-    finally:
-        tmp.unlink(missing_ok=True)
-
-
-def values_of_dictionaries(table):
-    """An Arrow table with its dictionary columns decoded to their values' type."""
-    import pyarrow as pa
-
-    fields = [pa.field(f.name, f.type.value_type) if pa.types.is_dictionary(f.type) else f for f in table.schema]
-    return table.cast(pa.schema(fields))
-
-
-def output_directory(path):
-    """The directory ``path`` names (it ends in a separator or exists as one), else None; a URL
-    directory (``s3://bucket/out/``) stays a string."""
-    if is_url(path):
-        return path if path.endswith("/") else None
-    return Path(path) if path.endswith(("/", "\\")) or Path(path).is_dir() else None
 
 
 def report_error(command, message):

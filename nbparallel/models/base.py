@@ -352,6 +352,28 @@ class PartitionedModel(NBParallelMixin, Estimator):
         """Keep a pass's tree record in ``passes_`` (and the counting pass's in ``reduction_``)."""
         self.passes_ = [*getattr(self, "passes_", []), {"kind": kind, "tree": record, "seconds": seconds}]
 
+    def predict_to(self, path, data, proba=False, keep=None, *, verbose=False, **read_options):
+        """Predict every row of ``data`` and write the predictions to ``path``, a partition at a time.
+
+        ``data`` is any input :meth:`predict` takes (arrays, DataFrames, Dask collections, files,
+        directories, URLs); files are read as the model scores them, a batch of rows at a time. ``path``
+        is a CSV or (by suffix) Parquet file, or a directory (it exists, or ends in a separator) that
+        gets a ``part-NNNNN`` file per partition (``.csv`` when its name ends so, else ``.parquet``).
+        Each row gives ``prediction`` and, with ``proba``, a ``proba_<class>`` column per class, after
+        the ``keep`` columns copied from the data. ``read_options`` (``na_values``, ``delimiter``,
+        ``encoding``, ``storage_options``) read files. Nothing is written unless all is: a failure
+        leaves no partial file, nor part files in a local directory.
+
+        Returns
+        -------
+        written : nbparallel.models.prediction_files.Written
+            ``(n_rows, n_files)``.
+        """
+        from nbparallel.models.prediction_files import predict_to
+
+        check_is_fitted(self, self._fitted_attribute)
+        return predict_to(self, path, data, proba=proba, keep=keep, verbose=verbose, **read_options)
+
 
 class PartitionedClassifier(Classifier, PartitionedModel):
     """Base of the classifiers scored partition by partition (see the module docstring)."""

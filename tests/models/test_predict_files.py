@@ -1,4 +1,5 @@
-"""Prediction of files partition by partition (``nbparallel predict``'s route) against ``model.predict``.
+"""Prediction to files partition by partition (``model.predict_to``, ``nbparallel predict``'s route) against
+``model.predict`` and ``model.predict_proba``, for every input form.
 
 The labels of each partition are taken from the classes by position (:meth:`predict_part`), and each
 partition's task is tokenized without the model: the output must be what ``model.predict`` says, with the
@@ -14,8 +15,8 @@ import pytest
 from dask.base import tokenize
 
 from nbparallel import Files, NaiveBayes
-import nbparallel.cli.scoring as scoring
-from nbparallel.cli.scoring import PartitionOutput, predict_files
+import nbparallel.models.prediction_files as scoring
+from nbparallel.models.prediction_files import PartitionOutput, predict_files
 
 RNG = np.random.default_rng(11)
 
@@ -147,3 +148,106 @@ def test_a_partition_is_predicted_a_bounded_batch_at_a_time(files, monkeypatch):
     monkeypatch.setattr(scoring, "BATCH_VALUES", 4 * 100)  # 100 rows of the model's 4 columns
     assert predict_files(model, directory) and sum(sizes) == sum(partition_rows)
     assert max(sizes) == 100 and len(sizes) >= sum(-(-n // 100) for n in partition_rows)
+
+
+@pytest.fixture(scope="module")
+def fitted():
+    """A model fitted on a mixed table with a string target, and that table (target included)."""
+    n = 600
+    rng = np.random.default_rng(5)
+    X = pd.DataFrame({"colour": rng.choice(["red", "green", "blue"], n), "size": rng.normal(0, 1, n),
+                      "id": np.arange(n)})
+    X["y"] = np.where((X["colour"] == "red") ^ (X["size"] > 0.5), "yes", "no")
+    model = NaiveBayes(n_bins=4).fit(X[["colour", "size", "y"]], "y")
+    return model, X
+
+
+def input_forms(frame, tmp_path, form):
+    """``frame`` (the model's columns and ``id``) as the input ``form``."""
+    import dask.dataframe as dd
+
+    if form == "numpy":
+        return frame[["colour", "size"]].to_numpy(dtype=object)
+    if form == "pandas":
+        return frame
+    if form == "dask":
+        return dd.from_pandas(frame, npartitions=3)
+    directory = tmp_path / f"in-{form}"
+    directory.mkdir()
+    for i, rows in enumerate(np.array_split(np.arange(len(frame)), 3)):
+        part = frame.iloc[rows]
+        if form == "csv":
+            part.to_csv(directory / f"part-{i}.csv", index=False)
+        else:
+            part.to_parquet(directory / f"part-{i}.parquet")
+    return directory
+
+
+@pytest.mark.parametrize("form", ["numpy", "pandas", "dask", "csv", "parquet"])
+@pytest.mark.parametrize("out", ["file.csv", "file.parquet", "parts/", "parts.csv/"])
+def test_predict_to_writes_what_predict_and_predict_proba_say_for_every_input_form(fitted, tmp_path, form, out):
+    model, X = fitted
+    frame = X[["colour", "size", "id"]]
+    data = input_forms(frame, tmp_path, form)
+    keep = None if form == "numpy" else ["id"]
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # numpy input has no feature names: predict's own warning
+        want_labels = model.predict(frame[["colour", "size"]])
+        want_proba = model.predict_proba(frame[["colour", "size"]])
+        written = model.predict_to(tmp_path / out if not out.endswith("/") else f"{tmp_path / out}/", data,
+                                   proba=True, keep=keep)
+    target = tmp_path / out.rstrip("/")
+    if out.endswith("/"):
+        files = sorted(target.glob("part-*"))
+        assert written.n_files == len(files) == (1 if form in ("numpy", "pandas") else 3)
+        assert all(f.suffix == (".csv" if out == "parts.csv/" else ".parquet") for f in files)
+        read = [pd.read_csv(f) if f.suffix == ".csv" else pd.read_parquet(f) for f in files]
+        got = pd.concat(read, ignore_index=True)
+    else:
+        assert written.n_files == 1
+        got = pd.read_csv(target) if out.endswith(".csv") else pd.read_parquet(target)
+    assert written.n_rows == len(got) == len(X)
+    assert list(got.columns) == (["id"] if keep else []) + ["prediction", "proba_no", "proba_yes"]
+    np.testing.assert_array_equal(got["prediction"].astype(str).to_numpy(), want_labels.astype(str))
+    np.testing.assert_allclose(got[["proba_no", "proba_yes"]].to_numpy(), want_proba, rtol=1e-12, atol=1e-12)
+    if keep:
+        np.testing.assert_array_equal(got["id"].to_numpy(), X["id"].to_numpy())
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []  # no staging left
+
+
+@pytest.mark.parametrize("form", ["dask", "parquet"])
+@pytest.mark.parametrize("out", ["file.csv", "parts/"])
+def test_predict_to_leaves_no_partial_output_on_error(fitted, tmp_path, form, out, monkeypatch):
+    import threading
+
+    model, X = fitted
+    data = input_forms(X[["colour", "size", "id"]], tmp_path, form)
+    method = "predict" if form == "dask" else "predict_part"  # the files' route predicts by predict_part
+    original, calls, lock = getattr(type(model), method), [], threading.Lock()
+
+    def fail_on_second_partition(self, *args, **kwargs):
+        with lock:
+            calls.append(1)
+            failing = len(calls) == 2
+        if failing:
+            raise RuntimeError("disk on fire")
+        return original(self, *args, **kwargs)
+
+    monkeypatch.setattr(type(model), method, fail_on_second_partition)
+    with pytest.raises(RuntimeError, match="disk on fire"):
+        model.predict_to(f"{tmp_path / out}" + ("/" if out.endswith("/") else ""), data)
+    assert len(calls) >= 2
+    assert sorted(p.name for p in tmp_path.iterdir()) == ([] if form == "dask" else ["in-parquet"])
+
+
+def test_predict_to_names_a_missing_keep_column_and_an_unfitted_model(fitted, tmp_path):
+    model, X = fitted
+    with pytest.raises(ValueError, match=r"keep names columns \['nope'\]"):
+        model.predict_to(tmp_path / "p.csv", X, keep=["nope"])
+    with pytest.raises(ValueError, match="give the data as a DataFrame"):
+        model.predict_to(tmp_path / "p.csv", X[["colour", "size"]].to_numpy(dtype=object), keep=["id"])
+    with pytest.raises(Exception, match="not fitted"):
+        NaiveBayes().predict_to(tmp_path / "p.csv", X)
+    assert list(tmp_path.iterdir()) == []

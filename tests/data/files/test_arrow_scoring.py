@@ -19,10 +19,10 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-import nbparallel.cli.scoring as scoring
+import nbparallel.models.prediction_files as scoring
 import nbparallel.data.files.parquet as parquet
 from nbparallel import AutoClass, BoostedNaiveBayes, Files, NaiveBayes, SelectedNaiveBayes, local_below
-from nbparallel.cli.scoring import predict_files
+from nbparallel.models.prediction_files import predict_files
 from nbparallel.data.dataset import is_arrow_table
 from nbparallel.data.files.arrow import table_to_pandas
 from nbparallel.data.schema import Schema
@@ -267,7 +267,7 @@ def test_the_footer_cache_keeps_to_its_size(tmp_path, monkeypatch):
 
 
 def test_an_arrow_table_is_written_as_parquet_only(tmp_path):
-    from nbparallel.cli.output import write_table
+    from nbparallel.models.prediction_files import write_table
 
     table = pa.table({"prediction": dictionary(["yes", "no", "yes"], ["no", "yes"])})
     with pytest.raises(ValueError, match=r"an Arrow table is written as Parquet, not to .*p\.csv"):

@@ -1,26 +1,95 @@
-"""A saved model over data files: the columns it reads, and its predictions written partition by partition.
+"""Predictions written to files (:func:`predict_to`, ``model.predict_to``), partition by partition.
 
-The files go to the model's own data route (``model.dataset``, as ``fit`` and
+Any input ``predict`` takes can be predicted to a CSV or Parquet file, or to a
+directory of part files (one per partition). Files are read as the model scores
+them: they go to the model's own data route (``model.dataset``, as ``fit`` and
 ``predict`` take them) as a :class:`~nbparallel.data.files.options.Files` that
 reads the model's attribute columns (those it binned as numbers, as numbers,
 as its fit read them) and the target, and no other. Each partition is
 predicted by ``model.predict_part`` inside the task that reads it, a batch of
 rows at a time (so that its memory stays that of a batch, however large the
 partition), beside the columns to copy into the output as the files hold
-them, and either returned or written to a file of its own.
+them, and either returned or written to a file of its own. Arrays, DataFrames and Dask collections are
+predicted a partition at a time, with ``predict`` (and ``predict_proba``). Nothing is left behind when the
+prediction fails: a file, or a local directory's parts, appear only once all are written.
 """
 
 from __future__ import annotations
 
+import os
+import shutil
+import uuid
+from pathlib import Path
+from typing import NamedTuple
+
 import numpy as np
 import pandas as pd
 
-from nbparallel.cli.options import check_columns
-from nbparallel.cli.output import write_table
 from nbparallel.data.dataset import is_arrow_table
 from nbparallel.data.files.dataset import file_layout, file_readers
 from nbparallel.data.files.options import Files
 from nbparallel.engine import execution
+
+
+def is_url(path):
+    """Whether ``path`` is a URL (``s3://...``), written through its filesystem."""
+    return "://" in str(path)
+
+
+def values_of_dictionaries(table):
+    """An Arrow table with its dictionary columns decoded to their values' type."""
+    import pyarrow as pa
+
+    fields = [pa.field(f.name, f.type.value_type) if pa.types.is_dictionary(f.type) else f for f in table.schema]
+    return table.cast(pa.schema(fields))
+
+
+def write_table(frame, path, storage_options=None):
+    """Write a DataFrame as a CSV or (by suffix) Parquet file, or an Arrow table as a Parquet file, completely
+    or not at all; a URL through its filesystem.
+
+    An Arrow table's dictionary columns are written as columns of their values (a Parquet file keeps them
+    dictionary-encoded: the values are encoded once, not once per row), without Arrow's schema, so that
+    every reader reads them as such, not as categories.
+    """
+    arrow = not hasattr(frame, "to_parquet")
+    if arrow and not str(path).lower().endswith((".parquet", ".pq")):
+        raise ValueError(f"an Arrow table is written as Parquet, not to {str(path)!r}")
+    if is_url(path):
+        from nbparallel.data.files import write_table as write_through_filesystem
+
+        return write_through_filesystem(values_of_dictionaries(frame) if arrow else frame, str(path),
+                                        storage_options=storage_options)
+    path = Path(path)
+    tmp = path.with_name(f".{path.name}.tmp")
+    try:
+        if arrow:
+            import pyarrow.parquet as pq
+
+            pq.write_table(frame, tmp, store_schema=False)
+        elif path.suffix.lower() in (".parquet", ".pq"):
+            frame.to_parquet(tmp, index=False)
+        else:
+            frame.to_csv(tmp, index=False)
+        tmp.replace(path)
+    finally:
+        tmp.unlink(missing_ok=True)
+
+
+def output_directory(path):
+    """The directory ``path`` names (it ends in a separator or exists as one), else None; a URL
+    directory (``s3://bucket/out/``) stays a string."""
+    path = str(path) if is_url(path) else os.fspath(path)
+    if is_url(path):
+        return path if path.endswith("/") else None
+    return Path(path) if path.endswith(("/", "\\")) or Path(path).is_dir() else None
+
+
+def check_columns(names, columns, option):
+    """Raise ValueError when ``option`` (``keep``, ``--drop``) names columns the data does not have."""
+    missing = [c for c in names if c not in columns]
+    if missing:
+        raise ValueError(f"{option} names columns {missing} that the data does not have; columns are {list(columns)}")
 
 
 def model_features(model, columns, exclude=()):
@@ -47,7 +116,7 @@ def numeric_features(model, features):
     return [c for c, kind in zip(features, kinds.values()) if kind in ("numeric", "gaussian")]
 
 
-def scoring_files(model, path, settings=None, target=None, keep=()):
+def scoring_files(model, path, settings=None, target=None, keep=(), keep_option="--keep"):
     """The files as ``model`` scores them, read with ``settings`` (``Files`` keywords: ``na_values``,
     ``delimiter``, ``encoding``, ``storage_options``).
 
@@ -64,7 +133,7 @@ def scoring_files(model, path, settings=None, target=None, keep=()):
     settings = dict(settings or {})
     layout = file_layout(Files(path, **settings))
     columns = layout.columns
-    check_columns(keep, columns, "--keep")
+    check_columns(keep, columns, keep_option)
     if target is not None and target not in columns:
         raise ValueError(f"target column {target!r} does not exist; columns are {columns}")
     features = model_features(model, columns, exclude=(target, *keep))
@@ -209,3 +278,106 @@ def predict_files(model, path, *, settings=None, keep=(), proba=False, directory
     tasks = [PartitionOutput(predict, keep, directory, storage_options, i) for i in range(len(data.readers))]
     return execution.map_read_partitions(list(zip(data.readers, copiers)), tasks, name="nbparallel-cli-predict",
                                          token=tokenize(data.token, keep), verbose=verbose)
+
+
+class Written(NamedTuple):
+    """What :func:`predict_to` wrote: its rows, and its files (1 for a single file)."""
+
+    n_rows: int
+    n_files: int
+
+
+def is_file_input(data):
+    """Whether ``data`` names files (a path, a URL or a :class:`Files`), read as the model scores them."""
+    return isinstance(data, (str, os.PathLike, Files))
+
+
+def in_memory_partitions(data):
+    """``data`` as a sequence of partitions, each computed only when it is taken (a Dask collection's), or
+    the data itself as one."""
+    if hasattr(data, "to_delayed") and hasattr(data, "npartitions"):
+        import dask
+
+        delayed = data.to_delayed()
+        delayed = list(np.ravel(delayed)) if isinstance(delayed, np.ndarray) else list(delayed)
+        if getattr(data, "ndim", 2) == 2 and hasattr(data, "chunks") and len(data.chunks[1]) != 1:
+            raise ValueError("a Dask array to predict must be chunked by rows only (one chunk of columns)")
+        return (dask.compute(part, scheduler="sync")[0] for part in delayed)
+    return iter([data])
+
+
+def predictions_of(model, X, proba, keep):
+    """The output frame of one in-memory partition: its ``keep`` columns, ``prediction`` and, with ``proba``,
+    a ``proba_<class>`` column per class."""
+    copied = X[list(keep)].reset_index(drop=True) if keep else None
+    names = getattr(model, "feature_names_in_", None)
+    if hasattr(X, "columns") and names is not None and set(names) <= set(X.columns):
+        X = X[list(names)]  # the model's columns, as files are read: others (kept ones too) are no attributes
+    out = pd.DataFrame({"prediction": np.asarray(model.predict(X))})
+    if proba:
+        out = pd.concat([out, pd.DataFrame(probability_columns(model, model.predict_proba(X)))], axis=1)
+    if keep:
+        out = pd.concat([copied, out], axis=1)
+    return out
+
+
+def predict_in_memory(model, data, proba, keep, directory):
+    """Predict an array, DataFrame or Dask collection a partition at a time: the frames, or their row
+    counts once written to ``directory``."""
+    if keep and not hasattr(data, "columns"):
+        raise ValueError("keep names columns to copy: give the data as a DataFrame (or Dask DataFrame)")
+    if keep:
+        check_columns(keep, list(data.columns), "keep")
+    parts = []
+    for index, X in enumerate(in_memory_partitions(data)):
+        out = predictions_of(model, X, proba, keep)
+        if directory is None:
+            parts.append(out)
+            continue
+        name = str(directory).rstrip("/\\")
+        suffix = ".csv" if name.lower().endswith(".csv") else ".parquet"
+        write_table(out, f"{name}/part-{index:05d}{suffix}")
+        parts.append(len(out))
+    return parts
+
+
+def predict_parts(model, data, proba, keep, directory, settings, verbose):
+    """The per-partition outputs of ``data`` (frames, or row counts once written to ``directory``)."""
+    if not is_file_input(data):
+        return predict_in_memory(model, data, proba, keep, directory)
+    if isinstance(data, Files):  # its read settings; the model decides the columns it reads
+        given = {"na_values": data.na_values and list(data.na_values), "delimiter": data.delimiter,
+                 "encoding": data.encoding, "storage_options": data.storage_options}
+        data, settings = data.path, {**{k: v for k, v in given.items() if v is not None}, **settings}
+    n_partitions = model.get_params()["n_partitions"]
+    try:
+        return predict_files(model, data, settings=settings, keep=keep, proba=proba, directory=directory,
+                             verbose=verbose)
+    finally:
+        model.set_params(n_partitions=n_partitions)
+
+
+def predict_to(model, path, data, *, proba=False, keep=None, verbose=False, **read_options):
+    """Predict every row of ``data`` and write the predictions to ``path``; see ``model.predict_to``."""
+    keep = list(keep or ())
+    directory = output_directory(path)
+    if directory is None:
+        parts = predict_parts(model, data, proba, keep, None, read_options, verbose)
+        out = pd.concat(parts, ignore_index=True)
+        write_table(out, path, read_options.get("storage_options"))
+        return Written(len(out), 1)
+    if is_url(directory):
+        parts = predict_parts(model, data, proba, keep, directory, read_options, verbose)
+        return Written(sum(parts), len(parts))
+    if not directory.parent.is_dir():
+        raise ValueError(f"the output directory {str(directory.parent)!r} of {str(directory)!r} does not exist")
+    staging = directory.parent / f".tmp-{uuid.uuid4().hex}-{directory.name}"  # its suffix: the parts' format
+    staging.mkdir()
+    try:
+        parts = predict_parts(model, data, proba, keep, staging, read_options, verbose)
+        directory.mkdir(exist_ok=True)
+        for part in sorted(staging.iterdir()):
+            part.replace(directory / part.name)
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+    return Written(sum(parts), len(parts))
