@@ -38,10 +38,7 @@ import numpy as np
 from scipy.special import logsumexp
 
 from nbparallel.data.columns import CATEGORICAL
-from nbparallel.models.autoclass import AutoClass
-from nbparallel.models.boosting import BoostedNaiveBayes
 from nbparallel.models.estimator import check_is_fitted
-from nbparallel.models.text import BernoulliNaiveBayes, MultinomialNaiveBayes
 
 MAX_VALUES_SHOWN = 12
 
@@ -71,28 +68,22 @@ def _value_labels(at, fit):
     return fit.labels if at.kind == CATEGORICAL else bin_labels(fit.edges)
 
 
+def report_sections(model):
+    """What the report draws of ``model``, as the model says (its ``report_sections()``): a dict with
+    ``kind`` ("naive Bayes", "text" or "clusters"), ``model`` (the model drawn: a boosted model's first
+    learner) and, by kind, ``note`` (said under the title) or ``name`` (a text model's kind); TypeError for
+    objects that have no report."""
+    sections = getattr(model, "report_sections", None)
+    if not callable(sections):
+        raise TypeError("a report needs a NaiveBayes, SelectedNaiveBayes, BoostedNaiveBayes, MultinomialNaiveBayes, "
+                        f"BernoulliNaiveBayes or AutoClass model, got {type(model).__name__}")
+    return sections()
+
+
 def report_kind(model):
     """Which report draws ``model``: "naive Bayes" (boosted models too), "text" or "clusters"; TypeError
     for other objects."""
-    if isinstance(model, (MultinomialNaiveBayes, BernoulliNaiveBayes)):
-        return "text"
-    if isinstance(model, AutoClass):
-        return "clusters"
-    if isinstance(model, BoostedNaiveBayes) or hasattr(model, "ignored_reasons"):
-        return "naive Bayes"
-    raise TypeError("a report needs a NaiveBayes, SelectedNaiveBayes, BoostedNaiveBayes, MultinomialNaiveBayes, "
-                    f"BernoulliNaiveBayes or AutoClass model, got {type(model).__name__}")
-
-
-def _naive_bayes_of(model):
-    """The naive Bayes model to draw, and what it is when it is not ``model`` itself (a boosted model's first
-    learner), else None."""
-    if not isinstance(model, BoostedNaiveBayes):
-        return model, None
-    check_is_fitted(model, "estimators_")
-    return model.estimators_[0], (
-        f"BoostedNaiveBayes: its first learner of {len(model.estimators_)}, the naive Bayes model of the "
-        f"unweighted rows (vote weight {model.estimator_weights_[0]:.3g})")
+    return report_sections(model)["kind"]
 
 
 def mutual_information(cells):
@@ -127,7 +118,8 @@ def model_summary(model):
     and ``note`` (what the model drawn is, for a boosted model's first learner;
     else None).
     """
-    model, note = _naive_bayes_of(model)
+    sections = report_sections(model)
+    model, note = sections["model"], sections["note"]
     check_is_fitted(model, "counts_")
     reasons = model.ignored_reasons()
     chosen = getattr(model, "selected_features_", None)
@@ -282,7 +274,38 @@ def plot_evidence(model, max_attributes=8, path=None):
                  f"{len(attrs) + len(gaussian)} attributes used" + (f"\n{summary['note']}" if summary["note"] else ""),
                  fontsize=14, fontweight="bold")
 
-    ax = fig.add_subplot(grid[0, 0])
+    _ranking_chart(fig.add_subplot(grid[0, 0]), ranking, ranked, bool(gaussian))
+    ax = fig.add_subplot(grid[0, 1])
+    ax.axis("off")
+    lines = _evidence_caption(summary, labels, panels, transposed)
+    ax.text(0, 1, "\n".join(lines), va="top", ha="left", fontsize=9, family="monospace", transform=ax.transAxes)
+
+    counted = [p for p in panels if p["kind"] != "gaussian"]
+    # evidence for a class is at most log(1 / prior); against it is unbounded: one scale per side
+    limit = min(max([-p["evidence"].min() for p in counted] + [1e-3]), 5.0)
+    top = max([p["evidence"].max() for p in counted] + [1e-3])
+    norm = TwoSlopeNorm(vcenter=0.0, vmin=-limit, vmax=top)
+    heatmaps = []
+    for r, row in enumerate(rows):
+        for c, attribute in enumerate(row):
+            where = grid[1 + r, c] if per_row == 2 else grid[1 + r, :]
+            ax = fig.add_subplot(where)
+            rank = r * per_row + c + 1
+            if attribute["kind"] == "gaussian":
+                _gaussian_panel(ax, attribute, labels, rank)
+                continue
+            heatmaps.append(_evidence_panel(ax, attribute, labels, rank, norm, limit, top, transposed, rotation,
+                                            numbers))
+    if heatmaps:
+        fig.colorbar(heatmaps[-1], ax=[im.axes for im in heatmaps], location="bottom", shrink=0.5, aspect=40,
+                     label=f"log P(class | value) - log P(class)  (nats; colours end at -{limit:.3g})")
+    if path is not None:
+        fig.savefig(path, dpi=110)
+    return fig
+
+
+def _ranking_chart(ax, ranking, ranked, gaussian):
+    """The bar chart of the ``ranked`` attributes' mutual information (the top of ``ranking``)."""
     shown = ranked[::-1]
     colours = ["#dd8452" if a["kind"] == "gaussian" else "#4c72b0" for a in shown]
     ax.barh(range(len(shown)), [a["mutual_information"] for a in shown], color=colours)
@@ -298,8 +321,11 @@ def plot_evidence(model, max_attributes=8, path=None):
                            Patch(color="#dd8452", label="Gaussian (from the fitted per-class normals)")],
                   loc="lower right", fontsize=8)
 
-    ax = fig.add_subplot(grid[0, 1])
-    ax.axis("off")
+
+def _evidence_caption(summary, labels, panels, transposed):
+    """The lines beside the ranking: how to read the panels, the priors, and what is left out or cut."""
+    classes, gaussian, ranking = summary["classes"], summary["gaussian"], summary["ranking"]
+    n_classes = len(classes)
     lines = list(EVIDENCE_CAPTION) + [""]
     priors = [f"{c} {p:.1%}" for c, p in zip(labels, summary["prior"])]
     if len(priors) > 12:
@@ -325,30 +351,7 @@ def plot_evidence(model, max_attributes=8, path=None):
         lines += ["", f"Panels for the top {len(panels)} of {len(ranking)} attributes."]
     if transposed:
         lines += ["", f"{n_classes} classes: panels drawn with the classes as rows."]
-    ax.text(0, 1, "\n".join(lines), va="top", ha="left", fontsize=9, family="monospace", transform=ax.transAxes)
-
-    counted = [p for p in panels if p["kind"] != "gaussian"]
-    # evidence for a class is at most log(1 / prior); against it is unbounded: one scale per side
-    limit = min(max([-p["evidence"].min() for p in counted] + [1e-3]), 5.0)
-    top = max([p["evidence"].max() for p in counted] + [1e-3])
-    norm = TwoSlopeNorm(vcenter=0.0, vmin=-limit, vmax=top)
-    heatmaps = []
-    for r, row in enumerate(rows):
-        for c, attribute in enumerate(row):
-            where = grid[1 + r, c] if per_row == 2 else grid[1 + r, :]
-            ax = fig.add_subplot(where)
-            rank = r * per_row + c + 1
-            if attribute["kind"] == "gaussian":
-                _gaussian_panel(ax, attribute, labels, rank)
-                continue
-            heatmaps.append(_evidence_panel(ax, attribute, labels, rank, norm, limit, top, transposed, rotation,
-                                            numbers))
-    if heatmaps:
-        fig.colorbar(heatmaps[-1], ax=[im.axes for im in heatmaps], location="bottom", shrink=0.5, aspect=40,
-                     label=f"log P(class | value) - log P(class)  (nats; colours end at -{limit:.3g})")
-    if path is not None:
-        fig.savefig(path, dpi=110)
-    return fig
+    return lines
 
 
 def _evidence_panel(ax, attribute, labels, rank, norm, limit, top, transposed, rotation, numbers):
@@ -516,7 +519,7 @@ def text_summary(model, max_features=15, feature_names=None):
             "features": [{"index": int(seen[i]), "name": name_of(int(seen[i])), "evidence": float(evidence[k, i]),
                           "count": float(in_class[i]), "total": float(counts[:, seen[i]].sum())} for i in order],
         })
-    return {"model": "bernoulli" if isinstance(model, BernoulliNaiveBayes) else "multinomial",
+    return {"model": report_sections(model)["name"],
             "n_documents": float(model.class_count_.sum()), "n_features": int(counts.shape[1]),
             "n_seen": int(len(seen)), "named": feature_names is not None or hasattr(model, "feature_names_in_"),
             "classes": classes}

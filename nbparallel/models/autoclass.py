@@ -371,6 +371,10 @@ class AutoClass(Clusterer, PartitionedModel):
         self.passes_ = validate.passes(d["passes"])
         self._derive()
 
+    def report_sections(self):
+        """What :mod:`nbparallel.report` draws of this model: its clusters' weights and profiles."""
+        return {"kind": "clusters", "model": self}
+
 
 def check_random_state(random_state):
     """``random_state`` if it is None, an int >= 0, a numpy Generator or RandomState; else TypeError.

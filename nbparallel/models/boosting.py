@@ -453,6 +453,14 @@ class BoostedNaiveBayes(PartitionedClassifier):
         return {**r, "counts": counts, "alpha": validate.number(r["alpha"], f"{where}.alpha", 0),
                 "error": validate.number(r["error"], f"{where}.error", 0, 1)}
 
+    def report_sections(self):
+        """What :mod:`nbparallel.report` draws of this model: its first learner's evidence, the naive Bayes
+        model of the unweighted rows, with a note saying so."""
+        check_is_fitted(self, "estimators_")
+        return {"kind": "naive Bayes", "model": self.estimators_[0],
+                "note": f"BoostedNaiveBayes: its first learner of {len(self.estimators_)}, the naive Bayes model "
+                        f"of the unweighted rows (vote weight {self.estimator_weights_[0]:.3g})"}
+
 
 def _predictions_of(learners, X, y, w):
     """Class index of every row under every learner (one column each)."""

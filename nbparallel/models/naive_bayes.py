@@ -608,6 +608,10 @@ class NaiveBayes(PartitionedClassifier):
         self.passes_ = []
         self._derive()
 
+    def report_sections(self):
+        """What :mod:`nbparallel.report` draws of this model: the evidence of its attributes' values."""
+        return {"kind": "naive Bayes", "model": self, "note": None}
+
 
 def _names(attributes):
     return [at.name for at in attributes]

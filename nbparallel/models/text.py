@@ -268,6 +268,10 @@ class MultinomialNaiveBayes(TextNaiveBayes):
         tags.classifier_tags.poor_score = True
         return tags
 
+    def report_sections(self):
+        """What :mod:`nbparallel.report` draws of this model: each class's most telling words."""
+        return {"kind": "text", "model": self, "name": "multinomial"}
+
 
 class BernoulliNaiveBayes(TextNaiveBayes):
     """Bernoulli naive Bayes over binary features (e.g. word presence), in parallel.
@@ -322,3 +326,7 @@ class BernoulliNaiveBayes(TextNaiveBayes):
         neg_prob = np.log(1 - np.exp(self.feature_log_prob_))
         jll = np.asarray(X @ (self.feature_log_prob_ - neg_prob).T)
         return jll + self.class_log_prior_ + neg_prob.sum(axis=1)
+
+    def report_sections(self):
+        """What :mod:`nbparallel.report` draws of this model: each class's most telling words."""
+        return {"kind": "text", "model": self, "name": "bernoulli"}

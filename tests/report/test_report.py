@@ -344,3 +344,26 @@ def test_gaussian_mutual_information_against_direct_integration():
     h_given = sum(p * stats.norm.entropy(m, s) for m, s, p in zip(mean, std, prior))
     assert gaussian_mutual_information(mean, std, prior) == pytest.approx((h_x - h_given) / np.log(2), abs=1e-5)
     assert gaussian_mutual_information(np.zeros(3), np.ones(3), prior) == pytest.approx(0.0, abs=1e-9)
+
+
+def test_each_model_names_its_report_through_report_sections():
+    from sklearn.feature_extraction.text import CountVectorizer
+
+    from nbparallel import (AutoClass, BernoulliNaiveBayes, ComplementNaiveBayes, MultinomialNaiveBayes,
+                            SelectedNaiveBayes)
+    from nbparallel.report import report_kind, report_sections
+
+    data = load_wine(as_frame=True)
+    words = CountVectorizer().fit_transform(["red wine", "white wine", "red grape", "white grape"])
+    labels = ["r", "w", "r", "w"]
+    nb = NaiveBayes().fit(data.data, data.target)
+    assert report_sections(nb) == {"kind": "naive Bayes", "model": nb, "note": None}
+    selected = SelectedNaiveBayes().fit(data.data, data.target)
+    assert report_kind(selected) == "naive Bayes" and report_sections(selected)["model"] is selected
+    for model, name in ((MultinomialNaiveBayes(), "multinomial"), (BernoulliNaiveBayes(), "bernoulli")):
+        sections = report_sections(model.fit(words, labels))
+        assert (sections["kind"], sections["name"], sections["model"]) == ("text", name, model)
+    clusters = AutoClass(n_clusters=2, max_iter=3, random_state=0).fit(data.data.iloc[:, :3])
+    assert report_kind(clusters) == "clusters"
+    with pytest.raises(TypeError, match="got ComplementNaiveBayes"):  # it has no report
+        report_kind(ComplementNaiveBayes().fit(words, labels))
