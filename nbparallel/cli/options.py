@@ -34,14 +34,13 @@ def read_settings(args):
 
 def training_files(args, path=None):
     """The training data (or ``path``, the test data) with the options' read settings and ``--drop``."""
-    from nbparallel.data.files.dataset import file_layout
-    from nbparallel.data.files.options import Files
+    from nbparallel.data.files import Files, read_files
 
     path = args.data if path is None else path
     drop = getattr(args, "drop", None)
     settings = read_settings(args)
-    if drop:
-        check_columns(drop, file_layout(Files(path, **settings)).columns, "--drop")
+    if drop:  # the columns, from the files' headers or footers (no rows are read)
+        check_columns(drop, list(read_files(Files(path, **settings)).columns), "--drop")
     return Files(path, numeric_features=getattr(args, "numeric", None), drop=drop, **settings)
 
 
