@@ -298,10 +298,10 @@ def in_memory_partitions(data):
     if hasattr(data, "to_delayed") and hasattr(data, "npartitions"):
         import dask
 
+        if hasattr(data, "chunks") and getattr(data, "ndim", 1) == 2:
+            data = data.rechunk({1: -1})  # a partition is a run of whole rows
         delayed = data.to_delayed()
         delayed = list(np.ravel(delayed)) if isinstance(delayed, np.ndarray) else list(delayed)
-        if getattr(data, "ndim", 2) == 2 and hasattr(data, "chunks") and len(data.chunks[1]) != 1:
-            raise ValueError("a Dask array to predict must be chunked by rows only (one chunk of columns)")
         return (dask.compute(part, scheduler="sync")[0] for part in delayed)
     return iter([data])
 

@@ -172,6 +172,10 @@ def input_forms(frame, tmp_path, form):
         return frame
     if form == "dask":
         return dd.from_pandas(frame, npartitions=3)
+    if form == "dask array":  # chunked by columns too: predicted a run of whole rows at a time
+        import dask.array as da
+
+        return da.from_array(frame[["colour", "size"]].to_numpy(dtype=object), chunks=(200, 1))
     directory = tmp_path / f"in-{form}"
     directory.mkdir()
     for i, rows in enumerate(np.array_split(np.arange(len(frame)), 3)):
@@ -183,13 +187,13 @@ def input_forms(frame, tmp_path, form):
     return directory
 
 
-@pytest.mark.parametrize("form", ["numpy", "pandas", "dask", "csv", "parquet"])
+@pytest.mark.parametrize("form", ["numpy", "pandas", "dask", "dask array", "csv", "parquet"])
 @pytest.mark.parametrize("out", ["file.csv", "file.parquet", "parts/", "parts.csv/"])
 def test_predict_to_writes_what_predict_and_predict_proba_say_for_every_input_form(fitted, tmp_path, form, out):
     model, X = fitted
     frame = X[["colour", "size", "id"]]
     data = input_forms(frame, tmp_path, form)
-    keep = None if form == "numpy" else ["id"]
+    keep = None if form in ("numpy", "dask array") else ["id"]
     import warnings
 
     with warnings.catch_warnings():
