@@ -479,7 +479,7 @@ class NaiveBayes(PartitionedClassifier):
 
     @property
     def log_odds_weights_(self):
-        """Elkan's eq. 2 weights w_jj' = log P(a_jj'|C=1) - log P(a_jj'|C=0), per input column (input
+        """Elkan's eq. 2 weights ``w_jj' = log P(a_jj' | C=1) - log P(a_jj' | C=0)``, per input column (input
         order, rows as in ``feature_log_prob_``)."""
         self._check_binary()
         return [p[:, 1] - p[:, 0] for p in self.feature_log_prob_]
