@@ -35,6 +35,16 @@ def estimator_class(name):
 def load(path):
     """Load a model file written by ``save``.
 
+    Parameters
+    ----------
+    path : str or PathLike
+        The model file.
+
+    Returns
+    -------
+    model : estimator
+        The fitted estimator the file holds.
+
     Raises
     ------
     FileNotFoundError
@@ -44,6 +54,17 @@ def load(path):
         nbparallel model, of an unknown format version or estimator, has a
         wrong digest, or any value disagrees with the format; the message
         names the file.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> import numpy as np
+    >>> from nbparallel import NaiveBayes, load
+    >>> model = NaiveBayes(categorical_features="all").fit(np.array([[0], [1], [1]]), [0, 1, 1])
+    >>> path = os.path.join(tempfile.mkdtemp(), "model.json")
+    >>> model.save(path)
+    >>> load(path).predict(np.array([[1]])).tolist()
+    [1]
     """
     path = Path(path)
     data = read_json(path, "nbparallel model")

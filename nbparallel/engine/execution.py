@@ -48,6 +48,14 @@ def local_below(n_bytes):
     pass to the client (or to Dask's threaded scheduler); a large value keeps
     more data local. The default is :data:`LOCAL_BELOW`.
 
+    Parameters
+    ----------
+    n_bytes : int
+        In-memory inputs smaller than this many bytes run in this process.
+
+    Examples
+    --------
+    >>> from nbparallel import local_below, run_pass
     >>> with local_below(0):
     ...     run_pass([1, 2, 3], lambda x: x, max)[0]
     3
@@ -310,7 +318,23 @@ _observer = contextvars.ContextVar("nbparallel_pass_observer", default=None)
 @contextlib.contextmanager
 def observe_passes(observer):
     """Within the block, every pass run on Dask tells ``observer`` (a :class:`PassObserver`) how it goes,
-    instead of drawing a bar of its own."""
+    instead of drawing a bar of its own.
+
+    Parameters
+    ----------
+    observer : PassObserver
+        Told ``pass_started(kind)``, ``pass_progressed(done, total)`` and ``pass_finished()``.
+
+    Examples
+    --------
+    >>> from nbparallel import observe_passes
+    >>> class Printer:
+    ...     def pass_started(self, kind): print("started", kind)
+    ...     def pass_progressed(self, done, total): pass
+    ...     def pass_finished(self): print("finished")
+    >>> with observe_passes(Printer()):
+    ...     pass
+    """
     reset = _observer.set(observer)
     try:
         yield observer
@@ -440,6 +464,13 @@ def run_pass(partitions, summarize, merge, *, split_every=2, name="pass", token=
         The merged summary.
     record : nbparallel.engine.reduce.TreeRecord
         The shape of the reduction tree.
+
+    Examples
+    --------
+    >>> from nbparallel import run_pass
+    >>> summary, record = run_pass([1, 2, 3, 4], lambda x: x * x, lambda *s: sum(s))
+    >>> summary, record.height
+    (30, 2)
     """
     fan_in(split_every, len(partitions))  # a bad split_every fails before any work
     client = active_client()

@@ -17,7 +17,7 @@ from dataclasses import asdict, dataclass
 class TreeRecord:
     """The shape of a reduction tree, as built.
 
-    Attributes
+    Parameters
     ----------
     n_leaves : int
         Number of partition summaries reduced.
@@ -29,6 +29,13 @@ class TreeRecord:
         The most summaries any one merge task combined.
     level_sizes : tuple of int
         Number of nodes at each level, leaves first, root last.
+
+    Examples
+    --------
+    >>> from nbparallel import run_pass
+    >>> summary, record = run_pass([1, 2, 3, 4, 5], lambda x: x, lambda *s: sum(s))
+    >>> summary, record.n_leaves, record.height
+    (15, 5, 3)
     """
 
     n_leaves: int

@@ -781,6 +781,16 @@ def cross_validate(estimator, X, y=None, *, cv=10, scoring=SCORINGS, sample_weig
     UserWarning
         When a fold's test rows hold a class its training rows lack, naming
         the fold and the classes.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from nbparallel import NaiveBayes, cross_validate
+    >>> X = np.array([[0, 1], [1, 1], [1, 0], [0, 0]] * 5)
+    >>> y = np.array([0, 1, 1, 0] * 5)
+    >>> result = cross_validate(NaiveBayes(categorical_features="all"), X, y, cv=5, scoring="accuracy")
+    >>> float(np.mean(result["test_accuracy"]))
+    1.0
     """
     run_type = _runner(estimator)
     scoring = (scoring,) if isinstance(scoring, str) else tuple(scoring)

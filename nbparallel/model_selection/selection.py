@@ -286,6 +286,16 @@ class SelectedNaiveBayes(SelectorMixin, NaiveBayes):
 
     Every fitted attribute of :class:`NaiveBayes` is there too;
     ``feature_log_prob_`` holds zeros for the predictors left out.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from nbparallel import SelectedNaiveBayes
+    >>> rng = np.random.default_rng(0)
+    >>> y = rng.integers(0, 2, 200)
+    >>> X = np.column_stack([y, rng.integers(0, 3, 200)])
+    >>> SelectedNaiveBayes(n_features=1, categorical_features="all").fit(X, y).get_support().tolist()
+    [True, False]
     """
 
     def __init__(self, *, n_features=None, max_features="auto", must_include=(), criterion="auto",

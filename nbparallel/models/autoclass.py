@@ -158,6 +158,15 @@ class AutoClass(Clusterer, PartitionedModel):
         EM passes run (including those restored from a checkpoint).
     passes_ : list of dict
         The passes this fit ran.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from nbparallel import AutoClass
+    >>> X = np.array([[0, 0], [0, 0], [1, 1], [1, 1]] * 10)
+    >>> clusters = AutoClass(n_clusters=2, random_state=0).fit(X)
+    >>> len(set(clusters.predict(X[:2]).tolist())), len(set(clusters.predict(X[:3]).tolist()))
+    (1, 2)
     """
 
     _parameter_constraints = {

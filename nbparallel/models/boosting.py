@@ -238,6 +238,16 @@ class BoostedNaiveBayes(PartitionedClassifier):
         The passes this fit ran: kind ("schema", "count", "boost"), tree record, seconds.
     resumed_rounds_ : int
         Rounds restored from the checkpoint.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from nbparallel import BoostedNaiveBayes
+    >>> X = np.array([[0, 1], [1, 1], [1, 0], [0, 0]] * 5)
+    >>> y = np.array([0, 1, 1, 0] * 5)
+    >>> boosted = BoostedNaiveBayes(n_rounds=2, categorical_features="all").fit(X, y)
+    >>> boosted.predict(X[:4]).tolist()
+    [0, 1, 1, 0]
     """
 
     _fitted_attribute = "estimators_"

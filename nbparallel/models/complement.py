@@ -47,6 +47,14 @@ class ComplementNaiveBayes(TextNaiveBayes):
         Every class's feature sums added.
     feature_log_prob_ : ndarray of shape (n_classes, n_features)
         The complement weights (scikit-learn's ``feature_log_prob_``).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from nbparallel import ComplementNaiveBayes
+    >>> X = np.array([[3, 0, 1], [2, 0, 0], [0, 4, 1], [0, 3, 2]])
+    >>> ComplementNaiveBayes().fit(X, [0, 0, 1, 1]).predict([[0, 2, 0]]).tolist()
+    [1]
     """
 
     _parameter_constraints = {**TextNaiveBayes._parameter_constraints, "norm": [BOOLEAN]}

@@ -174,6 +174,18 @@ class NaiveBayes(PartitionedClassifier):
         Gaussian attributes), and from them ``theta_`` and ``var_`` (shape
         (n_classes, n_gaussian), columns as ``gaussian_features_``) and
         ``epsilon_``, as in ``GaussianNB``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from nbparallel import NaiveBayes
+    >>> X = np.array([[0, 1], [1, 1], [1, 0], [0, 0]] * 5)
+    >>> y = np.array([0, 1, 1, 0] * 5)
+    >>> model = NaiveBayes(n_partitions=2, categorical_features="all").fit(X, y)
+    >>> model.predict(X[:4]).tolist()
+    [0, 1, 1, 0]
+    >>> model.reduction_.height
+    1
     """
 
     _parameter_constraints = {

@@ -233,6 +233,14 @@ class MultinomialNaiveBayes(TextNaiveBayes):
         The tree of the last counting pass.
     passes_ : list of dict
         Every pass run by the last fit: kind, tree record and wall seconds.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from nbparallel import MultinomialNaiveBayes
+    >>> X = np.array([[3, 0, 1], [2, 0, 0], [0, 4, 1], [0, 3, 2]])
+    >>> MultinomialNaiveBayes(alpha=1.0).fit(X, ["a", "a", "b", "b"]).predict([[1, 0, 0]]).tolist()
+    ['a']
     """
 
     def __init__(self, *, alpha=1.0, force_alpha=True, fit_prior=True, class_prior=None, n_partitions=None,
@@ -291,6 +299,14 @@ class BernoulliNaiveBayes(TextNaiveBayes):
     ----------
     As in :class:`MultinomialNaiveBayes`; ``feature_count_`` counts the rows
     where each feature is present.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from nbparallel import BernoulliNaiveBayes
+    >>> X = np.array([[1, 0, 1], [1, 0, 0], [0, 1, 1], [0, 1, 0]])
+    >>> BernoulliNaiveBayes().fit(X, [0, 0, 1, 1]).predict([[0, 1, 0]]).tolist()
+    [1]
     """
 
     _parameter_constraints = {**TextNaiveBayes._parameter_constraints,

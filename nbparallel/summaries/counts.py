@@ -40,6 +40,14 @@ class CountTable:
         the SPSS algorithm ignores these cases.
     n_missing_target : int
         Number of rows skipped because their target is missing.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from nbparallel import CountTable, NaiveBayes
+    >>> model = NaiveBayes(categorical_features="all").fit(np.array([[0], [1], [1]]), [0, 1, 1])
+    >>> isinstance(model.counts_, CountTable), model.counts_.class_totals.tolist()
+    (True, [1.0, 2.0])
     """
 
     table: np.ndarray

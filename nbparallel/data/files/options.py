@@ -91,9 +91,16 @@ class Files(os.PathLike):
         The text encoding of CSV and ARFF files (``"utf-8"`` by default),
         such as ``"latin-1"``.
 
-    >>> from nbparallel import NaiveBayes
-    >>> NaiveBayes().fit(Files("credit.csv", na_values="?", drop=["id"]), "class")  # doctest: +SKIP
-    >>> NaiveBayes().fit(Files("s3://bucket/credit/", storage_options={"anon": True}), "class")  # doctest: +SKIP
+    Examples
+    --------
+    >>> from nbparallel import Files
+    >>> Files("data/", delimiter=";", na_values="?").delimiter
+    ';'
+
+    Wherever a path goes (these read files that are not here)::
+
+        NaiveBayes().fit(Files("credit.csv", na_values="?", drop=["id"]), "class")
+        NaiveBayes().fit(Files("s3://bucket/credit/", storage_options={"anon": True}), "class")
     """
 
     def __init__(self, path, *, na_values=None, numeric_features=None, drop=None, storage_options=None,

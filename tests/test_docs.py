@@ -1,0 +1,60 @@
+"""The documentation: every public name has an API entry, README's figures are the results', and the
+public classes and functions of ``nbparallel.__all__`` have numpydoc docstrings with parameters and examples."""
+
+import importlib
+import sys
+from pathlib import Path
+
+import pytest
+
+import nbparallel
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "docs" / "_ext"))
+sys.path.insert(0, str(ROOT / "docs" / "tools"))
+
+import generated_pages  # noqa: E402
+import results_tables  # noqa: E402
+
+#: the numpydoc validation codes checked on the top-level classes and functions
+CHECKED = ("PR01", "PR02", "RT01", "EX01")
+
+
+def test_every_name_of_all_has_an_api_reference_entry():
+    page = generated_pages.api_page()
+    entries = {line.strip() for line in page.splitlines() if line.startswith("   nbparallel.")}
+    missing = [n for n in nbparallel.__all__ if not n.startswith("__") and f"nbparallel.{n}" not in entries]
+    assert missing == []
+    for name in entries:
+        module, _, attribute = name.rpartition(".")
+        assert getattr(importlib.import_module(module), attribute).__doc__, name
+
+
+def test_readme_headline_table_is_the_results():
+    text = (ROOT / "README.md").read_text()
+    assert results_tables.readme_with_table(text, results_tables.headline_table()) == text
+
+
+def test_readme_is_for_users():
+    lines = (ROOT / "README.md").read_text().splitlines()
+    assert len(lines) <= 200
+    assert max(map(len, lines)) <= 400
+    assert "pip install -e . && nbparallel demo" in lines
+    assert "pip install -e '.[test]' && python -m pytest -q" in lines
+
+
+def test_cli_reference_names_every_command():
+    from nbparallel.cli.parser import build_parser
+
+    page = generated_pages.cli_page()
+    commands = [a for a in build_parser()._actions if a.__class__.__name__ == "_SubParsersAction"][0].choices
+    assert all(f"## nbparallel {name}" in page for name in commands)
+
+
+@pytest.mark.parametrize("name", [n for n in nbparallel.__all__ if not n.startswith("__")])
+def test_public_docstrings_pass_numpydoc_validation(name):
+    from numpydoc.validate import validate
+
+    result = validate(f"nbparallel.{name}")
+    errors = [(code, message) for code, message in result["errors"] if code in CHECKED]
+    assert errors == []
