@@ -1,20 +1,16 @@
-"""Inputs to partitions, and the schema that encodes them.
+"""The schema: each attribute's vocabulary or range, and the classes, and how it encodes a partition.
 
-:func:`as_dataset` turns numpy arrays, pandas and Dask collections, and paths to
-CSV or Parquet files or directories into a :class:`Dataset`: a list of
-partitions (files are read inside the task that uses them) and the names and
-kinds of the attributes. The schema pass (:func:`scan_schema`) finds each
-categorical attribute's vocabulary (the set of values seen), each numeric
-attribute's range, and the classes; :class:`Schema` then encodes a partition as
-small integer codes (0 = missing) and raw numeric values that the counting
-kernel bins in the same pass.
+:class:`Schema` holds the :class:`Attribute` s in table order (categorical,
+then binned numeric, then Gaussian) and encodes a partition as small integer
+codes (0 = missing) and raw numeric values that the counting kernel bins in
+the same pass. The schema pass that finds it is
+:mod:`nbparallel.data.schema_pass`; its JSON forms are in
+:mod:`nbparallel.data.schema_json`.
 """
 
 from __future__ import annotations
 
-import math
-import time
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from functools import cached_property
 
 import numpy as np
@@ -35,16 +31,13 @@ from nbparallel.data.encoding import (
     integer_vocabulary,
     is_categorical_series,
     numeric_values,
-    observed,
-    plain_array,
-    python_value,
     run_codes,
-    value_range,
 )
-from nbparallel.engine import execution
-from nbparallel.kernels.binning import bin_codes, bin_values
+from nbparallel.data.schema_json import from_json_value, json_float, json_value
+from nbparallel.data.vocabularies import refuse_same_print, sort_values
+from nbparallel.kernels.binning import bin_codes
 from nbparallel.kernels.lookup import integer_codes
-from nbparallel.kernels.ranges import column_ranges, columns_values
+from nbparallel.kernels.ranges import column_ranges
 
 
 def column_major(n_rows, n_columns, dtype):
@@ -67,121 +60,6 @@ def _within(codes, sizes):
         return True
     lo, hi = column_ranges(codes)
     return bool(np.all(lo >= 1) and np.all(hi <= sizes))
-
-
-@dataclass
-class ColumnScan:
-    """Summary of the schema pass for one partition (merged by union, min and max)."""
-
-    values: list  # per attribute: set of values (categorical) or None
-    lo: np.ndarray  # per attribute: min of numeric values (NaN if none)
-    hi: np.ndarray
-    classes: set = field(default_factory=set)
-    n_rows: int = 0
-    partition_rows: tuple = ()  # each partition's rows (weight zero included), in partition order
-    integers: tuple = ()  # per attribute: True when its values are a column of integers (numpy, nullable, Arrow)
-    labelled: bool = False  # True when the rows came with a target (its values perhaps all missing)
-
-
-def scan_partition(columns, kinds, known_ranges, X, y, w):
-    """Schema summary of one partition: vocabularies, ranges, classes.
-
-    Rows of weight zero are left out, as if absent. Numeric columns named in
-    ``known_ranges`` are not read. A 2-D numeric array is read in one row-major
-    pass for every column's min and max; DataFrame columns are read one by one,
-    each as it is stored (see :mod:`nbparallel.data.encoding`).
-    """
-    partition_rows = (len(X),)
-    if w is not None and np.any(w == 0):
-        keep = np.asarray(w) > 0
-        X = X[keep]
-        y = None if y is None else np.asarray(y)[keep]
-    frame = isinstance(X, pd.DataFrame)
-    values = [None] * len(columns)
-    lo = np.full(len(columns), np.nan)
-    hi = np.full(len(columns), np.nan)
-    wanted = [kind == CATEGORICAL or name not in known_ranges for name, kind in zip(columns, kinds)]
-    if not frame and X.dtype.kind in "iuf" and X.dtype != np.uint64 and len(X) and any(wanted):
-        block_lo, block_hi = column_ranges(X)  # one pass over every column, no copy (int64 results)
-        # an integer array's distinct values: one more row-major pass, not a strided one per column (a numeric
-        # column given hi < lo is not read)
-        counted = np.array([kind != NUMERIC for kind in kinds])
-        seen = columns_values(X, block_lo, np.where(counted, block_hi, block_lo - 1)) if X.dtype.kind in "iu" \
-            else [None] * len(kinds)
-        for a, kind in enumerate(kinds):
-            if kind == NUMERIC:
-                if block_lo[a] <= block_hi[a]:  # else the column is all NaN here
-                    lo[a], hi[a] = float(block_lo[a]), float(block_hi[a])
-            else:
-                values[a] = observed(X[:, a]) if seen[a] is None else set(seen[a].tolist())
-    else:
-        for a, (name, kind) in enumerate(zip(columns, kinds)):
-            if not wanted[a]:
-                continue
-            column = X.iloc[:, a] if frame else X[:, a]
-            if kind == CATEGORICAL:
-                values[a] = check_equal_values(observed(column), column, name)
-            else:
-                lo[a], hi[a] = value_range(numeric_values(column, name))
-    infinite = np.isinf(lo) | np.isinf(hi)
-    if infinite.any():
-        name = columns[int(np.flatnonzero(infinite)[0])]
-        raise ValueError(
-            f"column {name!r} holds infinite values, which cannot be binned; "
-            "replace them or mark the column categorical"
-        )
-    classes = check_equal_values(observed(y, exact=True), y, "y") if y is not None else set()
-    integers = tuple(kind == CATEGORICAL and _is_integer_column(X, a, frame) for a, kind in enumerate(kinds))
-    return ColumnScan(values, lo, hi, classes, len(X), partition_rows, integers, y is not None)
-
-
-def _is_integer_column(X, a, frame):
-    """True when column ``a`` of a partition is a column of integers (numpy, nullable or Arrow)."""
-    return pd.api.types.is_integer_dtype(X.dtypes.iloc[a]) if frame else X.dtype.kind in "iu"
-
-
-_NUMBER_TYPES = (int, float, bool, np.number, np.bool_)
-
-
-def check_equal_values(values, column, name):
-    """``values`` after checking that no two equal values of an object column differ in type (``7`` and
-    ``7.0``, ``1`` and ``True``): their one category's label would depend on the order of the rows."""
-    if column.dtype != object or not any(isinstance(v, _NUMBER_TYPES) for v in values):
-        return values
-    numbers = plain_array(column)
-    kinds = np.frompyfunc(_number_kind, 1, 1)(numbers)
-    seen = {}
-    for kind in ("int", "float", "bool"):
-        chosen = numbers[kinds == kind]
-        if len(chosen):
-            seen[kind] = {python_value(v) for v in pd.unique(chosen)}
-    found = list(seen.items())
-    for i, (kind, these) in enumerate(found):
-        for other, those in found[i + 1:]:
-            clash = these & those
-            if clash:
-                value = min(clash)
-                _refuse_equal_values(name, [next(v for v in group if v == value) for group in (these, those)],
-                                     [kind, other])
-    return values
-
-
-def _number_kind(v):
-    """The kind of a number as a category's label shows it ("int", "float" or "bool"), or None."""
-    if isinstance(v, (bool, np.bool_)):
-        return "bool"
-    if isinstance(v, (int, np.integer)):
-        return "int"
-    if isinstance(v, (float, np.floating)):
-        return "float"
-    return None
-
-
-def _refuse_equal_values(name, value, kinds):
-    raise ValueError(f"column {name!r} holds equal values of different types ({' and '.join(map(repr, value))}: "
-                     f"{' and '.join(kinds)}), "
-                     "which would share one category whose label depends on the order of the rows: "
-                     "make the column one type")
 
 
 def _numeric_block(X, positions, names):
@@ -220,82 +98,6 @@ def _integer_array_codes(X, categorical, positions, dtype):
         if runs[a] is None or outside[a]:
             encode_column(block[:, a], at.categories, codes[:, a])
     return codes
-
-
-def merge_scans(*scans):
-    """Union of vocabularies and classes, min and max of ranges."""
-    first = scans[0]
-    values = [None if v is None else set(v) for v in first.values]
-    lo, hi, classes, n = first.lo.copy(), first.hi.copy(), set(first.classes), first.n_rows
-    partition_rows = tuple(first.partition_rows)
-    integers, labelled = tuple(first.integers), first.labelled
-    for s in scans[1:]:
-        for a, v in enumerate(s.values):
-            if v is not None:
-                values[a] = union_of_values(values[a], v, a)
-        lo, hi = np.fmin(lo, s.lo), np.fmax(hi, s.hi)
-        classes = union_of_values(classes, s.classes, "target")
-        n += s.n_rows
-        partition_rows += tuple(s.partition_rows)
-        integers = tuple(a or b for a, b in zip(integers, s.integers)) if integers and s.integers \
-            else integers or tuple(s.integers)
-        labelled = labelled or s.labelled
-    return ColumnScan(values, lo, hi, classes, n, partition_rows, integers, labelled)
-
-
-def _refuse_same_print(values, what):
-    """Raise ValueError when two of a vocabulary's values print the same (``'1'`` and ``1``): their labels in
-    ``log_probabilities_`` and in the model file would be one."""
-    if len({str(v) for v in values}) < len(values):
-        printed = {}
-        for v in values:
-            printed.setdefault(str(v), []).append(v)
-        same = next(vs for vs in printed.values() if len(vs) > 1)
-        raise ValueError(f"{what} holds values that print the same but differ in type: {same!r} "
-                         f"({', '.join(type(v).__name__ for v in same)}); make the column one type")
-
-
-class EqualValuesOfTypes(ValueError):
-    """Equal values of different types met in a merge; ``position`` is the attribute's (None: the target)."""
-
-    def __init__(self, message, position=None):
-        super().__init__(message)
-        self.position = position
-
-    def __reduce__(self):
-        return type(self), (self.args[0], self.position)
-
-    def naming(self, columns):
-        """The error with the attribute's column name."""
-        if self.position is None:
-            return self
-        return ValueError(str(self).replace(f"column at position {self.position}",
-                                            f"column {columns[self.position]!r}"))
-
-
-def union_of_values(first, second, where):
-    """``first | second``, after checking that no value of one equals a value of the other of another type
-    (``7`` and ``7.0``): the union would keep whichever came first, so the label would depend on the
-    partitioning. ``where`` names the attribute (its position) or the target in the error."""
-    union = first | second
-    if len(union) < len(first) + len(second):
-        mine = {v: v for v in first}
-        for v in second:
-            if v in mine and type(mine[v]) is not type(v) and {type(mine[v]), type(v)} != {str}:
-                what = "y" if where == "target" else f"column at position {where}"
-                raise EqualValuesOfTypes(
-                    f"{what} holds equal values of different types ({mine[v]!r} and {v!r}) in different "
-                    "partitions; they would share one category whose label depends on the partitioning: "
-                    "make the column one type", None if where == "target" else where)
-    return union
-
-
-def sort_values(values):
-    """Sort a vocabulary; mixed types sort by type name first."""
-    try:
-        return sorted(values)
-    except TypeError:
-        return sorted(values, key=lambda v: (type(v).__name__, v))
 
 
 @dataclass
@@ -351,9 +153,9 @@ class Attribute:
         """Plain values, for JSON."""
         d = {"name": self.name, "kind": self.kind}
         if self.kind == CATEGORICAL:
-            d["categories"] = [_json_value(v, self.name) for v in self.categories]
+            d["categories"] = [json_value(v, self.name) for v in self.categories]
         else:
-            d.update(lo=_json_float(self.lo), hi=_json_float(self.hi), n_bins=self.n_bins)
+            d.update(lo=json_float(self.lo), hi=json_float(self.hi), n_bins=self.n_bins)
         return d
 
     @classmethod
@@ -366,33 +168,6 @@ class Attribute:
         lo = np.nan if d["lo"] is None else float(d["lo"])
         hi = np.nan if d["hi"] is None else float(d["hi"])
         return cls(d["name"], d["kind"], lo=lo, hi=hi, n_bins=int(d["n_bins"]))
-
-
-def _json_float(x):
-    return None if x is None or np.isnan(x) else float(x)
-
-
-def _json_value(v, column):
-    """A category or class as JSON: itself, or ``{"float": "inf"}`` for an infinite float (JSON has none, and
-    the string "inf" is another category)."""
-    if isinstance(v, np.generic):
-        v = v.item()
-    if isinstance(v, float) and not math.isfinite(v):
-        if math.isnan(v):
-            raise TypeError(f"column {column!r} has a NaN category, which a model file cannot hold")
-        return {"float": str(v)}
-    if isinstance(v, (str, int, float, bool)):
-        return v
-    raise TypeError(f"column {column!r} has a category {v!r} of type {type(v).__name__}, which a model file "
-                    "cannot hold")
-
-
-def from_json_value(v):
-    """Inverse of :func:`_json_value`: ``{"float": "inf"}`` or ``{"float": "-inf"}`` back to the float;
-    any other value as it is."""
-    if isinstance(v, dict) and set(v) == {"float"} and v["float"] in ("inf", "-inf"):
-        return float(v["float"])
-    return v
 
 
 #: The widest spread (max - min) of a Gaussian attribute's values: the sum of a billion squares of it is finite.
@@ -493,7 +268,7 @@ class Schema:
                     cats = integer_vocabulary(scan.values[a])
                 else:
                     cats = sort_values(scan.values[a])
-                    _refuse_same_print(cats, f"column {name!r}")
+                    refuse_same_print(cats, f"column {name!r}")
                 if len(cats) > MAX_CATEGORIES:
                     raise ValueError(f"column {name!r} has {len(cats)} categories; at most {MAX_CATEGORIES} are "
                                      "supported")
@@ -754,7 +529,7 @@ class Schema:
         return {
             "attributes": [at.to_dict() for at in self.attributes],
             "columns": list(self.columns),
-            "classes": [_json_value(c, "target") for c in self.classes],
+            "classes": [json_value(c, "target") for c in self.classes],
         }
 
     @classmethod
@@ -762,115 +537,3 @@ class Schema:
         """Inverse of :meth:`to_dict`."""
         return cls([Attribute.from_dict(a) for a in d["attributes"]], list(d["columns"]),
                    [from_json_value(c) for c in d["classes"]])
-
-
-def scan_schema(dataset, *, n_bins=10, classes=None, split_every=2, verbose=False):
-    """Run the schema pass over a dataset and build its :class:`Schema`.
-
-    Returns
-    -------
-    schema : Schema
-    scan : ColumnScan
-        The merged summary (for example its row count).
-    record : nbparallel.engine.reduce.TreeRecord
-    """
-    known = set(dataset.ranges or ())
-    try:
-        scan, record = execution.run_pass(
-            dataset.partitions,
-            dataset.map(scan_partition, dataset.columns, dataset.kinds, known),
-            merge_scans,
-            split_every=split_every,
-            name="nbparallel-schema",
-            token=dataset.token,
-            verbose=verbose,
-        )
-    except EqualValuesOfTypes as exc:
-        raise exc.naming(dataset.columns) from None
-    return schema_of_scan(dataset, scan, n_bins, classes), scan, record
-
-
-def schema_of_scan(dataset, scan, n_bins, classes):
-    """The :class:`Schema` of a dataset from its merged :class:`ColumnScan`; records each partition's rows.
-
-    Raises
-    ------
-    ValueError
-        When the data holds no rows, or the target is continuous.
-    """
-    if scan.n_rows == 0:
-        raise ValueError("the data holds no rows: at least one is needed")
-    if len(scan.partition_rows) == len(dataset.partitions):
-        dataset.partition_rows = list(scan.partition_rows)
-    if any(isinstance(c, float) and not c.is_integer() for c in scan.classes):
-        raise ValueError("Unknown label type: continuous. y must hold class labels, not continuous values")
-    if scan.labelled and not scan.classes and classes is None:
-        raise ValueError(f"y holds no class label: its value is missing in every one of the {scan.n_rows} rows "
-                         "(of non-zero weight); pass a target column with values")
-    warn_many_integer_classes(scan.classes, scan.n_rows)
-    return Schema.from_scan(scan, dataset.columns, dataset.kinds, n_bins, classes, dataset.ranges)
-
-
-def class_array(classes):
-    """The classes as a numpy array of their own type: integers as int64, or uint64 when one is 2**63 or more
-    (``numpy.asarray`` would make floats of them, and strings of labels of mixed types), other mixes as objects.
-
-    >>> class_array([0, 2**63]).dtype, class_array(["a", "b"]).dtype.kind, class_array([1.5, 2]).dtype
-    (dtype('uint64'), 'U', dtype('float64'))
-    """
-    classes = list(classes)
-    if classes and all(type(c) is int for c in classes):
-        if all(-2**63 <= c < 2**63 for c in classes):
-            return np.asarray(classes, dtype=np.int64)
-        if all(0 <= c < 2**64 for c in classes):
-            return np.asarray(classes, dtype=np.uint64)
-        return np.asarray(classes, dtype=object)
-    array = np.asarray(classes)
-    if array.dtype.kind in "US" and not all(isinstance(c, str) for c in classes):
-        array = np.empty(len(classes), dtype=object)
-        array[:] = classes
-    return array
-
-
-def warn_many_integer_classes(classes, n_rows):
-    """Warn when an integer target has more than 50 classes, or more than 10 making over 10% of the rows'
-    values: it is probably a measurement, not a class label."""
-    import warnings
-
-    if len(classes) <= 10 or not all(isinstance(c, (int, float)) and not isinstance(c, bool) for c in classes):
-        return
-    if len(classes) > 50 or len(classes) > 0.1 * n_rows:
-        warnings.warn(f"y is an integer target with {len(classes)} distinct values in {n_rows} rows: each value "
-                      "is a class of its own; if y is a measurement, bin it or choose another target",
-                      UserWarning, stacklevel=2)
-
-
-def all_codes(codes, values, edges_list):
-    """One uint16 code matrix of every attribute: the categorical codes, then the
-    numeric values binned under ``edges_list`` (1 + bin, 0 = missing), any edges."""
-    n_bins = np.array([len(e) + 1 for e in edges_list], dtype=np.int64)
-    width = max([len(e) for e in edges_list] + [0])
-    edges = np.full((len(edges_list), width), np.inf)
-    for j, e in enumerate(edges_list):
-        edges[j, : len(e)] = e
-    binned = bin_values(np.asarray(values, dtype=np.float64), edges, n_bins)
-    return np.hstack([codes.astype(np.uint16), binned.astype(np.uint16)])
-
-
-def schema_pass(scheduler, *, n_bins, classes=None):
-    """The schema pass of an iterative fit, recorded by its :class:`~nbparallel.engine.scheduler.PassScheduler`.
-
-    With ``persist="auto"`` the scheduler then decides, from the rows counted,
-    whether to keep the partitions in memory for the passes that follow.
-
-    Returns
-    -------
-    schema : Schema
-    scan : ColumnScan
-    """
-    start = time.perf_counter()
-    schema, scan, record = scan_schema(scheduler.dataset, n_bins=n_bins, classes=classes,
-                                       split_every=scheduler.split_every, verbose=scheduler.verbose)
-    scheduler.record("schema", record, start)
-    scheduler.keep_if_fits(scan.n_rows)
-    return schema, scan

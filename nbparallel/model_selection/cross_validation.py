@@ -67,8 +67,9 @@ import pandas as pd
 
 from nbparallel.data.columns import CATEGORICAL
 from nbparallel.data.partitions import PartitionInfo
-from nbparallel.data.schema import ColumnScan, EqualValuesOfTypes, merge_scans, scan_partition, schema_of_scan
+from nbparallel.data.schema_pass import ColumnScan, merge_scans, scan_partition, schema_of_scan
 from nbparallel.data.sparse import as_partitions, check_weights, is_dask_array, row_slice
+from nbparallel.data.vocabularies import EqualValuesOfTypes
 from nbparallel.engine import execution, memory
 from nbparallel.engine.reduce import reduce_now
 from nbparallel.engine.scheduler import PassScheduler

@@ -15,9 +15,10 @@ import os
 
 import numpy as np
 
+from nbparallel.data.encoding import all_codes
 from nbparallel.data.inputs import as_dataset
 from nbparallel.data.partitions import input_feature_names
-from nbparallel.data.schema import all_codes, schema_pass
+from nbparallel.data.schema_pass import schema_pass
 from nbparallel.engine import execution, memory
 from nbparallel.engine.scheduler import PassScheduler, passes_to_json
 from nbparallel.kernels.binning import bin_values

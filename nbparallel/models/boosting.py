@@ -23,7 +23,8 @@ from typing import NamedTuple
 import numpy as np
 
 from nbparallel.data.partitions import input_feature_names
-from nbparallel.data.schema import class_array, schema_pass
+from nbparallel.data.schema_pass import schema_pass
+from nbparallel.data.vocabularies import class_array
 from nbparallel.engine import execution
 from nbparallel.engine.scheduler import PassScheduler, passes_to_json
 from nbparallel.kernels.boosting import reweight, round_labels

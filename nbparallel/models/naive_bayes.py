@@ -13,7 +13,9 @@ import pandas as pd
 from nbparallel.data.columns import BINNED, CATEGORICAL, GAUSSIAN, NUMERIC
 from nbparallel.data.inputs import as_dataset
 from nbparallel.data.partitions import input_feature_names
-from nbparallel.data.schema import Schema, class_array, scan_schema, sort_values
+from nbparallel.data.schema import Schema
+from nbparallel.data.schema_pass import scan_schema
+from nbparallel.data.vocabularies import class_array, sort_values
 from nbparallel.engine import memory
 from nbparallel.kernels.scoring import JOINT
 from nbparallel.models import kinds

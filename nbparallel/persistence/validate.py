@@ -14,7 +14,8 @@ import numpy as np
 
 from nbparallel.data.columns import CATEGORICAL, NUMERIC
 from nbparallel.data.encoding import MAX_CATEGORIES
-from nbparallel.data.schema import Attribute, Schema, from_json_value
+from nbparallel.data.schema import Attribute, Schema
+from nbparallel.data.schema_json import from_json_value
 from nbparallel.engine.reduce import TreeRecord
 from nbparallel.summaries.counts import CountTable
 

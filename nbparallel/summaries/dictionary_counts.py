@@ -53,14 +53,9 @@ from nbparallel.data.encoding import (
     run_encoder,
 )
 from nbparallel.data.factorize import count_trusted_values, factorize
-from nbparallel.data.schema import (
-    ColumnScan,
-    EqualValuesOfTypes,
-    check_equal_values,
-    column_major,
-    schema_of_scan,
-    union_of_values,
-)
+from nbparallel.data.schema import column_major
+from nbparallel.data.schema_pass import ColumnScan, schema_of_scan
+from nbparallel.data.vocabularies import EqualValuesOfTypes, check_equal_values, union_of_values
 from nbparallel.engine import execution
 from nbparallel.kernels.binning import bin_values
 from nbparallel.kernels.counting import CodeCounter, count_integers
@@ -195,7 +190,7 @@ class DictionaryCounts:
                    tuple(bool(i) for i in d.get("integers", ())), n_blocks)
 
     def scan(self, numeric):
-        """The :class:`nbparallel.data.schema.ColumnScan` the schema pass would have returned for the same rows.
+        """The :class:`nbparallel.data.schema_pass.ColumnScan` the schema pass would have returned for the same rows.
 
         ``numeric`` flags the binned integer attributes: their range is the
         smallest and largest value of their vocabulary.
@@ -253,7 +248,7 @@ def _block_columns(columns, width, n_blocks):
 
 def _union(first, second, where):
     """The values of ``first`` then those of ``second`` not in it, in order; equal values of different types
-    (``7`` and ``7.0``) raise :class:`~nbparallel.data.schema.EqualValuesOfTypes` (``where``: the attribute's
+    (``7`` and ``7.0``) raise :class:`~nbparallel.data.vocabularies.EqualValuesOfTypes` (``where``: the attribute's
     position, or "target")."""
     union = list(dict.fromkeys([*first, *second]))
     if len(union) < len(first) + len(second):

@@ -8,7 +8,7 @@ import pytest
 
 from nbparallel import NaiveBayes
 from nbparallel.data.inputs import as_dataset
-from nbparallel.data.schema import scan_schema
+from nbparallel.data.schema_pass import scan_schema
 from nbparallel.engine.execution import local_below
 
 

@@ -12,7 +12,7 @@ from nbparallel import kernels
 from nbparallel.data.dataset import Dataset
 from nbparallel.data.encoding import encode_column, observed
 from nbparallel.data.inputs import as_dataset
-from nbparallel.data.schema import scan_schema
+from nbparallel.data.schema_pass import scan_schema
 from nbparallel.summaries.counts import CountSpec, count_dataset, count_rows
 from tests import reference
 from tests.legacy_data import legacy_fit_counts

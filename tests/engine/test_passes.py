@@ -9,7 +9,7 @@ import pytest
 from dask.delayed import Delayed
 
 from nbparallel.data.inputs import as_dataset
-from nbparallel.data.schema import schema_pass
+from nbparallel.data.schema_pass import schema_pass
 from nbparallel.engine.memory import fits_in_memory
 from nbparallel.engine.scheduler import PassScheduler
 from nbparallel.persistence.checkpoints import Checkpoint

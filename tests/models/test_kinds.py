@@ -10,7 +10,7 @@ import pytest
 
 from nbparallel import NaiveBayes, load
 from nbparallel.data.inputs import as_dataset
-from nbparallel.data.schema import scan_schema
+from nbparallel.data.schema_pass import scan_schema
 from nbparallel.model_selection.cross_validation import cross_validate
 from nbparallel.models.discretisation import mdl_intervals
 from nbparallel.models.kinds import (BinnedNumeric, Categorical, GaussianNumeric, final_bins_of_counting_bins, kind_of,

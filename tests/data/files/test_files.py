@@ -70,7 +70,7 @@ def test_parquet_partitions_are_arrow_tables_given_as_typed_frames_of_local_cate
 
 def test_small_parquet_directories_are_read_at_once_into_arrow_tables(tmp_path, frame, monkeypatch):
     import nbparallel.data.files.parquet as files
-    from nbparallel.data.schema import scan_schema
+    from nbparallel.data.schema_pass import scan_schema
 
     directory = write_parts(frame, tmp_path / "pq", "parquet", 4)
     opened = []
