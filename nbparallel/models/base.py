@@ -254,6 +254,13 @@ def _evaluation_task(model, X, y, w):
     return total if total is not None else Evaluation.empty(len(model.classes_))
 
 
+def _explain_task(model, for_class, against, X, y, w):
+    """The evidence of one partition's rows (:func:`nbparallel.models.explanation.explain_part`)."""
+    from nbparallel.models.explanation import explain_part
+
+    return explain_part(model, X, for_class, against)
+
+
 class PartitionedModel(NBParallelMixin, Estimator):
     """The rules every nbparallel estimator follows.
 
@@ -475,6 +482,38 @@ class PartitionedClassifier(Classifier, PartitionedModel):
         if out is None:
             out = np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64)
         return self.classes_[out]
+
+    def explain(self, X, for_class=None, against=None):
+        """The evidence of each row's prediction: one column per attribute, in input order, and ``(prior)``.
+
+        An attribute's cell is ``log P(x_j | c) - log P(x_j | c')`` and ``(prior)`` is
+        ``log pi_c - log pi_c'``, so each row sums to ``log P(c | x) - log P(c' | x)``. ``c`` is
+        ``for_class`` (default: the row's predicted class), ``c'`` is ``against`` (default: the best
+        class other than ``c``). A missing value or an unseen category contributes 0. ``X`` is any input
+        :meth:`predict` takes, read in one pass by the same route.
+
+        Returns
+        -------
+        evidence : pandas.DataFrame
+            One row per input row (a DataFrame's index kept).
+        """
+        from nbparallel.models import explanation
+
+        check_is_fitted(self, self._fitted_attribute)
+        if not hasattr(self, "counted_attribute_names"):
+            raise TypeError(f"{type(self).__name__} does not give per-attribute evidence; NaiveBayes does")
+        c = explanation.class_index(self, for_class, "for_class")
+        other = explanation.class_index(self, against, "against")
+        if c is not None and c == other:
+            raise ValueError(f"for_class and against name the same class {for_class!r}")
+        data = self.scoring_data(X)
+        task = data.map(_explain_task, self, c, other, tables=True)
+        parts = execution.map_partitions(data.partitions, task, name="nbparallel-explain", token=data.token,
+                                         verbose=bool(self.verbose))
+        frame = pd.concat(parts, ignore_index=True)
+        if isinstance(X, pd.DataFrame) and len(X.index) == len(frame):
+            frame.index = X.index
+        return frame
 
     def predict_part(self, X, proba=False):
         """Positions in ``classes_`` of the predicted classes, and the posteriors when ``proba``, of one

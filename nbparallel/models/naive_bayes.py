@@ -21,6 +21,7 @@ from nbparallel.kernels.scoring import JOINT
 from nbparallel.models import kinds
 from nbparallel.models.base import PartitionedClassifier, ScoringInputs
 from nbparallel.models.discretisation import FINE_BINS, MDL
+from nbparallel.models.gaussian import gaussian_log_likelihood
 from nbparallel.models.estimator import check_is_fitted
 from nbparallel.models.params import Interval, Options
 from nbparallel.models.plan import BY_VALUE, WITH_MOMENTS, WITH_SCHEMA, CountingPlan, check_ranges, warn_out_of_range
@@ -538,6 +539,25 @@ class NaiveBayes(PartitionedClassifier):
             extra = kinds.GaussianNumeric.score(gaussian_values(X, self._gaussian_positions), self._gaussian_fit)
         return ScoringInputs(codes, binned, self._log_table, self._log_offsets, self.class_log_prior_, extra,
                              self._tie_order)
+
+    def counted_attribute_names(self):
+        """The counted (categorical and binned) attributes' names, in the order of their codes in
+        :meth:`scoring_inputs` (what :mod:`nbparallel.models.explanation` reads)."""
+        return [at.name for at in self.schema_.counted().attributes]
+
+    def gaussian_terms(self, X):
+        """``{name: log N(x; theta_c, var_c)}`` of each Gaussian attribute, shape (n_rows, n_classes) each;
+        0 where the value is missing (the terms :meth:`scoring_inputs` sums as ``extra``)."""
+        if self._gaussian_fit is None:
+            return {}
+        values = gaussian_values(X, self._gaussian_positions)
+        theta, var = self._gaussian_fit.theta, self._gaussian_fit.var
+        return {name: gaussian_log_likelihood(values[:, [j]], theta[:, [j]], var[:, [j]])
+                for j, name in enumerate(self.gaussian_features_)}
+
+    def explained_features(self):
+        """The attributes' names in input order (the columns of :meth:`explain`)."""
+        return sorted((at.name for at in self.schema_.attributes), key=self.schema_.position_of)
 
     def inputs_of_counted(self, counted):
         """The :class:`~nbparallel.models.base.ScoringInputs` of rows given as their codes as counted

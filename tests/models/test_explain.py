@@ -1,0 +1,111 @@
+"""model.explain: per-attribute evidence that sums to the log-odds, against references made from
+predict_log_proba and predict_joint_log_proba, over the input forms predict takes."""
+
+import dask.dataframe as dd
+import numpy as np
+import pandas as pd
+import pytest
+
+import nbparallel as nb
+from nbparallel.models.explanation import PRIOR
+
+
+def _data(n=240, seed=0):
+    rng = np.random.default_rng(seed)
+    y = rng.choice(["a", "b", "c"], n)
+    shift = pd.Series(y).map({"a": 0.0, "b": 1.0, "c": 2.0}).to_numpy()
+    frame = pd.DataFrame({
+        "x1": rng.normal(shift, 1.0),
+        "color": np.where(rng.random(n) < 0.7, np.array(["red", "green", "blue"])[(shift.astype(int))], "red"),
+        "x2": rng.normal(-shift, 2.0),
+        "target": y,
+    })
+    frame.loc[::17, "x1"] = np.nan
+    frame.loc[::23, "color"] = None
+    return frame
+
+
+def _log_odds(log_proba, c, other):
+    rows = np.arange(len(log_proba))
+    return log_proba[rows, c] - log_proba[rows, other]
+
+
+def _default_pair(log_proba):
+    ranked = np.argsort(-log_proba, axis=1, kind="stable")
+    return ranked[:, 0], ranked[:, 1]
+
+
+@pytest.mark.parametrize("numeric", ["binned", "gaussian"])
+def test_rows_sum_to_the_log_odds_and_cells_are_each_attributes_likelihood_ratio(numeric):
+    frame = _data()
+    model = nb.NaiveBayes(numeric=numeric).fit(frame, "target")
+    evidence = model.explain(frame)
+    assert evidence.columns.tolist() == ["x1", "color", "x2", PRIOR]
+    log_proba = model.predict_log_proba(frame)
+    c, other = _default_pair(log_proba)
+    assert np.abs(evidence.sum(axis=1).to_numpy() - _log_odds(log_proba, c, other)).max() < 1e-9
+    joint = model.predict_joint_log_proba(frame)
+    for column in ["x1", "color", "x2"]:
+        # log P(x_j | c) per class: what a row's joint log-likelihood loses when x_j is missing
+        without = model.predict_joint_log_proba(frame.assign(**{column: None if column == "color" else np.nan}))
+        ratio = joint - without
+        np.testing.assert_allclose(evidence[column].to_numpy(), _log_odds(ratio, c, other), atol=1e-9)
+    prior = model.class_log_prior_
+    np.testing.assert_allclose(evidence[PRIOR].to_numpy(), prior[c] - prior[other], atol=1e-9)
+    missing = frame["x1"].isna().to_numpy()
+    assert missing.any() and np.all(evidence["x1"].to_numpy()[missing] == 0)
+
+
+def test_for_class_and_against():
+    frame = _data()
+    model = nb.NaiveBayes().fit(frame, "target")
+    log_proba = model.predict_log_proba(frame)
+    evidence = model.explain(frame, for_class="c", against="a")
+    n = len(frame)
+    assert np.abs(evidence.sum(axis=1).to_numpy() - _log_odds(log_proba, np.full(n, 2), np.zeros(n, int))).max() < 1e-9
+    best_other = model.explain(frame, for_class="b")
+    masked = log_proba.copy()
+    masked[:, 1] = -np.inf
+    assert np.abs(best_other.sum(axis=1).to_numpy() - _log_odds(log_proba, np.full(n, 1), masked.argmax(1))).max() < 1e-9
+    with pytest.raises(ValueError, match="for_class='z'"):
+        model.explain(frame, for_class="z")
+    with pytest.raises(ValueError, match="same class"):
+        model.explain(frame, for_class="a", against="a")
+
+
+def test_every_input_form_gives_the_same_evidence(tmp_path):
+    frame = _data()
+    model = nb.NaiveBayes(numeric="gaussian").fit(frame, "target")
+    expected = model.explain(frame.drop(columns="target")).reset_index(drop=True)
+    frame.to_csv(tmp_path / "data.csv", index=False)
+    directory = tmp_path / "parts"
+    directory.mkdir()
+    for i, start in enumerate(range(0, len(frame), 80)):
+        frame.iloc[start:start + 80].to_parquet(directory / f"part-{i}.parquet", index=False)
+    forms = {
+        "frame with target": frame,
+        "dask": dd.from_pandas(frame, npartitions=3),
+        "csv": str(tmp_path / "data.csv"),
+        "parquet directory": str(directory),
+    }
+    for name, X in forms.items():
+        got = model.explain(X).reset_index(drop=True)
+        pd.testing.assert_frame_equal(got, expected, check_exact=False, atol=1e-12, obj=name)
+
+
+def test_numpy_input():
+    rng = np.random.default_rng(1)
+    X = rng.integers(0, 4, size=(200, 3))
+    y = (X[:, 0] + rng.integers(0, 2, 200) > 2).astype(int)
+    model = nb.NaiveBayes(categorical_features="all").fit(X, y)
+    evidence = model.explain(X)
+    assert evidence.shape == (200, 4)
+    log_proba = model.predict_log_proba(X)
+    assert np.abs(evidence.sum(axis=1).to_numpy() - _log_odds(log_proba, *_default_pair(log_proba))).max() < 1e-9
+
+
+def test_a_model_without_per_attribute_evidence_says_so():
+    X = np.random.default_rng(2).integers(0, 5, size=(50, 6))
+    y = np.arange(50) % 2
+    with pytest.raises(TypeError, match="per-attribute evidence"):
+        nb.MultinomialNaiveBayes().fit(X, y).explain(X)
