@@ -147,6 +147,31 @@ def cmd_predict(args):
     print(f"{written.n_rows} predictions written to {args.output}")
 
 
+def cmd_explain(args):
+    from nbparallel.models.prediction_files import scoring_files
+
+    model = load_model(args)
+    if not hasattr(model, "explain"):
+        raise ValueError(f"{args.model} holds a {type(model).__name__} model, which has no predictions to explain")
+    check_output(args.output)
+    with cluster(args):
+        files, _, _ = scoring_files(model, args.data, read_settings(args))
+        evidence = model.explain(files, for_class=class_label(model, args.for_class),
+                                 against=class_label(model, args.against))
+    evidence.to_csv(args.output, index=False)
+    print(f"evidence of {len(evidence)} rows written to {args.output}")
+
+
+def class_label(model, text):
+    """The class of ``model`` whose printed form is ``text`` (None stays None)."""
+    if text is None:
+        return None
+    for label in model.classes_:
+        if str(label) == text:
+            return label
+    raise ValueError(f"no class {text!r}; classes are {[str(c) for c in model.classes_]}")
+
+
 def cmd_evaluate(args):
     from nbparallel.models.prediction_files import scoring_files
 
@@ -284,7 +309,7 @@ def cmd_langley(args):
 COMMANDS = {
     "fit": cmd_fit, "cluster-fit": cmd_cluster_fit, "predict": cmd_predict, "evaluate": cmd_evaluate,
     "text-fit": cmd_text_fit, "text-predict": cmd_text_predict, "select": cmd_select, "cv": cmd_cv,
-    "report": cmd_report, "demo": cmd_demo, "bench": cmd_bench, "langley": cmd_langley,
+    "report": cmd_report, "explain": cmd_explain, "demo": cmd_demo, "bench": cmd_bench, "langley": cmd_langley,
 }
 
 

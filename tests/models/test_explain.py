@@ -109,3 +109,21 @@ def test_a_model_without_per_attribute_evidence_says_so():
     y = np.arange(50) % 2
     with pytest.raises(TypeError, match="per-attribute evidence"):
         nb.MultinomialNaiveBayes().fit(X, y).explain(X)
+
+
+def test_cli_explain_writes_the_evidence(tmp_path):
+    from nbparallel.cli.commands import main
+
+    frame = _data()
+    frame.to_csv(tmp_path / "data.csv", index=False)
+    model_path, out = str(tmp_path / "m.json"), str(tmp_path / "evidence.csv")
+    main(["fit", str(tmp_path / "data.csv"), "--target", "target", "-o", model_path, "--quiet"])
+    main(["explain", model_path, str(tmp_path / "data.csv"), "-o", out, "--for-class", "b", "--quiet"])
+    evidence = pd.read_csv(out)
+    model = nb.load(model_path)
+    log_proba = model.predict_log_proba(frame)
+    masked = log_proba.copy()
+    masked[:, 1] = -np.inf
+    n = len(frame)
+    assert evidence.columns.tolist() == ["x1", "color", "x2", PRIOR]
+    assert np.abs(evidence.sum(axis=1).to_numpy() - _log_odds(log_proba, np.full(n, 1), masked.argmax(1))).max() < 1e-9
