@@ -190,7 +190,8 @@ def parquet_files_read_by(ddf):
     import os
 
     from nbparallel.data.files.filesystems import RemoteFile, list_remote, open_input_file
-    from nbparallel.data.files.options import Files, list_files
+    from nbparallel.data.files.listing import list_files
+    from nbparallel.data.files.options import Files
 
     try:
         from dask.dataframe.dask_expr.io.parquet import ReadParquet

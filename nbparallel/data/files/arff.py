@@ -23,8 +23,10 @@ from __future__ import annotations
 import re
 
 from nbparallel.data.files.arrow import text_as_dictionary
+from nbparallel.data.files.column_names import check_same_names, check_unique
 from nbparallel.data.files.filesystems import read_bytes
-from nbparallel.data.files.options import ReadOptions, check_same_names, check_unique, file_signature, unit_store
+from nbparallel.data.files.listing import file_signature, unit_store
+from nbparallel.data.files.options import ReadOptions
 from nbparallel.data.files.pieces import Unit
 
 _NUMERIC = ("numeric", "real", "integer")

@@ -10,8 +10,10 @@ import warnings
 
 from nbparallel.data.columns import NA_VALUES
 from nbparallel.data.files.arrow import is_text, text_as_dictionary
+from nbparallel.data.files.column_names import check_same_names, check_unique
 from nbparallel.data.files.filesystems import open_input_stream
-from nbparallel.data.files.options import ReadOptions, check_same_names, check_unique, file_signature, unit_store
+from nbparallel.data.files.listing import file_signature, unit_store
+from nbparallel.data.files.options import ReadOptions
 from nbparallel.data.files.pieces import Unit
 from nbparallel.data.numeric_text import parse_numbers
 

@@ -1,4 +1,29 @@
-"""A file or directory to a :class:`~nbparallel.data.dataset.Dataset` whose partitions read their rows."""
+"""A file or directory to a :class:`~nbparallel.data.dataset.Dataset` whose partitions read their rows.
+
+:func:`file_dataset` lists a file or a directory, checks on the client that
+every file has the same columns (and that Parquet footers are sound), fixes
+each column's type once, and returns a :class:`nbparallel.data.dataset.Dataset` whose
+partitions are ``dask.delayed`` reads: the rows are read inside the task that
+uses them, as pandas DataFrames of only the needed columns. String columns
+come as pandas ``category`` columns converted from Arrow dictionary arrays,
+each partition with its own small set of categories; numeric columns are
+numpy-backed.
+
+A small Parquet directory (under :data:`~nbparallel.data.files.parquet.SMALL_PARQUET_BYTES`, data that stays
+in this process by :func:`nbparallel.engine.execution.local_below`) is read when the
+dataset is made instead, each file opened once for its footer and rows on a
+thread per core; its partitions are Arrow tables, which the one-pass count
+counts from their dictionary indices
+(:func:`nbparallel.summaries.dictionary_counts.count_arrow_table`) and other passes
+convert to pandas as above.
+
+Parquet files are split into partitions by row groups where they are large;
+their row counts come from the footers, and the numeric columns' ranges from
+the row-group statistics where every row group has exact ones. CSV files are
+one partition each; their column types are inferred once, from the first
+file (a column empty there takes its type from the next files), and fixed
+for every file.
+"""
 
 from __future__ import annotations
 
@@ -18,14 +43,8 @@ from nbparallel.data.files.arrow import (
 )
 from nbparallel.data.files.csv import csv_layout, read_csv_unit, warn_missing_tokens
 from nbparallel.data.files.filesystems import check_unchanged
-from nbparallel.data.files.options import (
-    Files,
-    ReadOptions,
-    dropped_columns,
-    file_signature,
-    list_files,
-    unit_store,
-)
+from nbparallel.data.files.listing import file_signature, list_files, unit_store
+from nbparallel.data.files.options import Files, ReadOptions, dropped_columns
 from nbparallel.data.files.parquet import (
     parquet_layout,
     parquet_unit_batches,

@@ -1,59 +1,19 @@
-"""CSV, Parquet and ARFF files as partitions, read by pyarrow, typed, column by column.
+"""The options of reading data files: :class:`Files`, a path that carries them, and :class:`ReadOptions`.
 
-:func:`file_dataset` lists a file or a directory, checks on the client that
-every file has the same columns (and that Parquet footers are sound), fixes
-each column's type once, and returns a :class:`nbparallel.data.dataset.Dataset` whose
-partitions are ``dask.delayed`` reads: the rows are read inside the task that
-uses them, as pandas DataFrames of only the needed columns. String columns
-come as pandas ``category`` columns converted from Arrow dictionary arrays,
-each partition with its own small set of categories; numeric columns are
-numpy-backed.
-
-A small Parquet directory (under :data:`SMALL_PARQUET_BYTES`, data that stays
-in this process by :func:`nbparallel.engine.execution.local_below`) is read when the
-dataset is made instead, each file opened once for its footer and rows on a
-thread per core; its partitions are Arrow tables, which the one-pass count
-counts from their dictionary indices
-(:func:`nbparallel.summaries.dictionary_counts.count_arrow_table`) and other passes
-convert to pandas as above.
-
-Parquet files are split into partitions by row groups where they are large;
-their row counts come from the footers, and the numeric columns' ranges from
-the row-group statistics where every row group has exact ones. CSV files are
-one partition each; their column types are inferred once, from the first
-file (a column empty there takes its type from the next files), and fixed
-for every file.
+:class:`Files` is a file or directory path (or URL) with the options for
+reading it (missing-value strings, numeric and dropped columns, storage
+options, delimiter, encoding); :class:`ReadOptions` is the part of them a
+partition's read needs. Listing the files of a path is
+:mod:`nbparallel.data.files.listing`; reading them is
+:mod:`nbparallel.data.files.dataset` and one module per format.
 """
 
 from __future__ import annotations
 
 import os
 from dataclasses import dataclass
-from pathlib import Path
 
-from nbparallel.data.files.filesystems import RemoteFile, list_remote, remote_info, signature_of, store_of
-
-PARQUET_SUFFIXES = (".parquet", ".pq", ".parq")
-CSV_SUFFIXES = (".csv", ".csv.gz", ".csv.bz2", ".csv.zst", ".tsv", ".tsv.gz", ".tsv.bz2", ".tsv.zst")
-ARFF_SUFFIXES = (".arff", ".arff.gz", ".arff.bz2", ".arff.zst")
-
-
-#: A Parquet file's row groups are grouped into partitions of about this many rows.
-ROWS_PER_PARTITION = 2**20
-
-
-#: By default, neighbouring Parquet files (or runs of row groups) smaller than this are grouped into one
-#: partition, as in-memory data is (:func:`nbparallel.data.dataset.default_partitions`).
-MIN_PARTITION_ROWS = 2**18
-
-
-#: The same for CSV files, whose rows are not counted beforehand: about 2^18 rows of a few short columns.
-MIN_PARTITION_BYTES = 2**23
-
-
-#: Parquet files smaller than this in all are read when the dataset is made, each file opened once
-#: (see :func:`read_parquet_files`), where they stay in this process (:func:`nbparallel.engine.execution.local_below`).
-SMALL_PARQUET_BYTES = 2**24
+from nbparallel.data.files.filesystems import store_of
 
 
 class Files(os.PathLike):
@@ -191,116 +151,3 @@ def dropped_columns(path, names, roles=()):
         if name in roles:
             raise ValueError(f"column {name!r} is both dropped and named as the target or weight column")
     return drop
-
-
-def kind_of(name):
-    """The format of a file by its name's suffix (any case): "parquet", "csv", "arff" or None.
-
-    >>> kind_of("a.PARQUET"), kind_of("b.tsv"), kind_of("iris.arff"), kind_of("notes.txt")
-    ('parquet', 'csv', 'arff', None)
-    """
-    name = name.lower()
-    if name.endswith(PARQUET_SUFFIXES):
-        return "parquet"
-    if name.endswith(CSV_SUFFIXES):
-        return "csv"
-    if name.endswith(ARFF_SUFFIXES):
-        return "arff"
-    return None
-
-
-_KINDS_NAMED = "CSV (.csv, .tsv), ARFF (.arff) or Parquet (.parquet, .pq)"
-_NAMES = {"parquet": "Parquet", "csv": "CSV", "arff": "ARFF"}
-
-
-def list_files(path):
-    """The data files of a file or directory path or URL, sorted, and their format.
-
-    Files directly in a directory are read; hidden files and names starting
-    with ``_`` (``_SUCCESS``, ``_metadata``) are skipped. Suffixes are
-    matched without regard to case. A URL (or a :class:`Files` of one) is
-    listed through its filesystem, once.
-
-    Returns
-    -------
-    files : list of pathlib.Path, or of :class:`~nbparallel.data.files.filesystems.RemoteFile` for a URL
-    kind : "parquet", "csv" or "arff"
-    """
-    store, text = (path.store, path.path) if isinstance(path, Files) else store_of(path)
-    if store is not None:
-        shape, entries = list_remote(text, store)
-        if shape == "file":
-            if kind_of(entries[0].name) is None:
-                raise ValueError(f"data path {text!r} is neither {_KINDS_NAMED}")
-            return entries, kind_of(entries[0].name)
-        files = sorted((e for e in entries if isinstance(e, RemoteFile) and not e.name.startswith((".", "_"))),
-                       key=lambda e: e.name)
-        nested = [e[:-1] for e in entries if isinstance(e, str) and not e.startswith((".", "_"))]
-        return _one_kind(text, files, nested)
-    p = Path(text)
-    if not p.exists():
-        raise ValueError(f"data path {str(p)!r} does not exist")
-    if p.is_file():
-        kind = kind_of(p.name)
-        if kind is None:
-            raise ValueError(f"data path {str(p)!r} is neither {_KINDS_NAMED}")
-        return [p], kind
-    entries = sorted(f for f in p.iterdir() if not f.name.startswith((".", "_")))
-    return _one_kind(str(p), [f for f in entries if f.is_file()], [f.name for f in entries if f.is_dir()])
-
-
-def _one_kind(directory, files, nested):
-    by_kind = {}
-    for f in files:
-        if kind_of(f.name) is not None:
-            by_kind.setdefault(kind_of(f.name), []).append(f)
-    if len(by_kind) > 1:
-        a, b = [k for k in ("parquet", "csv", "arff") if k in by_kind][:2]
-        raise ValueError(
-            f"directory {directory!r} holds both {_NAMES[a]} files ({by_kind[a][0].name}, ...) and {_NAMES[b]} "
-            f"files ({by_kind[b][0].name}, ...): put each kind in its own directory")
-    if not by_kind:
-        hint = f"; its subdirectories {nested[:3]} are not read" if nested else ""
-        raise ValueError(f"directory {directory!r} holds no {_KINDS_NAMED} files{hint}")
-    (kind, found), = by_kind.items()
-    return found, kind
-
-
-def file_signature(path, store=None):
-    """What identifies a file's contents cheaply: its size and modification time (or, in a store, the
-    size and version its listing gave)."""
-    if isinstance(path, RemoteFile):
-        return path.signature
-    if store is not None:
-        info = remote_info(str(path), store)
-        return int(info.get("size") or 0), signature_of(info)[1]
-    st = os.stat(path)
-    return st.st_size, st.st_mtime_ns
-
-
-def file_size(path):
-    """The size in bytes of a local path or a listed :class:`RemoteFile`."""
-    return path.size if isinstance(path, RemoteFile) else os.stat(path).st_size
-
-
-def unit_store(path):
-    """The :class:`Store` of a listed file (None for a local one)."""
-    return path.store if isinstance(path, RemoteFile) else None
-
-
-def check_same_names(first, names, path, other_names):
-    """Raise ValueError naming the first column one file has and the other lacks."""
-    for name in names:
-        if name not in other_names:
-            raise ValueError(f"file {str(path)!r} has no column {name!r}, which {str(first)!r} has")
-    for name in other_names:
-        if name not in names:
-            raise ValueError(f"file {str(path)!r} has a column {name!r}, which {str(first)!r} does not have")
-
-
-def check_unique(names, path):
-    seen = set()
-    for name in names:
-        if name in seen:
-            raise ValueError(f"file {str(path)!r} has two columns named {name!r}")
-        seen.add(name)

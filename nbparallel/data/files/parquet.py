@@ -9,20 +9,20 @@ import re
 import threading
 
 from nbparallel.data.files.arrow import is_text, parse_numeric_text
+from nbparallel.data.files.column_names import check_same_names, check_unique
 from nbparallel.data.files.filesystems import open_input_file, read_bytes
-from nbparallel.data.files.options import (
-    ROWS_PER_PARTITION,
-    SMALL_PARQUET_BYTES,
-    check_same_names,
-    check_unique,
-    file_signature,
-    file_size,
-    unit_store,
-)
+from nbparallel.data.files.listing import file_signature, file_size, unit_store
 from nbparallel.data.files.pieces import Unit, piece_table, unit_table
 from nbparallel.engine import execution
 
 _ARROW_WRITER = re.compile(r"parquet-cpp-arrow version (\d+)\.")
+
+#: A Parquet file's row groups are grouped into partitions of about this many rows.
+ROWS_PER_PARTITION = 2**20
+
+#: Parquet files smaller than this in all are read when the dataset is made, each file opened once
+#: (see :func:`read_parquet_files`), where they stay in this process (:func:`nbparallel.engine.execution.local_below`).
+SMALL_PARQUET_BYTES = 2**24
 
 
 def _parquet_file(path, source=None, store=None, **options):

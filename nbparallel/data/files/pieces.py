@@ -6,7 +6,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from nbparallel.data.files.options import MIN_PARTITION_BYTES, MIN_PARTITION_ROWS
+
+#: By default, neighbouring Parquet files (or runs of row groups) smaller than this are grouped into one
+#: partition, as in-memory data is (:func:`nbparallel.data.dataset.default_partitions`).
+MIN_PARTITION_ROWS = 2**18
+
+
+#: The same for CSV files, whose rows are not counted beforehand: about 2^18 rows of a few short columns.
+MIN_PARTITION_BYTES = 2**23
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,8 @@ import pytest
 from nbparallel import NaiveBayes
 from nbparallel.data.files.arrow import is_text
 from nbparallel.data.files.dataset import file_readers, read_files
-from nbparallel.data.files.options import Files, list_files
+from nbparallel.data.files.listing import list_files
+from nbparallel.data.files.options import Files
 from nbparallel.data.files.pieces import Unit, pieces
 from nbparallel.data.inputs import as_dataset
 from nbparallel.engine.execution import compute, local_below

@@ -22,7 +22,7 @@ import pytest
 from nbparallel import Files, NaiveBayes
 from nbparallel.data.files.dataset import read_files
 from nbparallel.data.files.filesystems import Store, write_table
-from nbparallel.data.files.options import list_files
+from nbparallel.data.files.listing import list_files
 from nbparallel.data.inputs import as_dataset
 from nbparallel.engine.execution import compute, local_below
 from tests.dask_processes import free_port
