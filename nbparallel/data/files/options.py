@@ -110,11 +110,6 @@ class Files(os.PathLike):
                 f"drop={self.drop!r}{extra})")
 
 
-def files_of(path):
-    """``path`` as a :class:`Files` (a plain path or URL gets the default options)."""
-    return path if isinstance(path, Files) else Files(path)
-
-
 @dataclass(frozen=True)
 class ReadOptions:
     """How the rows of text files are read: what a partition's read needs besides the columns and types."""
