@@ -34,7 +34,7 @@ EXPERIMENTS = {
 
 #: experiment -> module of ``harness`` whose ``main(argv)`` parses its own options and writes its results
 SCRIPTS = {name: name for name in (
-    "cv", "cv_family", "encoding", "factorize", "fresh_memory", "input_sizes", "kernel", "langley", "mdl",
+    "cv", "cv_family", "encoding", "explain", "factorize", "fresh_memory", "input_sizes", "kernel", "langley", "mdl",
     "memory_encoding", "object_store", "out_of_core", "partial_fit_ranges", "predict_files", "selection",
     "startup", "text")}
 

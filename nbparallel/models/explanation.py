@@ -14,6 +14,7 @@ import numpy as np
 import pandas as pd
 
 from nbparallel.kernels import scoring
+from nbparallel.kernels.evidence import evidence_rows
 
 PRIOR = "(prior)"
 """The name of the column of the class priors' log ratio."""
@@ -30,37 +31,20 @@ def class_index(model, label, name):
     return int(found[0])
 
 
-def chosen_classes(joint, for_class, against):
-    """``(c, c_other)`` per row: ``for_class`` (default: the best class) against ``against`` (default: the
-    best class other than c), as positions in the classes."""
-    n_rows = joint.shape[0]
-    ranked = np.argsort(-joint, axis=1, kind="stable")
-    c = ranked[:, 0] if for_class is None else np.full(n_rows, for_class)
-    if against is not None:
-        return c, np.full(n_rows, against)
-    masked = joint.copy()
-    masked[np.arange(n_rows), c] = -np.inf
-    return c, np.argmax(masked, axis=1)
-
-
 def explain_part(model, X, for_class, against):
-    """The evidence of one partition's rows (a DataFrame, columns as :meth:`explain` documents)."""
+    """The evidence of one partition's rows (a DataFrame, columns as :meth:`explain` documents), written
+    into one array that the DataFrame holds without a copy."""
     inputs = model.scoring_inputs(X)
-    joint = inputs.scores(scoring.JOINT)
-    if joint.shape[1] < 2:
+    if len(inputs.log_prior) < 2:
         raise ValueError("explain needs a model of at least two classes")
-    c, other = chosen_classes(joint, for_class, against)
-    if np.any(c == other):
-        raise ValueError("for_class and against name the same class")
-    rows = np.arange(len(c))
-    columns = {}
-    codes = np.hstack([inputs.first.astype(np.int64), inputs.second.astype(np.int64)])
-    for a, name in enumerate(model.counted_attribute_names()):
-        cells = inputs.offsets[a] + codes[:, a]
-        columns[name] = inputs.table[cells, c] - inputs.table[cells, other]
+    names = model.explained_features()
+    column = {name: j for j, name in enumerate(names)}
+    out = np.empty((len(inputs.first), len(names) + 1))
+    counted = [column[name] for name in model.counted_attribute_names()]
+    chosen, other = evidence_rows(inputs.first, inputs.second, inputs.table, inputs.offsets, inputs.log_prior,
+                                  inputs.scores(scoring.JOINT), inputs.order, -1 if for_class is None else for_class,
+                                  -1 if against is None else against, counted, out)
+    rows = np.arange(len(chosen))
     for name, terms in model.gaussian_terms(X).items():
-        columns[name] = terms[rows, c] - terms[rows, other]
-    order = [name for name in model.explained_features() if name in columns]
-    frame = pd.DataFrame({name: columns[name] for name in order})
-    frame[PRIOR] = inputs.log_prior[c] - inputs.log_prior[other]
-    return frame
+        out[:, column[name]] = terms[rows, chosen] - terms[rows, other]
+    return pd.DataFrame(out, columns=[*names, PRIOR], copy=False)

@@ -1,0 +1,51 @@
+"""The cost of ``model.explain`` against ``predict_proba`` on the same input (issue 46: at most 2x).
+
+Run: nbparallel bench explain [--quick]
+Writes benchmarks/results/explain.json: best seconds of each, interleaved, and their ratio, for a
+mixed categorical/binned model and a Gaussian one, on a DataFrame in memory.
+"""
+
+import argparse
+import json
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from harness import RESULTS
+from harness.timing import best_interleaved
+from nbparallel import NaiveBayes
+
+
+def mixed_frame(n_rows, n_numeric=8, n_categorical=4, seed=0):
+    """Rows of three classes: numeric columns shifted by class, categorical columns of 5 values."""
+    rng = np.random.default_rng(seed)
+    y = rng.integers(0, 3, n_rows)
+    columns = {f"x{j}": rng.normal(y * 0.5, 1.0) for j in range(n_numeric)}
+    columns.update({f"c{j}": pd.Categorical(np.array(list("abcde"))[(y + rng.integers(0, 3, n_rows)) % 5])
+                    for j in range(n_categorical)})
+    return pd.DataFrame(columns), y
+
+
+def measure(numeric, n_rows, repeat):
+    X, y = mixed_frame(n_rows)
+    model = NaiveBayes(numeric=numeric).fit(X, y)
+    best, _ = best_interleaved({"predict_proba": lambda: model.predict_proba(X),
+                                "explain": lambda: model.explain(X)}, repeat)
+    return {"rows": n_rows, "predict_proba_s": best["predict_proba"], "explain_s": best["explain"],
+            "ratio": best["explain"] / best["predict_proba"]}
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--results-dir", type=Path, default=RESULTS)
+    parser.add_argument("--quick", action="store_true", help="tiny sizes: a smoke run, written as NAME-quick.*")
+    args = parser.parse_args(argv)
+    n_rows, repeat = (20_000, 3) if args.quick else (1_000_000, 5)
+    results = {numeric: measure(numeric, n_rows, repeat) for numeric in ("binned", "gaussian")}
+    for numeric, r in results.items():
+        print(f"{numeric:9s} {r['rows']} rows: predict_proba {r['predict_proba_s']:.4f} s, explain "
+              f"{r['explain_s']:.4f} s, ratio {r['ratio']:.2f} (target <= 2)")
+    out = args.results_dir / f"explain{'-quick' * args.quick}.json"
+    out.write_text(json.dumps(results, indent=2))
+    print(f"written {out}")
