@@ -44,7 +44,6 @@ def explain_part(model, X, for_class, against):
     chosen, other = evidence_rows(inputs.first, inputs.second, inputs.table, inputs.offsets, inputs.log_prior,
                                   inputs.scores(scoring.JOINT), inputs.order, -1 if for_class is None else for_class,
                                   -1 if against is None else against, counted, out)
-    rows = np.arange(len(chosen))
-    for name, terms in model.gaussian_terms(X).items():
-        out[:, column[name]] = terms[rows, chosen] - terms[rows, other]
+    for name, evidence in model.gaussian_evidence(X, chosen, other).items():
+        out[:, column[name]] = evidence
     return pd.DataFrame(out, columns=[*names, PRIOR], copy=False)

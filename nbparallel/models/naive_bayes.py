@@ -21,7 +21,6 @@ from nbparallel.kernels.scoring import JOINT
 from nbparallel.models import kinds
 from nbparallel.models.base import PartitionedClassifier, ScoringInputs
 from nbparallel.models.discretisation import FINE_BINS, MDL
-from nbparallel.models.gaussian import gaussian_log_likelihood
 from nbparallel.models.estimator import check_is_fitted
 from nbparallel.models.params import Interval, Options
 from nbparallel.models.plan import BY_VALUE, WITH_MOMENTS, WITH_SCHEMA, CountingPlan, check_ranges, warn_out_of_range
@@ -545,15 +544,25 @@ class NaiveBayes(PartitionedClassifier):
         :meth:`scoring_inputs` (what :mod:`nbparallel.models.explanation` reads)."""
         return [at.name for at in self.schema_.counted().attributes]
 
-    def gaussian_terms(self, X):
-        """``{name: log N(x; theta_c, var_c)}`` of each Gaussian attribute, shape (n_rows, n_classes) each;
-        0 where the value is missing (the terms :meth:`scoring_inputs` sums as ``extra``)."""
+    def gaussian_evidence(self, X, chosen, other):
+        """``{name: log N(x; theta_c, var_c) - log N(x; theta_c', var_c')}`` of each Gaussian attribute, for
+        class ``chosen`` against ``other`` of each row; 0 where the value is missing or a class has no
+        variance (the terms :meth:`scoring_inputs` sums as ``extra``)."""
         if self._gaussian_fit is None:
             return {}
         values = gaussian_values(X, self._gaussian_positions)
         theta, var = self._gaussian_fit.theta, self._gaussian_fit.var
-        return {name: gaussian_log_likelihood(values[:, [j]], theta[:, [j]], var[:, [j]])
-                for j, name in enumerate(self.gaussian_features_)}
+        evidence = {}
+        for j, name in enumerate(self.gaussian_features_):
+            x = values[:, j]
+            terms = []
+            for k in (chosen, other):
+                mean, variance = theta[k, j], var[k, j]
+                with np.errstate(divide="ignore", invalid="ignore"):
+                    term = -0.5 * np.log(2.0 * np.pi * variance) - 0.5 * (x - mean) ** 2 / variance
+                terms.append(np.where(np.isnan(x) | np.isnan(variance), 0.0, term))
+            evidence[name] = terms[0] - terms[1]
+        return evidence
 
     def explained_features(self):
         """The attributes' names in input order (the columns of :meth:`explain`)."""
