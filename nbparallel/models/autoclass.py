@@ -18,7 +18,6 @@ import numpy as np
 from nbparallel.data.encoding import all_codes
 from nbparallel.data.inputs import as_dataset
 from nbparallel.data.partitions import input_feature_names
-from nbparallel.data.schema_pass import schema_pass
 from nbparallel.engine import execution, memory
 from nbparallel.engine.scheduler import PassScheduler, passes_to_json
 from nbparallel.kernels.binning import bin_values
@@ -27,7 +26,7 @@ from nbparallel.kernels.scoring import JOINT, score_rows
 from nbparallel.models.base import PartitionedModel
 from nbparallel.models.estimator import Clusterer, check_is_fitted
 from nbparallel.models.params import Interval, Options
-from nbparallel.models.plan import CountingPlan
+from nbparallel.models.plan import CountingPlan, recorded_by
 from nbparallel.persistence import validate
 from nbparallel.persistence.checkpoints import Checkpoint
 from nbparallel.summaries.expected import ExpectedCounts
@@ -242,20 +241,20 @@ class AutoClass(Clusterer, PartitionedModel):
                                   verbose=bool(self.verbose))
         plan = CountingPlan.for_table(self.get_params(), dataset, weighted=sample_weight is not None,
                                       by_value=False)  # each EM iteration scores codes under the schema
-        schema, scan = schema_pass(scheduler, n_bins=plan.n_bins)
-        schema = plan.finish_schema(schema)
+        schema, _, _, n_rows = plan.run(scheduler.dataset, recorded_by(scheduler), count=False, supervised=False)
+        scheduler.keep_if_fits(n_rows)
         K, R = self.n_clusters, self.n_restarts
-        rows_per_partition = -(-scan.n_rows // len(scheduler.dataset.partitions))
+        rows_per_partition = -(-n_rows // len(scheduler.dataset.partitions))
         memory.check_memory(
             memory.table_bytes(schema.offsets[-1], R * K, len(scheduler.dataset.partitions))
             + 4 * memory.CELL_BYTES * R * K * rows_per_partition * min(len(scheduler.dataset.partitions),
                                                                      execution.available_workers()),
             f"the expected counts of n_clusters={K} x n_restarts={R}", "use fewer clusters or restarts",
             scheduler.dataset.partitions)
-        checkpoint = Checkpoint.for_fit(self, schema, scan.n_rows, ignore=("max_iter",))
+        checkpoint = Checkpoint.for_fit(self, schema, n_rows, ignore=("max_iter",))
         state = checkpoint.load(lambda saved: _restore(saved, schema.offsets[-1], R, K))
         if state is None:
-            starts = [random_counts(schema, K, scan.n_rows, seed) for seed in self._seeds()]
+            starts = [random_counts(schema, K, n_rows, seed) for seed in self._seeds()]
             table = np.hstack([t for t, _ in starts])
             totals = np.concatenate([n for _, n in starts])
             histories, converged, n_iter, n_weight = [[] for _ in range(R)], np.zeros(R, bool), 0, None

@@ -17,13 +17,11 @@ schema and counts the first learner.
 from __future__ import annotations
 
 import os
-import time
 from typing import NamedTuple
 
 import numpy as np
 
 from nbparallel.data.partitions import input_feature_names
-from nbparallel.data.schema_pass import schema_pass
 from nbparallel.data.vocabularies import class_array
 from nbparallel.engine import execution
 from nbparallel.engine.scheduler import PassScheduler, passes_to_json
@@ -32,13 +30,12 @@ from nbparallel.kernels.counting import count_partition
 from nbparallel.kernels.scoring import best_of_rows
 from nbparallel.models.base import PartitionedClassifier
 from nbparallel.models.estimator import check_is_fitted
-from nbparallel.models.naive_bayes import AUTO_SMOOTHING, NaiveBayes, check_classes, check_counts
+from nbparallel.models.naive_bayes import AUTO_SMOOTHING, NaiveBayes, check_counts
 from nbparallel.models.params import Interval, Options
-from nbparallel.models.plan import BY_VALUE, CountingPlan
+from nbparallel.models.plan import CountingPlan, check_classes, recorded_by
 from nbparallel.persistence import validate
 from nbparallel.persistence.checkpoints import Checkpoint
 from nbparallel.summaries.counts import CountSpec, CountTable
-from nbparallel.summaries.dictionary_counts import WideIntegers
 from nbparallel.summaries.protocol import merge_summaries
 
 
@@ -134,26 +131,6 @@ def boost_partition(spec, scored, current, state, X, y, w):
         counted, np.empty((len(counted), 0)), labels, weights, spec.offsets, np.empty((0, 0)), n_columns)
     counts = CountTable(table, spec.offsets, totals, all_missing, int(n_missing))
     return (codes, values, counted, classes, weights, wrong, cached), counts
-
-
-def _schema_and_first_counts(plan, scheduler):
-    """``(schema, n_rows, counts)``: the schema, the rows and the first learner's counts from one pass when
-    ``plan`` counts by value (unweighted rows of categorical and integer columns, as ``fit`` counts them),
-    else the schema and rows from a schema pass, and counts None (a counting pass follows)."""
-    if plan.kind == BY_VALUE:
-        start = time.perf_counter()
-        try:
-            schema, counts, record = plan.count_by_value(scheduler.dataset, split_every=scheduler.split_every,
-                                                         verbose=scheduler.verbose)
-        except WideIntegers:  # an integer column too wide to count by value: the schema pass below
-            pass
-        else:
-            scheduler.record("count", record, start)
-            n_rows = int(counts.class_totals.sum()) + counts.n_missing_target  # unweighted: a row counts 1
-            scheduler.keep_if_fits(n_rows)
-            return schema, n_rows, counts
-    schema, scan = schema_pass(scheduler, n_bins=plan.n_bins)
-    return schema, scan.n_rows, None
 
 
 def _reweighted_rows(weights, wrong, round_factors, n_rows):
@@ -309,9 +286,9 @@ class BoostedNaiveBayes(PartitionedClassifier):
         plan = CountingPlan.for_table(self._base().get_params(), dataset, weighted=sample_weight is not None)
         scheduler = PassScheduler(dataset, split_every=self.split_every, persist=self.persist,
                                   verbose=bool(self.verbose))
-        schema, n_rows, pending = _schema_and_first_counts(plan, scheduler)
-        self.schema_ = plan.finish_schema(schema)
-        check_classes(self.schema_.classes)
+        # one pass by value finds the schema and counts the first learner, else a schema pass
+        self.schema_, pending, _, n_rows = plan.run(scheduler.dataset, recorded_by(scheduler), count=False)
+        scheduler.keep_if_fits(n_rows)
         self._set_input_features(n_features=len(dataset.columns),
                                  feature_names=input_feature_names(X, dataset.columns))
         if dataset.target_column is not None:

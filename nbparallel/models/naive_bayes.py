@@ -14,27 +14,18 @@ from nbparallel.data.columns import BINNED, CATEGORICAL, GAUSSIAN, NUMERIC
 from nbparallel.data.inputs import as_dataset
 from nbparallel.data.partitions import input_feature_names
 from nbparallel.data.schema import Schema
-from nbparallel.data.schema_pass import scan_schema
 from nbparallel.data.vocabularies import class_array, sort_values
-from nbparallel.engine import memory
 from nbparallel.kernels.scoring import JOINT
 from nbparallel.models import kinds
 from nbparallel.models.base import PartitionedClassifier, ScoringInputs
 from nbparallel.models.discretisation import FINE_BINS, MDL
 from nbparallel.models.estimator import check_is_fitted
 from nbparallel.models.params import Interval, Options
-from nbparallel.models.plan import BY_VALUE, WITH_MOMENTS, WITH_SCHEMA, CountingPlan, check_ranges, warn_out_of_range
+from nbparallel.models.plan import WITH_MOMENTS, CountingPlan, check_classes, check_ranges, warn_out_of_range
 from nbparallel.persistence import validate
-from nbparallel.summaries.dictionary_counts import WideIntegers
 from nbparallel.summaries.moments import CountsAndMoments, GaussianMoments, gaussian_values
 
 AUTO_SMOOTHING = "1/N"
-
-
-def check_classes(classes):
-    """Raise ValueError unless there are at least two classes to tell apart."""
-    if len(classes) < 2:
-        raise ValueError(f"y has 1 class {list(classes)}: at least two classes are needed")
 
 
 def check_counts(counts):
@@ -280,39 +271,24 @@ class NaiveBayes(PartitionedClassifier):
     def _fit_counts(self, X, dataset, classes, plan):
         """Count ``dataset`` as ``plan`` says and derive the model (added to the fitted counts, if any)."""
         self.passes_ = []  # the passes of this call only
-        if plan.kind == BY_VALUE:  # vocabularies, ranges and counts from one pass
-            try:
-                schema, counts, record = self._run("count", plan.count_by_value, dataset)
-            except WideIntegers:
-                plan = plan.in_two_passes()
-        if plan.kind != BY_VALUE:
-            schema, scan, _ = self._run("schema", scan_schema, dataset, n_bins=plan.n_bins,
-                                        classes=None if classes is None else sort_values(set(classes)))
-        refit = hasattr(self, "schema_")
-        schema = plan.finish_schema(schema, fix_ranges=not refit)
-        previous = None  # the fitted counts, in the layout of the (possibly grown) schema
-        if refit:
-            warn_out_of_range(self.schema_, schema)
+        previous = []  # the fitted counts, in the layout of the (possibly grown) schema
+
+        def extend(schema):  # partial_fit after a fit: the batch counted in the fitted schema, grown
+            warn_out_of_range(self.schema_, schema, stacklevel=6)  # at partial_fit's caller
             batch_gaussian = _names(schema.by_kind(GAUSSIAN))
-            schema, previous = self._extend_schema(schema, dataset.columns)
+            schema, counts = self._extend_schema(schema, dataset.columns)
             if batch_gaussian != self.gaussian_features_:
                 raise ValueError(f"partial_fit got Gaussian columns {batch_gaussian}, but the model was fitted "
                                  f"with {self.gaussian_features_}")
-        elif classes is not None and not set(scan.classes) <= set(schema.classes):
-            raise ValueError(f"y holds classes {sorted(set(scan.classes) - set(schema.classes))} not in `classes`")
-        check_classes(schema.classes)
-        table = schema.counted()
-        memory.check_memory(memory.table_bytes(table.offsets[-1], len(schema.classes), len(dataset.partitions)),
-                            f"the count tables of {len(schema.classes)} classes x {table.offsets[-1]} values",
-                            "use fewer bins (n_bins) or fewer categorical values", dataset.partitions)
+            previous.append(counts)
+            return schema
+
+        schema, summary, record, _ = plan.run(dataset, self._run, classes=classes,
+                                              extend=extend if hasattr(self, "schema_") else None)
+        counts, moments = (summary.counts, summary.moments) if plan.kind == WITH_MOMENTS else (summary, None)
         gaussian = schema.by_kind(GAUSSIAN)
-        if plan.kind == WITH_MOMENTS:
-            summary, record = self._run("count", plan.count, dataset, schema)
-            counts, moments = summary.counts, summary.moments
-        elif plan.kind == WITH_SCHEMA:
-            counts, record = self._run("count", plan.count, dataset, schema)
-        if previous is not None:
-            counts = counts + previous
+        if previous:
+            counts = counts + previous[0]
             if gaussian:
                 class_map = [schema.classes.index(c) for c in self.schema_.classes]
                 moments = moments + self.moments_.reindex(class_map, len(schema.classes))

@@ -17,19 +17,27 @@ itself, from a model's parameters and the dataset:
 
 The plan also finishes the schema the way the model's parameters say (which
 numeric columns are Gaussian, fixed bin ranges), so a fold, a boosting round
-or a selected model is counted exactly as a fit is.
+or a selected model is counted exactly as a fit is. :meth:`CountingPlan.run`
+runs the counting: the one pass by value or the schema pass (falling back to
+the schema pass, in :meth:`CountingPlan.by_value_or`, when an integer column is
+too wide to count by value), the finished schema and its class checks, then
+the counting pass.
 """
 
 from __future__ import annotations
 
+import time
 import warnings
 from dataclasses import dataclass, field, replace
+from typing import NamedTuple
 
 import numpy as np
 
 from nbparallel.data.columns import BINNED, GAUSSIAN, NUMERIC
 from nbparallel.data.schema import Schema
-from nbparallel.engine import execution
+from nbparallel.data.schema_pass import scan_schema
+from nbparallel.data.vocabularies import sort_values
+from nbparallel.engine import execution, memory
 from nbparallel.models.discretisation import counting_bins
 from nbparallel.summaries import dictionary_counts
 from nbparallel.summaries.counts import CountSpec, count_dataset
@@ -41,6 +49,33 @@ BY_VALUE = "by value"
 WITH_SCHEMA = "with schema"
 WITH_MOMENTS = "with moments"
 SPARSE = "sparse"
+
+
+class Counting(NamedTuple):
+    """What :meth:`CountingPlan.run` counted.
+
+    Attributes
+    ----------
+    schema : Schema
+        The finished schema.
+    summary : CountTable, CountsAndMoments or None
+        The counts (None when the counting pass was not asked for and the one pass by value did not run).
+    record : TreeRecord
+        The tree record of the last pass run.
+    n_rows : int
+        The rows read (the schema pass's row count; by value, the rows counted, each 1).
+    """
+
+    schema: Schema
+    summary: object
+    record: object
+    n_rows: int
+
+
+def check_classes(classes):
+    """Raise ValueError unless there are at least two classes to tell apart."""
+    if len(classes) < 2:
+        raise ValueError(f"y has 1 class {list(classes)}: at least two classes are needed")
 
 
 @dataclass(frozen=True)
@@ -98,6 +133,70 @@ class CountingPlan:
         """This plan with the schema found by a pass of its own (when counting by value is not possible)."""
         return replace(self, kind=WITH_MOMENTS if self.gaussian_columns else WITH_SCHEMA)
 
+    def by_value_or(self, by_value, in_two_passes):
+        """``by_value()`` when this plan counts by value, else ``in_two_passes(plan)`` with the plan of a
+        schema pass then a counting pass; also when ``by_value()`` finds an integer column too wide to count
+        by value (:class:`~nbparallel.summaries.dictionary_counts.WideIntegers`, caught here only)."""
+        if self.kind == BY_VALUE:
+            try:
+                return by_value()
+            except dictionary_counts.WideIntegers:
+                pass
+        return in_two_passes(self.in_two_passes())
+
+    # ------------------------------------------------------------ the counting
+
+    def run(self, dataset, run_pass, *, classes=None, extend=None, count=True, supervised=True):
+        """Count ``dataset`` as this plan says: :class:`Counting` ``(schema, summary, record, n_rows)``.
+
+        Parameters
+        ----------
+        dataset : nbparallel.data.dataset.Dataset
+        run_pass : callable
+            ``run_pass(kind, fn, *args, **kwargs)`` runs and records one pass, calling
+            ``fn(*args, split_every=..., verbose=..., **kwargs)`` and returning what it returns.
+        classes : sequence or None
+            The classes ``partial_fit`` was given; y may hold no other.
+        extend : callable or None
+            ``extend(schema) -> schema``: the batch's schema grown into a fitted model's (``partial_fit``
+            after a fit); the bins' ranges are then the fitted ones.
+        count : bool
+            Run the counting pass when the one pass by value did not count (False: the caller counts).
+        supervised : bool
+            Check that there are at least two classes (False for clustering).
+        """
+        def by_value():
+            schema, counts, record = run_pass("count", self.count_by_value, dataset)
+            return self, schema, counts, record, None
+
+        def schema_pass(plan):
+            schema, scan, record = run_pass("schema", scan_schema, dataset, n_bins=plan.n_bins,
+                                            classes=None if classes is None else sort_values(set(classes)))
+            return plan, schema, None, record, scan
+
+        plan, schema, summary, record, scan = self.by_value_or(by_value, schema_pass)
+        schema = plan.finish_schema(schema, fix_ranges=extend is None)
+        if extend is not None:
+            schema = extend(schema)
+        elif classes is not None and not set(scan.classes) <= set(schema.classes):
+            raise ValueError(f"y holds classes {sorted(set(scan.classes) - set(schema.classes))} not in `classes`")
+        if supervised:
+            check_classes(schema.classes)
+        if count:
+            table = schema.counted()
+            memory.check_memory(memory.table_bytes(table.offsets[-1], len(schema.classes), len(dataset.partitions)),
+                                f"the count tables of {len(schema.classes)} classes x {table.offsets[-1]} values",
+                                "use fewer bins (n_bins) or fewer categorical values", dataset.partitions)
+        if summary is None and count:
+            summary, record = run_pass("count", plan.count, dataset, schema)
+        n_rows = scan.n_rows if scan is not None else int(summary.class_totals.sum()) + summary.n_missing_target
+        return Counting(schema, summary, record, n_rows)
+
+    def finished(self, schema):
+        """``schema`` finished as :meth:`finish_schema` finishes it, after the class checks."""
+        check_classes(schema.classes)
+        return self.finish_schema(schema)
+
     # ------------------------------------------------------------ the schema
 
     def finish_schema(self, schema, *, fix_ranges=True):
@@ -136,6 +235,18 @@ class CountingPlan:
         summarise = data.map(count_part, classes, data.n_features, self.binarize, self.allow_negative, model_name)
         return execution.run_pass(data.partitions, summarise, merge_summaries, split_every=split_every,
                                   name="nbparallel-text-count", token=data.token, verbose=verbose)
+
+
+def recorded_by(scheduler):
+    """The ``run_pass`` of :meth:`CountingPlan.run` over a :class:`~nbparallel.engine.scheduler.PassScheduler`'s
+    dataset: each pass recorded by the scheduler."""
+    def run_pass(kind, fn, *args, **kwargs):
+        start = time.perf_counter()
+        out = fn(*args, split_every=scheduler.split_every, verbose=scheduler.verbose, **kwargs)
+        scheduler.record(kind, out[-1], start)
+        return out
+
+    return run_pass
 
 
 def gaussian_columns(numeric, dataset):
@@ -189,8 +300,9 @@ def fixed_ranges(schema, ranges):
     return fixed_schema
 
 
-def warn_out_of_range(fixed, seen):
-    """Warn for each numeric attribute whose values in ``seen`` (a batch's schema) leave ``fixed``'s range."""
+def warn_out_of_range(fixed, seen, stacklevel=4):
+    """Warn for each numeric attribute whose values in ``seen`` (a batch's schema) leave ``fixed``'s range
+    (``stacklevel`` as :func:`warnings.warn` takes it, counted from this function)."""
     seen_by_name = {at.name: at for at in seen.attributes}
     for at in fixed.binned_attributes():
         batch = seen_by_name.get(at.name)
@@ -200,4 +312,4 @@ def warn_out_of_range(fixed, seen):
             warnings.warn(
                 f"column {at.name!r} has values in [{batch.lo:g}, {batch.hi:g}], outside the fixed bin range "
                 f"[{at.lo:g}, {at.hi:g}]: they are counted in the end bins. Give numeric_ranges={{{at.name!r}: "
-                f"(lo, hi)}} to cover the whole data", UserWarning, stacklevel=4)
+                f"(lo, hi)}} to cover the whole data", UserWarning, stacklevel=stacklevel)
