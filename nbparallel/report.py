@@ -831,3 +831,129 @@ def write_report(model, path, max_attributes=None, feature_names=None):
     else:
         raise ValueError(f"report path must end in .png, .svg, .pdf or .html, got {str(path)!r}")
     return path
+
+
+def nomogram_data(model, for_class=None):
+    """The numbers of a nomogram of ``model`` for class ``for_class`` (default: the last class) against the
+    rest: per attribute its values' log P(v | k) for every class (Gaussian: means and variances), each
+    value's log-odds ratio ``log P(v | c) - log P(v | not c)`` and the attribute's range of them; attributes
+    ordered by how far they can move the log-odds. A missing value adds nothing."""
+    model = report_sections(model)["model"]
+    check_is_fitted(model, "counts_")
+    classes = [str(c) for c in model.classes_]
+    c = len(classes) - 1 if for_class is None else classes.index(str(for_class)) if str(for_class) in classes \
+        else _unknown_class(for_class, classes)
+    prior = np.exp(model.class_log_prior_)
+    rest = np.delete(np.arange(len(classes)), c)
+    attributes = []
+    gaussian = set(getattr(model, "gaussian_features_", []))
+    for name, table in model.log_probabilities_.items():
+        if name in gaussian:
+            theta, var = table.loc["theta"].to_numpy(float), table.loc["var"].to_numpy(float)
+            attributes.append({"name": str(name), "kind": "gaussian", "theta": theta.tolist(),
+                               "var": [None if np.isnan(v) else float(v) for v in var],
+                               "spread": float(np.nan_to_num(np.ptp(theta / np.sqrt(var))))})
+            continue
+        logp = table.to_numpy(float)
+        if not len(logp):
+            continue
+        other = logsumexp(logp[:, rest], axis=1, b=prior[rest][None, :] / prior[rest].sum())
+        ratio = logp[:, c] - other
+        attributes.append({"name": str(name), "kind": "values", "values": [str(v) for v in table.index],
+                           "logp": logp.tolist(), "ratio": ratio.tolist(), "spread": float(np.ptp(ratio))})
+    attributes.sort(key=lambda a: -a["spread"])
+    return {"classes": classes, "for_class": classes[c], "class_index": int(c),
+            "log_prior": model.class_log_prior_.tolist(), "attributes": attributes}
+
+
+def _unknown_class(label, classes):
+    raise ValueError(f"for_class={label!r} is not a class of the model; classes are {classes}")
+
+
+_NOMOGRAM_SCRIPT = """
+const M = JSON.parse(document.getElementById('model').textContent);
+function posterior() {
+  const s = M.log_prior.slice();
+  M.attributes.forEach((a, j) => {
+    const el = document.getElementById('attr-' + j);
+    if (a.kind === 'values') {
+      if (el.value === '') return;
+      const row = a.logp[Number(el.value)];
+      for (let k = 0; k < s.length; k++) s[k] += row[k];
+    } else {
+      if (el.value.trim() === '') return;
+      const x = Number(el.value);
+      for (let k = 0; k < s.length; k++) {
+        const v = a.var[k];
+        if (v === null) continue;
+        s[k] += -0.5 * Math.log(2 * Math.PI * v) - 0.5 * (x - a.theta[k]) ** 2 / v;
+      }
+    }
+  });
+  const top = Math.max(...s);
+  let total = 0;
+  for (const v of s) total += Math.exp(v - top);
+  const p = Math.exp(s[M.class_index] - top) / total;
+  document.getElementById('posterior').textContent = p.toFixed(12);
+  document.getElementById('bar').style.width = (100 * p).toFixed(2) + '%';
+}
+document.querySelectorAll('select, input').forEach(el => el.addEventListener('input', posterior));
+document.querySelectorAll('select').forEach(el => el.addEventListener('change', posterior));
+posterior();
+"""
+
+_NOMOGRAM_STYLE = """
+body { font: 14px sans-serif; margin: 1.5em; max-width: 60em; }
+.axis { display: grid; grid-template-columns: 14em 1fr 12em; align-items: center; margin: .3em 0; }
+.line { position: relative; height: 2.2em; border-bottom: 1px solid #888; }
+.tick { position: absolute; bottom: 0; font-size: 10px; transform: translateX(-50%); white-space: nowrap; }
+.scale { height: 1em; background: #ddd; margin-top: 1em; } #bar { height: 1em; background: #3a7; }
+"""
+
+
+def nomogram_html(model, for_class=None):
+    """A self-contained interactive HTML nomogram (inline script and style, no network): one axis per
+    attribute with each value at its log-odds ratio for ``for_class`` against the rest, a control per
+    attribute (a select box of values or bins, a number for a Gaussian attribute) and the posterior
+    P(for_class | chosen values), shown in the element ``#posterior``."""
+    import json
+
+    data = nomogram_data(model, for_class)
+    ratios = [r for a in data["attributes"] if a["kind"] == "values" for r in a["ratio"] if np.isfinite(r)]
+    lo, hi = (min(ratios), max(ratios)) if ratios else (-1.0, 1.0)
+    span = hi - lo or 1.0
+    rows = []
+    for j, a in enumerate(data["attributes"]):
+        name = html.escape(a["name"])
+        if a["kind"] == "values":
+            ticks = "".join(f'<span class="tick" style="left:{100 * (r - lo) / span:.1f}%" title="{r:+.3f}">'
+                            f'{html.escape(v)}</span>' for v, r in zip(a["values"], a["ratio"]) if np.isfinite(r))
+            options = '<option value="">(missing)</option>' + "".join(
+                f'<option value="{i}">{html.escape(v)}</option>' for i, v in enumerate(a["values"]))
+            control = f'<select id="attr-{j}" name="{name}">{options}</select>'
+        else:
+            ticks = ""
+            control = f'<input id="attr-{j}" name="{name}" type="number" step="any" placeholder="(missing)">'
+        rows.append(f'<div class="axis"><b>{name}</b><div class="line">{ticks}</div>{control}</div>')
+    payload = json.dumps(data).replace("</", "<\\/")
+    return (f'<!DOCTYPE html>\n<html><head><meta charset="utf-8"><title>Nomogram: {html.escape(data["for_class"])}'
+            f'</title><style>{_NOMOGRAM_STYLE}</style></head><body>'
+            f'<h1>Nomogram of class {html.escape(data["for_class"])} against the rest</h1>'
+            f'<p>Each value sits at its log-odds ratio (from {lo:+.2f} to {hi:+.2f}); pick values to read '
+            f'P({html.escape(data["for_class"])} | x).</p>{"".join(rows)}'
+            f'<p>P({html.escape(data["for_class"])} | x) = <output id="posterior"></output></p>'
+            f'<div class="scale"><div id="bar"></div></div>'
+            f'<script type="application/json" id="model">{payload}</script>'
+            f'<script>{_NOMOGRAM_SCRIPT}</script></body></html>\n')
+
+
+def write_nomogram(model, path, for_class=None):
+    """Write the nomogram of ``model`` for ``for_class`` to ``path`` (.html), whole or not at all."""
+    path = Path(path)
+    if path.suffix.lower() not in (".html", ".htm"):
+        raise ValueError(f"nomogram path must end in .html, got {str(path)!r}")
+    text = nomogram_html(model, for_class)
+    tmp = path.with_name(f".{path.name}.tmp")
+    tmp.write_text(text, encoding="utf-8")
+    tmp.replace(path)
+    return path

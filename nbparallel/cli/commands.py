@@ -272,6 +272,12 @@ def cmd_report(args):
     from nbparallel.report import write_report
 
     model = load(args.model)
+    if args.nomogram:
+        from nbparallel.report import write_nomogram
+
+        path = write_nomogram(model, args.output, for_class=args.for_class)
+        print(f"nomogram written to {path}")
+        return
     words = None
     if args.documents is not None:
         from nbparallel.data.documents import hashed_words

@@ -340,6 +340,10 @@ def build_parser(commands=None):
                         "attributes that tell the clusters apart best (default 8)")
     p.add_argument("--documents", metavar="DOCS",
                    help="text models: documents hashed as text-fit did, whose words name the hashed features")
+    p.add_argument("--nomogram", action="store_true",
+                   help="naive Bayes: write an interactive nomogram (-o nomogram.html) instead of the report")
+    p.add_argument("--for-class", metavar="CLASS", help="with --nomogram: the class against the rest (default: "
+                   "the last class)")
 
     p = verb("demo", help="the main job: fit and score on bundled real datasets, locally")
     p.add_argument("--partitions", type=int, default=8, help="number of partitions (default 8)")

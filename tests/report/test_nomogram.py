@@ -1,0 +1,44 @@
+"""The nomogram's numbers against the fitted tables, and its HTML file: self-contained, whole or not at all."""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import nbparallel as nb
+from nbparallel.cli.commands import main
+from nbparallel.report import nomogram_data, write_nomogram
+
+
+def _model(numeric="binned"):
+    rng = np.random.default_rng(3)
+    y = rng.choice(["a", "b", "c"], 200)
+    frame = pd.DataFrame({"colour": np.where(y == "a", "red", rng.choice(["red", "blue"], 200)),
+                          "noise": rng.choice(["x", "y"], 200), "size": rng.normal(y == "b", 1.0), "target": y})
+    return nb.NaiveBayes(numeric=numeric).fit(frame, "target")
+
+
+def test_log_odds_ratios_are_one_class_against_the_rest_of_the_fitted_tables():
+    model = _model()
+    data = nomogram_data(model, for_class="a")
+    prior = np.exp(model.class_log_prior_)
+    for attribute in data["attributes"]:
+        table = model.log_probabilities_[attribute["name"]].to_numpy()
+        rest = np.log(np.exp(table[:, 1:]) @ prior[1:] / prior[1:].sum())
+        np.testing.assert_allclose(attribute["ratio"], table[:, 0] - rest, atol=1e-12)
+    spreads = [a["spread"] for a in data["attributes"]]
+    assert spreads == sorted(spreads, reverse=True) and data["attributes"][0]["name"] == "colour"
+
+
+def test_html_file_is_self_contained_and_cli_writes_it(tmp_path):
+    model = _model("gaussian")
+    model.save(tmp_path / "m.json")
+    out = tmp_path / "nomogram.html"
+    assert main(["report", str(tmp_path / "m.json"), "--nomogram", "-o", str(out), "--for-class", "b"]) == 0
+    text = out.read_text()
+    assert 'id="posterior"' in text and 'type="number"' in text and "<script>" in text
+    assert "http://" not in text and "https://" not in text and " src=" not in text
+    with pytest.raises(ValueError, match="must end in .html"):
+        write_nomogram(model, tmp_path / "n.png")
+    with pytest.raises(ValueError, match="for_class='z'"):
+        write_nomogram(model, tmp_path / "n.html", for_class="z")
+    assert not (tmp_path / "n.html").exists()
