@@ -957,3 +957,106 @@ def write_nomogram(model, path, for_class=None):
     tmp.write_text(text, encoding="utf-8")
     tmp.replace(path)
     return path
+
+
+def _gaussian_ratios(attribute, c, prior, n_points=5):
+    """``(x values, log-odds ratios)`` of a Gaussian attribute of :func:`nomogram_data` for class ``c``
+    against the rest, at ``n_points`` values across its classes' means +- 2 standard deviations."""
+    theta = np.asarray(attribute["theta"], float)
+    var = np.array([np.nan if v is None else v for v in attribute["var"]], float)
+    sd = np.sqrt(np.nan_to_num(var, nan=1.0))
+    x = np.linspace(np.min(theta - 2 * sd), np.max(theta + 2 * sd), n_points)
+    logn = -0.5 * np.log(2 * np.pi * sd ** 2)[None, :] - 0.5 * (x[:, None] - theta[None, :]) ** 2 / sd[None, :] ** 2
+    rest = np.delete(np.arange(len(theta)), c)
+    other = logsumexp(logn[:, rest], axis=1, b=prior[rest][None, :] / prior[rest].sum())
+    return x, logn[:, c] - other
+
+
+def plot_nomogram(model, for_class=None, max_attributes=50):
+    """A nomogram (Mozina et al., 2004) of ``model`` for ``for_class`` against the rest: one axis per
+    attribute (the ``max_attributes`` that can move the log-odds most, largest first) with each value at
+    its log-odds ratio, and a scale that maps the sum of the chosen values' ratios to the probability
+    of ``for_class`` (exact for two classes; for more, the rest taken as one class).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    from matplotlib.figure import Figure
+
+    data = nomogram_data(model, for_class)
+    c, prior = data["class_index"], np.exp(np.asarray(data["log_prior"]))
+    attributes = data["attributes"][:max_attributes]
+    axes_points = []
+    for a in attributes:
+        if a["kind"] == "values":
+            axes_points.append((a["values"], np.asarray(a["ratio"])))
+        else:
+            x, ratio = _gaussian_ratios(a, c, prior)
+            axes_points.append(([f"{v:.3g}" for v in x], ratio))
+    fig = Figure(figsize=(9, 1.2 + 0.42 * (len(attributes) + 2)))
+    ax = fig.add_subplot()
+    for i, (a, (labels, ratio)) in enumerate(zip(attributes, axes_points)):
+        y = -i
+        ax.hlines(y, ratio.min(), ratio.max(), color="0.4", lw=1)
+        ax.plot(ratio, np.full(len(ratio), y), "|", color="C0", ms=8)
+        for label, r in zip(labels, ratio):
+            ax.annotate(_short(str(label), 12), (r, y), xytext=(0, 4), textcoords="offset points", ha="center",
+                        fontsize=6 if len(labels) > 8 else 7)
+    ax.set_yticks([-i for i in range(len(attributes))], [_short(a["name"], 24) for a in attributes], fontsize=8)
+    prior_odds = np.log(prior[c] / prior[np.arange(len(prior)) != c].sum())
+    lo = sum(r.min() for _, r in axes_points) if axes_points else -1.0
+    hi = sum(r.max() for _, r in axes_points) if axes_points else 1.0
+    probabilities = np.array([0.01, 0.05, 0.1, 0.25, 0.5, 0.75, 0.9, 0.95, 0.99])
+    totals = np.log(probabilities / (1 - probabilities)) - prior_odds
+    scale = ax.secondary_xaxis("top")
+    scale.set_xlabel(f"log-odds ratio of {data['for_class']} against the rest (per value)", fontsize=8)
+    inside = (totals >= lo) & (totals <= hi)
+    ax.set_xticks(np.interp(totals[inside], [lo, hi], ax.get_xlim()) if inside.any() else [],
+                  [f"{p:g}" for p in probabilities[inside]], fontsize=7)
+    ax.set_xlabel(f"P({data['for_class']} | x) at the sum of the chosen values' ratios (from {lo:+.2f} to "
+                  f"{hi:+.2f})", fontsize=8)
+    ax.grid(axis="x", alpha=0.2)
+    fig.tight_layout()
+    return fig
+
+
+def plot_explanation(model, row, for_class=None, against=None, max_attributes=20):
+    """A waterfall of one prediction's evidence (a row of ``model.explain``): from the priors' log ratio,
+    each attribute's term (largest first, the rest summed), to the log-odds of ``for_class`` (default:
+    the predicted class) against ``against`` (default: the runner-up).
+
+    ``row`` is one row in any form ``predict`` takes (a one-row DataFrame, a 2-D array of one row).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    from matplotlib.figure import Figure
+
+    evidence = model.explain(row, for_class=for_class, against=against)
+    if len(evidence) != 1:
+        raise ValueError(f"plot_explanation draws one row; got {len(evidence)}")
+    terms = evidence.iloc[0]
+    prior = float(terms.pop("(prior)"))
+    terms = terms[terms.abs().sort_values(ascending=False).index]
+    shown, rest = terms.iloc[:max_attributes], terms.iloc[max_attributes:]
+    names = ["(prior)", *map(str, shown.index)] + ([f"{len(rest)} others"] if len(rest) else [])
+    values = [prior, *shown.to_numpy()] + ([float(rest.sum())] if len(rest) else [])
+    starts = np.concatenate([[0.0], np.cumsum(values)[:-1]])
+    fig = Figure(figsize=(7, 1.2 + 0.3 * len(values)))
+    ax = fig.add_subplot()
+    y = -np.arange(len(values))
+    ax.barh(y, values, left=starts, color=["0.6" if n == "(prior)" else "C2" if v > 0 else "C3"
+                                          for n, v in zip(names, values)])
+    ax.set_yticks(y, [_short(n, 24) for n in names], fontsize=8)
+    total = float(np.sum(values))
+    ax.axvline(total, color="k", lw=0.8, ls="--")
+    ax.axvline(0, color="0.5", lw=0.5)
+    ends = np.concatenate([starts, starts + values, [0.0]])
+    margin = 0.05 * (ends.max() - ends.min() or 1.0)
+    ax.set_xlim(ends.min() - margin, ends.max() + margin)
+    ax.set_xlabel(f"log-odds (nats); total {total:+.3f}", fontsize=8)
+    ax.set_title("evidence of one prediction", fontsize=9)
+    fig.tight_layout()
+    return fig

@@ -42,3 +42,20 @@ def test_html_file_is_self_contained_and_cli_writes_it(tmp_path):
     with pytest.raises(ValueError, match="for_class='z'"):
         write_nomogram(model, tmp_path / "n.html", for_class="z")
     assert not (tmp_path / "n.html").exists()
+
+
+def test_png_nomogram_and_waterfall_draw(tmp_path):
+    from nbparallel.report import plot_explanation, plot_nomogram
+
+    model = _model("gaussian")
+    fig = plot_nomogram(model, for_class="a")
+    assert [t.get_text() for t in fig.axes[0].get_yticklabels()] == \
+        [a["name"] for a in nomogram_data(model, "a")["attributes"]]
+    fig.savefig(tmp_path / "n.png")
+    row = pd.DataFrame({"colour": ["red"], "noise": ["x"], "size": [0.3]})
+    fig = plot_explanation(model, row)
+    bars = fig.axes[0].patches
+    evidence = model.explain(row).iloc[0]
+    assert len(bars) == len(evidence)
+    assert abs(sum(b.get_width() for b in bars) - evidence.sum()) < 1e-9
+    fig.savefig(tmp_path / "w.png")
