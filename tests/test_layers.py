@@ -17,6 +17,7 @@ LAYERS = [
     {"summaries"},
     {"persistence"},
     {"models"},
+    {"export"},
     {"model_selection", "analysis"},
     {"loading", "report", "cluster"},
     {"cli"},

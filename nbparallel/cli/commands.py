@@ -162,6 +162,13 @@ def cmd_explain(args):
     print(f"evidence of {len(evidence)} rows written to {args.output}")
 
 
+def cmd_export(args):
+    from nbparallel.export import export
+
+    export(load_model(args), args.output)
+    print(f"{args.model} exported to {args.output}")
+
+
 def class_label(model, text):
     """The class of ``model`` whose printed form is ``text`` (None stays None)."""
     if text is None:
@@ -315,7 +322,7 @@ def cmd_langley(args):
 COMMANDS = {
     "fit": cmd_fit, "cluster-fit": cmd_cluster_fit, "predict": cmd_predict, "evaluate": cmd_evaluate,
     "text-fit": cmd_text_fit, "text-predict": cmd_text_predict, "select": cmd_select, "cv": cmd_cv,
-    "report": cmd_report, "explain": cmd_explain, "demo": cmd_demo, "bench": cmd_bench, "langley": cmd_langley,
+    "report": cmd_report, "explain": cmd_explain, "export": cmd_export, "demo": cmd_demo, "bench": cmd_bench, "langley": cmd_langley,
 }
 
 
