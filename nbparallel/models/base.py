@@ -254,11 +254,12 @@ def _evaluation_task(model, X, y, w):
     return total if total is not None else Evaluation.empty(len(model.classes_))
 
 
-def _explain_task(model, for_class, against, X, y, w):
-    """The evidence of one partition's rows (:func:`nbparallel.models.explanation.explain_part`)."""
+def _explain_task(model, for_class, against, slot, X, y, w):
+    """The evidence of one partition's rows (:func:`nbparallel.models.explanation.explain_part`), into
+    its ``slot`` (then None) or returned."""
     from nbparallel.models.explanation import explain_part
 
-    return explain_part(model, X, for_class, against)
+    return explain_part(model, X, for_class, against, None if slot is None else slot.view())
 
 
 class PartitionedModel(NBParallelMixin, Estimator):
@@ -507,13 +508,16 @@ class PartitionedClassifier(Classifier, PartitionedModel):
         if c is not None and c == other:
             raise ValueError(f"for_class and against name the same class {for_class!r}")
         data = self.scoring_data(X)
-        task = data.map(_explain_task, self, c, other, tables=True)
-        parts = execution.map_partitions(data.partitions, task, name="nbparallel-explain", token=data.token,
+        columns = explanation.evidence_columns(self)
+        out, slots = _slots(data, (len(columns),), np.float64)
+        tasks = [data.map(_explain_task, self, c, other, slot, tables=True)
+                 for slot in (slots or [None] * len(data.partitions))]
+        parts = execution.map_partitions(data.partitions, tasks, name="nbparallel-explain", token=data.token,
                                          verbose=bool(self.verbose))
-        frame = pd.concat(parts, ignore_index=True)
-        if isinstance(X, pd.DataFrame) and len(X.index) == len(frame):
-            frame.index = X.index
-        return frame
+        if out is None:
+            out = np.concatenate(parts) if parts else np.empty((0, len(columns)))
+        index = X.index if isinstance(X, pd.DataFrame) and len(X.index) == len(out) else None
+        return pd.DataFrame(out, columns=columns, index=index, copy=False)
 
     def predict_part(self, X, proba=False):
         """Positions in ``classes_`` of the predicted classes, and the posteriors when ``proba``, of one

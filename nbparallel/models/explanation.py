@@ -11,7 +11,6 @@ kernels read (:class:`~nbparallel.models.base.ScoringInputs`), so that each row'
 from __future__ import annotations
 
 import numpy as np
-import pandas as pd
 
 from nbparallel.kernels import scoring
 from nbparallel.kernels.evidence import evidence_rows
@@ -31,19 +30,25 @@ def class_index(model, label, name):
     return int(found[0])
 
 
-def explain_part(model, X, for_class, against):
-    """The evidence of one partition's rows (a DataFrame, columns as :meth:`explain` documents), written
-    into one array that the DataFrame holds without a copy."""
+def explain_part(model, X, for_class, against, out=None):
+    """The evidence of one partition's rows, written into ``out`` (rows x (attributes + 1), then None) or
+    returned as an array (columns as :meth:`explain` documents)."""
     inputs = model.scoring_inputs(X)
     if len(inputs.log_prior) < 2:
         raise ValueError("explain needs a model of at least two classes")
     names = model.explained_features()
     column = {name: j for j, name in enumerate(names)}
-    out = np.empty((len(inputs.first), len(names) + 1))
+    given = out is not None
+    out = np.empty((len(inputs.first), len(names) + 1)) if out is None else out
     counted = [column[name] for name in model.counted_attribute_names()]
     chosen, other = evidence_rows(inputs.first, inputs.second, inputs.table, inputs.offsets, inputs.log_prior,
                                   inputs.scores(scoring.JOINT), inputs.order, -1 if for_class is None else for_class,
                                   -1 if against is None else against, counted, out)
     for name, evidence in model.gaussian_evidence(X, chosen, other).items():
         out[:, column[name]] = evidence
-    return pd.DataFrame(out, columns=[*names, PRIOR], copy=False)
+    return None if given else out
+
+
+def evidence_columns(model):
+    """The columns of :meth:`explain`: the attributes in input order, then ``(prior)``."""
+    return [*model.explained_features(), PRIOR]
