@@ -32,7 +32,7 @@ exclude_patterns = ["_build", "tools", "_ext", "auto_examples/*.ipynb", "auto_ex
 myst_heading_anchors = 3
 suppress_warnings = ["myst.xref_missing", "myst.header"]
 
-autosummary_generate = True
+autosummary_generate = ["generated/api.rst"]  # written by _ext/generated_pages.py at builder-inited, before autosummary reads it
 autodoc_default_options = {"members": True, "inherited-members": False}
 numpydoc_show_class_members = False
 numpydoc_validation_checks = set()

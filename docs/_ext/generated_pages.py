@@ -3,8 +3,6 @@
 - ``generated/cli.md``: every command and option of ``nbparallel``, read from its argparse parser.
 - ``generated/api.rst``: the API reference, an entry per public name.
 - ``generated/benchmarks.md``: the tables and figures of ``benchmarks/results/``.
-- ``generated/export-explain.md``: the pages on export and explanations (``docs/export.md``,
-  ``docs/explanations.md``) that exist, so the site builds whichever of them is written.
 """
 
 from __future__ import annotations
@@ -46,18 +44,6 @@ def cli_page():
     return "\n".join(out)
 
 
-def export_explain_page():
-    """Markdown of a toctree over the export and explanation pages present in ``docs/``."""
-    pages = [name for name in ("export", "explanations") if (DOCS / f"{name}.md").exists()]
-    out = ["# Export and explanations", "",
-           "Exporting a fitted model (`nbparallel export`) and explaining its predictions "
-           "(`model.explain`, `nbparallel explain`); the [API reference](api.rst) and the "
-           "[CLI reference](cli.md) list their parameters and options.", ""]
-    if pages:
-        out += ["```{toctree}", ":maxdepth: 2", ""] + [f"../{name}" for name in pages] + ["```", ""]
-    return "\n".join(out)
-
-
 def write_pages(app):
     from results_tables import benchmarks_page
 
@@ -65,7 +51,6 @@ def write_pages(app):
     target.mkdir(exist_ok=True)
     (target / "cli.md").write_text(cli_page())
     (target / "api.rst").write_text(api_page())
-    (target / "export-explain.md").write_text(export_explain_page())
     (target / "benchmarks.md").write_text(benchmarks_page().replace("](../benchmarks/", "](../../benchmarks/"))
 
 
