@@ -1,4 +1,6 @@
-"""PMML 4.4 NaiveBayesModel of a fitted categorical NaiveBayes.
+"""PMML 4.4 NaiveBayesModel of a fitted NaiveBayes of categorical and binned numeric columns.
+
+A binned column goes through a Discretize derived field with the model's edges.
 
 Smoothing is baked into real-valued PairCounts: for class c with BayesOutput count
 n_c = N * pi_c, the pair count of value v is n_c * P(v | c), so the standard's scoring
@@ -23,9 +25,10 @@ def check_supported(model):
     kinds = getattr(model, "feature_kinds_", None)
     if type(model).__name__ not in ("NaiveBayes", "SelectedNaiveBayes") or kinds is None:
         raise ValueError(f"PMML export supports a fitted NaiveBayes; got {type(model).__name__}")
-    other = [name for name, kind in kinds.items() if kind != "categorical"]
-    if other:
-        raise ValueError(f"PMML export supports categorical columns only so far; not {other}")
+    other = [name for name, fitted in zip(model.feature_names_in_, model.counted_fits_)
+             if kinds[name] != "categorical" and fitted.edges is None]
+    if other or getattr(model, "gaussian_features_", []):
+        raise ValueError(f"PMML export supports categorical and binned numeric columns so far; not {other}")
 
 
 def pmml_tree(model):
@@ -38,6 +41,9 @@ def pmml_tree(model):
     dictionary = ET.SubElement(root, "DataDictionary")
     names = [str(n) for n in model.feature_names_in_]
     for name, fitted in zip(names, model.counted_fits_):
+        if fitted.edges is not None:
+            ET.SubElement(dictionary, "DataField", name=name, optype="continuous", dataType="double")
+            continue
         field = ET.SubElement(dictionary, "DataField", name=name, optype="categorical", dataType="string")
         for value in fitted.categories:
             ET.SubElement(field, "Value", value=str(value))
@@ -59,8 +65,12 @@ def pmml_tree(model):
     inputs = ET.SubElement(nb, "BayesInputs")
     for name, fitted in zip(names, model.counted_fits_):
         bayes_input = ET.SubElement(inputs, "BayesInput", fieldName=name)
+        values = fitted.categories
+        if fitted.edges is not None:
+            values = [str(b) for b in range(len(fitted.edges) + 1)]
+            add_discretize(bayes_input, name, fitted.edges)
         probabilities = np.exp(fitted.log_prob)
-        for value, row in zip(fitted.categories, probabilities):
+        for value, row in zip(values, probabilities):
             pair = ET.SubElement(bayes_input, "PairCounts", value=str(value))
             counts = ET.SubElement(pair, "TargetValueCounts")
             for c, p, n in zip(classes, row, class_counts):
@@ -70,6 +80,21 @@ def pmml_tree(model):
     for c, n in zip(classes, class_counts):
         ET.SubElement(counts, "TargetValueCount", value=c, count=repr(float(n)))
     return ET.ElementTree(root)
+
+
+def add_discretize(bayes_input, name, edges):
+    """A DerivedField mapping column ``name`` to its bin number: bin b holds edges[b-1] < x <= edges[b]."""
+    derived = ET.SubElement(bayes_input, "DerivedField", optype="categorical", dataType="string")
+    discretize = ET.SubElement(derived, "Discretize", field=name)
+    bounds = [None, *[float(e) for e in edges], None]
+    for b in range(len(edges) + 1):
+        attributes = {"closure": "openClosed"}
+        if bounds[b] is not None:
+            attributes["leftMargin"] = repr(bounds[b])
+        if bounds[b + 1] is not None:
+            attributes["rightMargin"] = repr(bounds[b + 1])
+        discretize_bin = ET.SubElement(discretize, "DiscretizeBin", binValue=str(b))
+        ET.SubElement(discretize_bin, "Interval", **attributes)
 
 
 def write_pmml(model, path):

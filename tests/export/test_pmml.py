@@ -48,3 +48,17 @@ def test_missing_values_and_unseen_categories_add_nothing(tmp_path):
     result = jpmml.make_evaluator(str(path)).verify().evaluateAll(rows)
     got = result[[f"probability({c})" for c in model.classes_]].to_numpy()
     assert np.max(np.abs(got - model.predict_proba(rows))) < 1e-6
+
+
+@pytest.mark.parametrize("n_partitions", [1, 4])
+def test_binned_iris_scored_by_jpmml(tmp_path, n_partitions):
+    from sklearn.datasets import load_iris
+
+    X, y = load_iris(return_X_y=True, as_frame=True)
+    model = nb.NaiveBayes(n_partitions=n_partitions).fit(X, y)
+    path = tmp_path / "iris.pmml"
+    export(model, path)
+    result = jpmml.make_evaluator(str(path)).verify().evaluateAll(X)
+    got = result[[f"probability({c})" for c in model.classes_]].to_numpy()
+    assert np.max(np.abs(got - model.predict_proba(X))) < 1e-6
+    assert [str(v) for v in result["label"]] == [str(v) for v in model.predict(X)]
