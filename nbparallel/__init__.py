@@ -26,7 +26,7 @@ _EXPORTS = {
     "Files": ".data.files.options",
     "TreeRecord": ".engine.reduce",
     "load": ".loading",
-    "export": ".export",
+    "export": ".exporters",
     "run_pass": ".engine.execution",
     "local_below": ".engine.execution",
     "observe_passes": ".engine.execution",

@@ -17,7 +17,7 @@ LAYERS = [
     {"summaries"},
     {"persistence"},
     {"models"},
-    {"export"},
+    {"exporters"},
     {"model_selection", "analysis"},
     {"loading", "report", "cluster"},
     {"cli"},

@@ -163,7 +163,7 @@ def cmd_explain(args):
 
 
 def cmd_export(args):
-    from nbparallel.export import export
+    from nbparallel.exporters import export
 
     export(load_model(args), args.output)
     print(f"{args.model} exported to {args.output}")

@@ -5,7 +5,7 @@ import pandas as pd
 import pytest
 
 import nbparallel as nb
-from nbparallel.export import export
+from nbparallel.exporters import export
 
 jpmml = pytest.importorskip("jpmml_evaluator")
 

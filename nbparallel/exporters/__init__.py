@@ -1,30 +1,9 @@
 """Export of fitted models to formats other tools score: PMML (``.pmml``).
 
-Importing this package makes ``nbparallel.export`` the package itself, so the package
-is callable: ``nbparallel.export(model, path)`` is :func:`export` whether or not the
-package was imported before.
-
-Parameters
-----------
-model : NaiveBayes
-    A fitted model.
-path : str or os.PathLike
-    The output file; its suffix names the format.
-
-Examples
---------
->>> import os, tempfile
->>> import pandas as pd
->>> import nbparallel
->>> X = pd.DataFrame({"outlook": ["sunny", "rain", "sunny", "overcast"]})
->>> model = nbparallel.NaiveBayes().fit(X, ["no", "yes", "no", "yes"])
->>> nbparallel.export(model, os.path.join(tempfile.mkdtemp(), "model.pmml"))
+:func:`export` (``nbparallel.export``) picks the format from the path's suffix.
 """
 
-import sys
-import types
-
-from nbparallel.export.pmml import write_pmml
+from nbparallel.exporters.pmml import write_pmml
 
 __all__ = ["export"]
 
@@ -59,13 +38,3 @@ def export(model, path):
     if suffix not in WRITERS:
         raise ValueError(f"cannot export to {str(path)!r}: unknown suffix {suffix!r}; expected one of {sorted(WRITERS)}")
     WRITERS[suffix](model, path)
-
-
-class CallableModule(types.ModuleType):
-    """This package, callable as :func:`export`."""
-
-    def __call__(self, model, path):
-        return export(model, path)
-
-
-sys.modules[__name__].__class__ = CallableModule
