@@ -56,72 +56,44 @@ measured difference).
 
 from __future__ import annotations
 
-import math
 import time
 import warnings
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from functools import partial
 
 import numpy as np
 import pandas as pd
 
-from nbparallel.data.columns import CATEGORICAL
 from nbparallel.data.partitions import PartitionInfo
-from nbparallel.data.schema_pass import ColumnScan, merge_scans, scan_partition, schema_of_scan
 from nbparallel.data.sparse import as_partitions, check_weights, is_dask_array, row_slice
-from nbparallel.data.vocabularies import EqualValuesOfTypes
-from nbparallel.engine import execution, memory
-from nbparallel.engine.reduce import reduce_now
-from nbparallel.engine.scheduler import PassScheduler
-from nbparallel.kernels.counting import count_partition
+from nbparallel.engine import execution
 from nbparallel.model_selection.folds import Folds, class_count_matrix, tally_classes
 from nbparallel.models.base import ScoringInputs
 from nbparallel.models.complement import ComplementNaiveBayes
-from nbparallel.models.naive_bayes import NaiveBayes, check_classes
-from nbparallel.models.plan import BY_VALUE, CountingPlan
+from nbparallel.models.naive_bayes import NaiveBayes
+from nbparallel.models.plan import CountingPlan, check_classes
 from nbparallel.models.text import BernoulliNaiveBayes, MultinomialNaiveBayes
-from nbparallel.summaries.counts import CountSpec, CountTable
-from nbparallel.summaries.dictionary_counts import (
-    CodedRows,
-    DictionaryCounts,
-    WideIntegers,
-    partition_coder,
-    schema_of_counts,
-)
 from nbparallel.summaries.evaluation import Evaluation
-from nbparallel.summaries.features import count_part
-from nbparallel.summaries.moments import CountsAndMoments, GaussianMoments, gaussian_values, partition_moments
+from nbparallel.summaries.fold_counts import (
+    PerRepeat,
+    TableLimit,
+    check_text_tables,
+    count_blocks,
+    count_folds,
+    count_text_folds,
+    count_whole,
+    counts_and_moments,
+    fold_blocks,
+    fold_spec,
+    keep_budget,
+    map_and_reduce,
+    scan_pass,
+    score_functions,
+)
 from nbparallel.summaries.protocol import merge_summaries
 
 SCORINGS = ("accuracy", "log_likelihood", "log_loss", "roc_auc")
 TEXT_MODELS = (MultinomialNaiveBayes, BernoulliNaiveBayes, ComplementNaiveBayes)
-
-
-@dataclass(frozen=True)
-class PerRepeat:
-    """One summary per repeat of the folds, merged repeat by repeat."""
-
-    parts: tuple
-
-    def __add__(self, other):
-        return PerRepeat(tuple(a + b for a, b in zip(self.parts, other.parts)))
-
-
-@dataclass(frozen=True)
-class ScanAndClasses:
-    """The schema pass's summary and each partition's rows per class (stratified folds; else None), in partition
-    order."""
-
-    scan: ColumnScan
-    tallies: tuple
-
-    def __add__(self, other):
-        return ScanAndClasses(merge_scans(self.scan, other.scan), self.tallies + other.tallies)
-
-
-def _scan_and_tally(columns, kinds, known, tally, X, y, w):
-    """The schema pass's summary of a partition, with its rows per class when ``tally`` (stratified folds)."""
-    return ScanAndClasses(scan_partition(columns, kinds, known, X, y, w), (tally_classes(y, w) if tally else None,))
 
 
 def _take(X, rows):
@@ -147,50 +119,6 @@ def _score(models, repeats, measure, X, truth, classes, w, info):
             model = models[r * k + i]
             out[r * k + i] = measure(model.scoring_inputs(_take(X, rows)), truth[rows])
     return PerRepeat(tuple(out))
-
-
-def _count_folds(spec, repeats, k, gaussian, budget, X, y, w, info):
-    """One partition's codes as counted to keep (or None) and its summaries, one per repeat of the folds
-    (:class:`PerRepeat`).
-
-    Without Gaussian attributes, and within ``budget`` bytes, the codes are kept as counted
-    (:meth:`~nbparallel.summaries.counts.CountSpec.counted_codes`: the numeric values binned once), which the
-    counting kernel counts and the scoring pass scores (:meth:`NaiveBayes.inputs_of_counted`): no value is
-    binned, and no string encoded, again there."""
-    n_classes = len(spec.schema.classes)
-    classes = spec.schema.encode_classes(y, w)
-    codes, values = spec.schema.split(X)
-    kept = None
-    at_most = 2 * len(values) * (codes.shape[1] + values.shape[1])  # uint16 codes at most
-    if not gaussian and budget is not None and at_most <= budget:
-        codes = kept = spec.counted_codes(codes, values)
-        values = values[:, :0]
-    weights = None if w is None else np.asarray(w, dtype=np.float64)
-    numbers = gaussian_values(X, list(gaussian)) if gaussian else None
-    return kept, PerRepeat(tuple(_count_repeat(spec, folds, k, gaussian, n_classes, classes, codes, values, weights,
-                                               numbers, info) for folds in repeats))
-
-
-def _count_repeat(spec, folds, k, gaussian, n_classes, classes, codes, values, weights, numbers, info):
-    """One partition's summary in a ``K * k``-class layout (class code ``y + K * fold``): the count
-    table of the counted attributes, and with Gaussian columns (their positions) their moments too.
-    ``info`` (:class:`~nbparallel.data.partitions.PartitionInfo`) places its rows in the global order."""
-    labels = folds.labels_of(classes, n_classes, info, weights)
-    edges = spec.edges if values.shape[1] else np.empty((0, 0))
-    table, totals, all_missing, n_missing = count_partition(
-        codes, values, labels, weights, spec.offsets, edges, n_classes * k)
-    counts = CountTable(table, spec.offsets, totals, all_missing, int(n_missing))
-    if not gaussian:
-        return counts
-    others_missing = (codes == 0).all(axis=1) & np.isnan(values).all(axis=1)
-    moments = GaussianMoments.empty(n_classes * k, len(gaussian))
-    for i, rows in folds.segments(info, len(labels), classes, weights):  # per fold: K-class moments
-        fold = partition_moments(numbers[rows], classes[rows], None if weights is None else weights[rows],
-                                 n_classes, others_missing[rows])
-        cols = slice(i * n_classes, (i + 1) * n_classes)
-        for name in ("n", "mean", "m2", "all_missing"):
-            getattr(moments, name)[cols] = getattr(fold, name)
-    return CountsAndMoments(counts, moments)
 
 
 def _score_folds(models, repeats, measure, kept, X, y, w, info):
@@ -225,37 +153,27 @@ class _WithSchemaRun:
     fixed bin ranges and integer columns too wide to count by value; DataFrames, arrays, Dask collections,
     files."""
 
-    def __init__(self, estimator, dataset, record, stratify):
+    def __init__(self, estimator, dataset, plan, record, stratify):
         self.estimator, self.record = estimator, record
         self.verbose = bool(estimator.verbose)
         start = time.perf_counter()
-        # the three passes read the same partitions: read them once when they fit in memory (known from the
-        # files' metadata before the schema pass, else from the rows it counts)
-        scheduler = PassScheduler(dataset, split_every=estimator.split_every, verbose=self.verbose)
-        if scheduler.dataset.n_rows is not None:
-            scheduler.keep_if_fits(scheduler.dataset.n_rows)
+        # the three passes read the same partitions, read once when they fit in memory; the schema pass also
+        # counts each partition's rows (the offsets that place them in the global order) and, for stratified
+        # folds, each partition's rows per class (the class ranks)
+        scheduler, merged = scan_pass(dataset, tally_classes if stratify else None,
+                                      split_every=estimator.split_every, verbose=self.verbose)
         dataset = scheduler.dataset
-        # the schema pass also counts each partition's rows (the offsets that place them in the global
-        # order) and, for stratified folds, each partition's rows per class (the class ranks)
-        known = set(dataset.ranges or ())
-        merged, _ = execution.run_pass(
-            dataset.partitions, dataset.map(_scan_and_tally, dataset.columns, dataset.kinds, known, stratify),
-            merge_summaries, split_every=estimator.split_every, name="nbparallel-cv-schema",
-            token=dataset.token, verbose=self.verbose)
-        plan = CountingPlan.for_table(estimator.get_params(), dataset, by_value=False)
-        schema = schema_of_scan(dataset, merged.scan, plan.n_bins, None)
-        check_classes(schema.classes)
+        self.schema = plan.schema_of_scan(dataset, merged.scan)
+        self.classes = np.asarray(self.schema.classes)
         if stratify:
-            self.class_counts, self.class_order = class_count_matrix(merged.tallies, schema.encode_classes,
-                                                                     len(schema.classes))
+            self.class_counts, self.class_order = class_count_matrix(merged.tallies, self.schema.encode_classes,
+                                                                     len(self.classes))
         record("schema", start)
         self.infos = dataset.partition_infos()
         self.n_rows = int(sum(dataset.partition_rows))
         scheduler.keep_if_fits(self.n_rows)
         self.dataset = scheduler.dataset
-        self.schema = plan.finish_schema(schema)
         self.gaussian = plan.gaussian_positions(self.schema)
-        self.classes = np.asarray(schema.classes)
 
     def in_memory(self):
         """``(X, y)`` of in-memory data, to hand a splitter."""
@@ -269,24 +187,21 @@ class _WithSchemaRun:
         per repeat."""
         table = self.schema.counted()
         n_classes = len(self.classes)
-        limit = _TableLimit.of(self.dataset.partitions)
+        limit = TableLimit.of(self.dataset.partitions)
         limit.check(table.offsets[-1] + 2 * len(self.gaussian), n_classes, k, len(repeats))
         start = time.perf_counter()
-        budget = _keep_budget(self.dataset.partitions)
-        tasks = self.dataset.map(_count_folds, CountSpec.of(table), repeats, k, self.gaussian, budget,
+        budget = keep_budget(self.dataset.partitions)
+        tasks = self.dataset.map(count_folds, fold_spec(self.schema), repeats, k, self.gaussian, budget,
                                  with_info=True)
-        leaves = execution.map_partitions(self.dataset.partitions, tasks, name="nbparallel-cv-count",
-                                          token=self.dataset.token, verbose=self.verbose)
-        self.kept = tuple(kept for kept, _ in leaves)
-        summary, _ = reduce_now([leaf for _, leaf in leaves], merge_summaries, self.estimator.split_every)
+        kept, summary = map_and_reduce(self.dataset.partitions, tasks, split_every=self.estimator.split_every,
+                                       token=self.dataset.token, verbose=self.verbose)
+        self.kept = tuple(kept)
         self.record("count", start)
-        return [[part.class_columns(slice(i * n_classes, (i + 1) * n_classes)) for i in range(k)]
-                for part in summary.parts]
+        return self, [[part.class_columns(slice(i * n_classes, (i + 1) * n_classes)) for i in range(k)]
+                      for part in summary.parts]
 
     def model(self, train):
-        counts, moments = train, None
-        if isinstance(train, CountsAndMoments):
-            counts, moments = train.counts, train.moments
+        counts, moments = counts_and_moments(train)
         return NaiveBayes.from_counts(counts, self.schema, n_features_in=len(self.dataset.columns),
                                       moments=moments, **self.estimator.get_params())
 
@@ -319,14 +234,14 @@ class _ByValueRun:
     def __init__(self, estimator, dataset, plan, record, stratify):
         self.estimator, self.dataset, self.plan, self.record = estimator, dataset, plan, record
         self.verbose = bool(estimator.verbose)
-        self.coder = partition_coder(dataset)
+        self.coder = plan.partition_coder(dataset)
         self.parts = list(dataset.partitions)  # a partition, or its CodedRows once kept
-        self.budget = _keep_budget(self.parts)
-        self.limit = _TableLimit.of(self.parts)
+        self.budget = keep_budget(self.parts)
+        self.limit = TableLimit.of(self.parts)
         self.schema = None
         rows = _known_rows(dataset)
         if rows is None or stratify:  # the rows, classes and vocabularies first: fit's own pass
-            summary = self._pass("count", [partial(_count_whole, self.coder, stratify, self.budget)] * len(self.parts))
+            summary = self._pass("count", [partial(count_whole, self.coder, stratify, self.budget)] * len(self.parts))
             rows = list(summary.counts.partition_rows)
             self._set_schema(summary.counts)
             if stratify:
@@ -340,27 +255,17 @@ class _ByValueRun:
         """``(X, y)`` of in-memory data, to hand a splitter."""
         return _in_memory(self.dataset)
 
-    def in_two_passes(self):
-        """The same cross-validation after a schema pass (an integer column too wide to count by value)."""
-        return _WithSchemaRun(self.estimator, self.dataset, self.record, stratify=False)
-
     def _set_schema(self, counts):
-        schema = schema_of_counts(self.dataset, counts, self.plan.n_bins)
-        check_classes(schema.classes)
-        self.schema = self.plan.finish_schema(schema)
-        self.classes = np.asarray(schema.classes)
+        self.schema = self.plan.schema_of_counts(self.dataset, counts)
+        self.classes = np.asarray(self.schema.classes)
 
     def _pass(self, kind, fns):
         """One pass over the partitions (or their kept codes): each leaf gives its CodedRows to keep (or None)
         and its summary; returns the merged summary."""
         start = time.perf_counter()
-        try:
-            leaves = execution.map_partitions(self.parts, fns, name="nbparallel-cv-count", token=self.dataset.token,
-                                              verbose=self.verbose)
-            summary, _ = reduce_now([leaf[1] for leaf in leaves], merge_summaries, self.estimator.split_every)
-        except EqualValuesOfTypes as exc:
-            raise exc.naming(self.dataset.columns) from None
-        self.parts = [part if kept is None else kept for part, (kept, _) in zip(self.parts, leaves)]
+        kept, summary = map_and_reduce(self.parts, fns, split_every=self.estimator.split_every,
+                                       token=self.dataset.token, verbose=self.verbose, columns=self.dataset.columns)
+        self.parts = [part if codes is None else codes for part, codes in zip(self.parts, kept)]
         self.record(kind, start)
         return summary
 
@@ -368,11 +273,19 @@ class _ByValueRun:
         return Folds.stratified(self.class_counts, k, seed, stream, order=self.class_order)
 
     def count(self, repeats, k):
-        """Every fold's count table of every repeat in one pass; returns a list of k fold tables per repeat."""
+        """``(run, fold summaries)``: every fold's count table of every repeat in one pass, a list of k fold
+        tables per repeat, counted by this run; or by a run after a schema pass when an integer column is too
+        wide to count by value."""
+        return self.plan.by_value_or(
+            lambda: (self, self._count_by_value(repeats, k)),
+            lambda plan: _WithSchemaRun(self.estimator, self.dataset, plan, self.record, stratify=False).count(
+                repeats, k))
+
+    def _count_by_value(self, repeats, k):
         classes = None if self.schema is None else self.schema.classes
-        blocks = partial(_fold_blocks, repeats, k, classes)
+        blocks = partial(fold_blocks, repeats, k, classes)
         counts = self._pass("count" if self.schema is None else "folds",
-                            [partial(_count_blocks, self.coder, blocks, k, len(repeats), self.budget, self.limit, info)
+                            [partial(count_blocks, self.coder, blocks, k, len(repeats), self.budget, self.limit, info)
                              for info in self.infos])
         if self.schema is None:
             self._set_schema(counts)
@@ -389,8 +302,7 @@ class _ByValueRun:
         start = time.perf_counter()
         read = self.dataset.map(_score_folds, models, repeats, measure, (None,) * len(self.parts),  # not kept
                                 with_info=True, categorical_target=True)
-        fns = [partial(_score_coded, models, repeats, measure, info) if isinstance(part, CodedRows) else read[i]
-               for i, (part, info) in enumerate(zip(self.parts, self.infos))]
+        fns = score_functions(self.parts, self.infos, read, models, repeats, measure)
         out, _ = execution.run_pass(self.parts, fns, merge_summaries, split_every=self.estimator.split_every,
                                     name="nbparallel-cv-score", token=self.dataset.token, verbose=self.verbose)
         self.record("score", start)
@@ -402,12 +314,8 @@ def _naive_bayes_run(estimator, X, y, sample_weight, record, stratify):
     a schema pass."""
     dataset = estimator.dataset(X, y, sample_weight)
     plan = CountingPlan.for_table(estimator.get_params(), dataset, weighted=sample_weight is not None)
-    if plan.kind == BY_VALUE:
-        try:
-            return _ByValueRun(estimator, dataset, plan, record, stratify)
-        except WideIntegers:  # an integer column too wide to count by value
-            pass
-    return _WithSchemaRun(estimator, dataset, record, stratify)
+    return plan.by_value_or(lambda: _ByValueRun(estimator, dataset, plan, record, stratify),
+                            lambda two_passes: _WithSchemaRun(estimator, dataset, two_passes, record, stratify))
 
 
 def _in_memory(dataset):
@@ -428,162 +336,6 @@ def _known_rows(dataset):
     if all(isinstance(p, tuple) for p in dataset.partitions):
         return [len(p[0]) for p in dataset.partitions]
     return None
-
-
-def _keep_budget(partitions):
-    """Bytes of codes each partition may keep between passes: half this process's free memory shared among
-    the partitions; None (keep nothing) when the passes run on a cluster's workers, whose codes would travel."""
-    client = execution.active_client()
-    if client is not None and not execution.runs_locally(partitions, client):
-        return None
-    available = memory.available_memory(partitions)
-    return math.inf if available is None else 0.5 * available / max(len(partitions), 1)
-
-
-@dataclass(frozen=True)
-class _TableLimit:
-    """The memory the fold tables may take: ``cell_bytes`` per table cell (the tables alive at once, see
-    :func:`nbparallel.engine.memory.table_bytes`) within ``available`` bytes (None: unknown)."""
-
-    cell_bytes: int
-    available: int | None
-
-    @classmethod
-    def of(cls, partitions):
-        return cls(memory.table_bytes(1, 1, len(partitions)), memory.available_memory(partitions))
-
-    def check(self, n_table_rows, n_classes, k, n_repeats):
-        """ValueError when the fold tables of ``n_classes`` classes do not fit."""
-        n_bytes = int(n_table_rows) * n_classes * k * n_repeats * self.cell_bytes
-        if self.available is not None and n_bytes > self.available:
-            memory.check_memory(n_bytes, f"the fold tables of {n_classes} classes x {k} folds x {n_repeats} repeats",
-                                "use fewer folds, repeats or bins")
-
-
-@dataclass(frozen=True)
-class _CountsAndTallies:
-    """The first by-value pass's summary: the counts, and each partition's rows per class (stratified folds;
-    else None) in partition order."""
-
-    counts: DictionaryCounts
-    tallies: tuple
-
-    def __add__(self, other):
-        return _CountsAndTallies(self.counts + other.counts, self.tallies + other.tallies)
-
-
-def _kept(coded, budget):
-    """``coded`` when it is to be kept (within ``budget`` bytes), else None."""
-    return coded if budget is not None and coded.nbytes <= budget else None
-
-
-def _count_whole(coder, tally, budget, part):
-    """A partition's codes to keep (or None) and its :class:`_CountsAndTallies`: its counts (one block,
-    as its fit counts them) and, with ``tally``, its rows per class."""
-    coded = coder(part)
-    counts = coded.count()
-    return _kept(coded, budget), _CountsAndTallies(counts, (coded.class_tally() if tally else None,))
-
-
-def _fold_blocks(repeats, k, classes, coded, info):
-    """``(runs, blocks)`` of :meth:`CodedRows.count`: each row's block ``fold + k * repeat`` under every
-    repeat's folds, as runs of rows for contiguous folds, else as each row's fold (-1: in none). ``classes``:
-    the schema's classes (stratified folds place rows by class rank), or None."""
-    truth = None if classes is None else _truth(classes, coded)
-    runs, blocks = [], []
-    for r, folds in enumerate(repeats):
-        if folds.is_contiguous:
-            runs += [(rows, i + k * r) for i, rows in folds.segments(info, len(coded))]
-        else:
-            blocks.append((folds.of(info, len(coded), truth), k * r))
-    return runs, blocks
-
-
-def _count_blocks(coder, blocks, k, n_repeats, budget, limit, info, part):
-    """A partition's codes to keep (or None) and its :class:`DictionaryCounts` of ``k * n_repeats`` blocks,
-    each row counted under its block of every repeat (``blocks(coded, info)``: see :func:`_fold_blocks`);
-    ``part`` is the partition or its kept codes."""
-    coded = part if isinstance(part, CodedRows) else coder(part)
-    limit.check(sum(len(v) + 1 for v in coded.vocabularies), len(coded.classes) + 1, k, n_repeats)
-    return _kept(coded, budget), coded.count(*blocks(coded, info), k * n_repeats)
-
-
-def _class_positions(classes, local):
-    """The position in ``classes`` of each of a partition's classes ``local``, and -1 after them (the
-    code of a missing target)."""
-    index = {c: i for i, c in enumerate(classes)}
-    return np.array([index[c] for c in local] + [-1], dtype=np.int64)
-
-
-def _truth(classes, coded):
-    """The position in ``classes`` of each kept row's class, -1 for a missing target: the kept class codes
-    themselves when they are those positions (no array per row)."""
-    positions = _class_positions(classes, coded.classes)
-    same = np.array_equal(positions[:-1], np.arange(len(classes)))
-    if same and not np.any(coded.classes_of_rows == len(classes)):
-        return coded.classes_of_rows
-    return positions[coded.classes_of_rows]
-
-
-def _score_coded(models, repeats, measure, info, coded):
-    """:func:`_score_folds` of a partition's kept codes: each fold's rows scored by the scoring kernel through
-    its model's log table re-indexed to the partition's dictionaries (a lookup of the table's rows per model,
-    no work per row), the terms added in the table's order as from the model's own codes."""
-    schema = models[0].schema_
-    truth = _truth(schema.classes, coded)
-    codes, rows_of = _local_table_rows(schema, coded)
-    k = len(models) // len(repeats)
-    out = [Evaluation.empty(len(schema.classes)) for _ in models]
-    for r, folds in enumerate(repeats):
-        for i, rows in folds.segments(info, len(truth), truth):
-            model = models[r * k + i]
-            inputs = model.inputs_of_split(codes[rows], None)
-            table_rows, offsets = rows_of(model, inputs.offsets)
-            out[r * k + i] = measure(inputs._replace(table=inputs.table[table_rows], offsets=offsets), truth[rows])
-    return PerRepeat(tuple(out))
-
-
-def _local_table_rows(schema, coded):
-    """``(codes, rows_of)``: a partition's codes with its attributes in table order, and
-    ``rows_of(model, model_offsets) -> (rows, offsets)``, the rows of a model's log table that the
-    partition's codes ``0 ..`` of each attribute stand for (0, the missing row, for a missing value)
-    and the offsets of those codes."""
-    attributes = schema.counted().attributes
-    order = [schema.position_of(at.name) for at in attributes]
-    codes = coded.codes if order == list(range(coded.codes.shape[1])) else np.asfortranarray(coded.codes[:, order])
-    vocabularies = [coded.vocabularies[a] for a in order]
-    places = []  # per attribute: the vocabulary index of each code, -1 for none
-    for a, vocabulary in zip(order, vocabularies):
-        places.append(np.arange(len(vocabulary) + 1 - coded.shift[a]) + coded.shift[a] - 1)
-    offsets = np.concatenate([[0], np.cumsum([len(p) for p in places])]).astype(np.int64)
-    categorical = {}  # the model codes of the categorical attributes, the same for every model
-    for j, (at, vocabulary, place) in enumerate(zip(attributes, vocabularies, places)):
-        if at.kind == CATEGORICAL:  # the categories hold every value seen, of the same types (merged by value)
-            code = {v: i + 1 for i, v in enumerate(at.categories)}
-            model_codes = np.array([code.get(v, 0) for v in vocabulary] + [0], dtype=np.int64)
-            categorical[j] = model_codes[place]  # place -1 reads the appended 0: the missing row
-    binned = [j for j, at in enumerate(attributes) if at.kind != CATEGORICAL]
-    values = np.full((max([len(places[j]) for j in binned] + [0]), len(binned)), np.nan)
-    for b, j in enumerate(binned):
-        valid = places[j] >= 0
-        values[: len(places[j])][valid, b] = np.asarray(vocabularies[j], dtype=np.float64)[places[j][valid]]
-
-    def rows_of(model, model_offsets):
-        bins = model.inputs_of_split(values[:, :0], values).second if binned else None
-        model_codes = [categorical[j] if j in categorical else bins[: len(places[j]), binned.index(j)]
-                       for j in range(len(attributes))]
-        return np.concatenate([model_offsets[j] + c.astype(np.int64) for j, c in enumerate(model_codes)]
-                              + [np.zeros(0, np.int64)]), offsets
-
-    return codes, rows_of
-
-
-def _count_text_folds(classes, repeats, k, n_features, binarize, allow_negative, name, X, y, w, info):
-    """One partition's :class:`FeatureCounts` over class-fold codes ``y + K * fold``, one per repeat."""
-    codes = np.searchsorted(classes, y).astype(np.int64)
-    return PerRepeat(tuple(
-        count_part(np.arange(len(classes) * k), n_features, binarize, allow_negative, name, X,
-                   folds.labels_of(codes, len(classes), info), w) for folds in repeats))
 
 
 def _score_text_folds(models, repeats, measure, X, y, w, info):
@@ -632,15 +384,13 @@ class _TextRun:
         estimator, data = self.estimator, self.data
         check_classes(self.classes)
         n_classes = len(self.classes)
-        memory.check_memory(memory.table_bytes(data.n_features, n_classes * k * len(repeats), len(data.partitions)),
-                            f"the fold tables of {n_classes} classes x {k} folds x {len(repeats)} repeats x "
-                            f"{data.n_features} features", "use fewer folds, repeats or features", data.partitions)
+        check_text_tables(data, n_classes, k, len(repeats))
         plan = estimator.counting_plan()
-        summary = self._run("count", _count_text_folds,
+        summary = self._run("count", count_text_folds,
                             (self.classes, repeats, k, data.n_features, plan.binarize, plan.allow_negative,
                              type(estimator).__name__), merge_summaries)
-        return [[part.class_columns(slice(i * n_classes, (i + 1) * n_classes)) for i in range(k)]
-                for part in summary.parts]
+        return self, [[part.class_columns(slice(i * n_classes, (i + 1) * n_classes)) for i in range(k)]
+                      for part in summary.parts]
 
     def model(self, train):
         return type(self.estimator).from_counts(train, self.classes, n_features_in=self.data.n_features,
@@ -821,11 +571,7 @@ def cross_validate(estimator, X, y=None, *, cv=10, scoring=SCORINGS, sample_weig
             repeats = [Folds.shuffled(run.n_rows, k, seed, r) for r in range(n_repeats)]
         else:
             repeats = [Folds.blocks(run.n_rows, k)]
-    try:
-        per_repeat = run.count(repeats, k)
-    except WideIntegers:  # an integer column too wide to count by value: after a schema pass
-        run = run.in_two_passes()
-        per_repeat = run.count(repeats, k)
+    run, per_repeat = run.count(repeats, k)  # a run counted by value may fall back to a schema pass
     total = merge_summaries(*per_repeat[0])
     tests = [test for fold_tests in per_repeat for test in fold_tests]
     warn_unseen_classes(tests, total, run.classes, k)

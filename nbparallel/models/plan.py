@@ -35,7 +35,7 @@ import numpy as np
 
 from nbparallel.data.columns import BINNED, GAUSSIAN, NUMERIC
 from nbparallel.data.schema import Schema
-from nbparallel.data.schema_pass import scan_schema
+from nbparallel.data.schema_pass import scan_schema, schema_of_scan
 from nbparallel.data.vocabularies import sort_values
 from nbparallel.engine import execution, memory
 from nbparallel.models.discretisation import counting_bins
@@ -133,8 +133,8 @@ class CountingPlan:
         """This plan with the schema found by a pass of its own (when counting by value is not possible)."""
         return replace(self, kind=WITH_MOMENTS if self.gaussian_columns else WITH_SCHEMA)
 
-    def by_value_or(self, by_value, in_two_passes):
-        """``by_value()`` when this plan counts by value, else ``in_two_passes(plan)`` with the plan of a
+    def by_value_or(self, by_value, after_schema_pass):
+        """``by_value()`` when this plan counts by value, else ``after_schema_pass(plan)`` with the plan of a
         schema pass then a counting pass; also when ``by_value()`` finds an integer column too wide to count
         by value (:class:`~nbparallel.summaries.dictionary_counts.WideIntegers`, caught here only)."""
         if self.kind == BY_VALUE:
@@ -142,7 +142,7 @@ class CountingPlan:
                 return by_value()
             except dictionary_counts.WideIntegers:
                 pass
-        return in_two_passes(self.in_two_passes())
+        return after_schema_pass(self.in_two_passes())
 
     # ------------------------------------------------------------ the counting
 
@@ -192,10 +192,25 @@ class CountingPlan:
         n_rows = scan.n_rows if scan is not None else int(summary.class_totals.sum()) + summary.n_missing_target
         return Counting(schema, summary, record, n_rows)
 
-    def finished(self, schema):
-        """``schema`` finished as :meth:`finish_schema` finishes it, after the class checks."""
+    def schema_of_scan(self, dataset, scan):
+        """The finished schema of ``dataset``'s merged schema-pass summary ``scan``
+        (:class:`~nbparallel.data.schema_pass.ColumnScan`), after the class checks."""
+        return self._finished(schema_of_scan(dataset, scan, self.n_bins, None))
+
+    def schema_of_counts(self, dataset, counts):
+        """The finished schema of ``dataset``'s merged counts by value
+        (:class:`~nbparallel.summaries.dictionary_counts.DictionaryCounts`), after the class checks."""
+        return self._finished(dictionary_counts.schema_of_counts(dataset, counts, self.n_bins))
+
+    def _finished(self, schema):
         check_classes(schema.classes)
         return self.finish_schema(schema)
+
+    @staticmethod
+    def partition_coder(dataset):
+        """The function that codes a partition of ``dataset`` against its own dictionaries, as the pass by
+        value counts it (:func:`~nbparallel.summaries.dictionary_counts.partition_coder`)."""
+        return dictionary_counts.partition_coder(dataset)
 
     # ------------------------------------------------------------ the schema
 

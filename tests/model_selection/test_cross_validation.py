@@ -394,7 +394,7 @@ def test_files_are_read_once_when_their_codes_are_kept(tmp_path, monkeypatch, ke
         monkeypatch.setattr(file_dataset, reader, lambda *args, read=read, **kwargs: reads.append(1) or read(*args,
                                                                                                           **kwargs))
     if not kept:
-        monkeypatch.setattr(cross_validation, "_keep_budget", lambda partitions: None)
+        monkeypatch.setattr(cross_validation, "keep_budget", lambda partitions: None)
     expected = cross_validate(NaiveBayes(n_partitions=1, categorical_features="all"), X, y, cv=4)
     for name, n_files, passes in (("Parquet", 3, 2), ("CSV", 2, 3)):
         reads.clear()

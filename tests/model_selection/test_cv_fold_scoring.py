@@ -114,7 +114,7 @@ def test_codes_kept_by_the_counting_pass_score_as_their_values(monkeypatch, n_pa
     result = cross_validate(estimator, X, y, cv=5)
     # one fold model (the first's) bins its rows' values again, every row of them
     assert sorted(tuple(v) for v in by_model.values()) == [(False,)] * 4 + [(True,)]
-    monkeypatch.setattr(cross_validation, "_keep_budget", lambda partitions: None)
+    monkeypatch.setattr(cross_validation, "keep_budget", lambda partitions: None)
     by_model.clear()
     unkept = cross_validate(estimator, X, y, cv=5)
     assert not by_model  # nothing kept: every fold's values binned under its model's bins
@@ -172,7 +172,7 @@ def test_kept_codes_across_bins_weights_and_input_forms(tmp_path, monkeypatch, p
                         lambda model, counted: routes.append(inputs_of_counted(model, counted) is None) or
                         inputs_of_counted(model, counted))
     kept = {name: cross_validate(estimator, X_, y_, cv=4, sample_weight=w_) for name, (X_, y_, w_) in forms.items()}
-    monkeypatch.setattr(cross_validation, "_keep_budget", lambda partitions: None)
+    monkeypatch.setattr(cross_validation, "keep_budget", lambda partitions: None)
     for name, (X_, y_, w_) in forms.items():
         expected = cross_validate(estimator, X_, y_, cv=4, sample_weight=w_)
         for key in SCORES:

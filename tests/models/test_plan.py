@@ -1,0 +1,70 @@
+"""The counting plan runs the counting: one pass by value, or a schema pass then a counting pass."""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from nbparallel.models.naive_bayes import NaiveBayes
+from nbparallel.models.plan import BY_VALUE, WITH_SCHEMA, CountingPlan
+
+
+def _recording():
+    """A ``run_pass`` for :meth:`CountingPlan.run` that records the kind of each pass it completes."""
+    kinds = []
+
+    def run_pass(kind, fn, *args, **kwargs):
+        out = fn(*args, split_every=2, verbose=False, **kwargs)
+        kinds.append(kind)
+        return out
+
+    return run_pass, kinds
+
+
+def _run(plan, dataset):
+    run_pass, kinds = _recording()
+    return plan.run(dataset, run_pass), kinds
+
+
+def test_integers_too_wide_to_count_by_value_fall_back_to_the_schema_pass_and_count_the_same():
+    rng = np.random.default_rng(4)
+    X = np.column_stack([rng.integers(0, 4, 500), rng.integers(0, 10**6, 500)])
+    y = rng.integers(0, 3, 500)
+    model = NaiveBayes(categorical_features=[0], n_partitions=3)
+    dataset = model.dataset(X, y)
+    plan = CountingPlan.for_table(model.get_params(), dataset)
+    assert plan.kind == BY_VALUE
+    counted, kinds = _run(plan, dataset)
+    assert kinds == ["schema", "count"]  # the pass by value gave up; the schema pass and counting pass ran
+    two_passes, _ = _run(plan.in_two_passes(), model.dataset(X, y))
+    assert counted.schema.to_dict() == two_passes.schema.to_dict()
+    assert counted.summary.equals(two_passes.summary)
+    assert counted.n_rows == 500
+    np.testing.assert_array_equal(counted.summary.attribute(0), pd.crosstab(X[:, 0], y).to_numpy())
+
+
+def test_counting_by_value_gives_the_schema_and_counts_of_two_passes():
+    rng = np.random.default_rng(5)
+    X = np.column_stack([rng.integers(0, 5, 300), rng.integers(-3, 40, 300)])
+    y = rng.choice(["a", "b", "c"], 300)
+    model = NaiveBayes(categorical_features=[0], n_partitions=4)
+    plan = CountingPlan.for_table(model.get_params(), model.dataset(X, y))
+    assert plan.kind == BY_VALUE and plan.in_two_passes().kind == WITH_SCHEMA
+    by_value, kinds = _run(plan, model.dataset(X, y))
+    assert kinds == ["count"]
+    two_passes, kinds = _run(plan.in_two_passes(), model.dataset(X, y))
+    assert kinds == ["schema", "count"]
+    assert by_value.schema.to_dict() == two_passes.schema.to_dict()
+    assert by_value.summary.equals(two_passes.summary)
+    np.testing.assert_array_equal(by_value.summary.attribute(0), pd.crosstab(X[:, 0], y).to_numpy())
+    fitted = NaiveBayes(categorical_features=[0], n_partitions=4).fit(X, y)
+    assert fitted.counts_.equals(by_value.summary)
+
+
+def test_one_class_is_refused_by_either_route():
+    X = np.array([[0, 1], [1, 2], [2, 3]] * 4)
+    y = np.zeros(len(X), dtype=int)
+    model = NaiveBayes(categorical_features="all")
+    plan = CountingPlan.for_table(model.get_params(), model.dataset(X, y))
+    for route in (plan, plan.in_two_passes()):
+        with pytest.raises(ValueError, match="at least two classes"):
+            _run(route, model.dataset(X, y))
