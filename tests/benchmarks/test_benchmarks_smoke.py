@@ -70,6 +70,7 @@ SCRIPT_RUNS = {
     "cv": (["--quick"], []),
     "cv_family": (["--quick"], []),
     "encoding": (["--quick"], ["encoding-quick.json"]),
+    "explain": (["--quick"], ["explain-quick.json"]),
     "factorize": (["--quick"], ["factorize-quick.json"]),
     "fresh_memory": (["--quick"], ["fresh_memory-quick.csv", "fresh_memory-quick.json"]),
     "input_sizes": (["--quick"], ["input_sizes-quick.csv"]),
