@@ -13,13 +13,6 @@ import contextlib
 from pathlib import Path
 
 
-def check_columns(names, columns, option):
-    """Raise ValueError when ``option`` (``--drop``, ``--keep``) names columns the data does not have."""
-    missing = [c for c in names if c not in columns]
-    if missing:
-        raise ValueError(f"{option} names columns {missing} that the data does not have; columns are {list(columns)}")
-
-
 def read_settings(args):
     """``Files`` keywords of the read options a verb has: ``--na-values``, ``--delimiter``, ``--encoding``,
     ``--storage-option``."""
@@ -40,6 +33,8 @@ def training_files(args, path=None):
     drop = getattr(args, "drop", None)
     settings = read_settings(args)
     if drop:  # the columns, from the files' headers or footers (no rows are read)
+        from nbparallel.models.prediction_files import check_columns
+
         check_columns(drop, list(read_files(Files(path, **settings)).columns), "--drop")
     return Files(path, numeric_features=getattr(args, "numeric", None), drop=drop, **settings)
 
