@@ -39,6 +39,7 @@ from scipy.special import logsumexp
 
 from nbparallel.data.columns import CATEGORICAL
 from nbparallel.models.estimator import check_is_fitted
+from nbparallel.models.explanation import class_index
 
 MAX_VALUES_SHOWN = 12
 
@@ -841,8 +842,7 @@ def nomogram_data(model, for_class=None):
     model = report_sections(model)["model"]
     check_is_fitted(model, "counts_")
     classes = [str(c) for c in model.classes_]
-    c = len(classes) - 1 if for_class is None else classes.index(str(for_class)) if str(for_class) in classes \
-        else _unknown_class(for_class, classes)
+    c = len(classes) - 1 if for_class is None else class_index(model, for_class, "for_class")
     prior = np.exp(model.class_log_prior_)
     rest = np.delete(np.arange(len(classes)), c)
     attributes = []
@@ -864,10 +864,6 @@ def nomogram_data(model, for_class=None):
     attributes.sort(key=lambda a: -a["spread"])
     return {"classes": classes, "for_class": classes[c], "class_index": int(c),
             "log_prior": model.class_log_prior_.tolist(), "attributes": attributes}
-
-
-def _unknown_class(label, classes):
-    raise ValueError(f"for_class={label!r} is not a class of the model; classes are {classes}")
 
 
 _NOMOGRAM_SCRIPT = """

@@ -282,7 +282,7 @@ def cmd_report(args):
     if args.nomogram:
         from nbparallel.report import write_nomogram
 
-        path = write_nomogram(model, args.output, for_class=args.for_class)
+        path = write_nomogram(model, args.output, for_class=class_label(model, args.for_class))
         print(f"nomogram written to {path}")
         return
     words = None
