@@ -367,8 +367,7 @@ def predict_to(model, path, data, *, proba=False, keep=None, verbose=False, **re
         write_table(out, path, read_options.get("storage_options"))
         return Written(len(out), 1)
     if is_url(directory):
-        parts = predict_parts(model, data, proba, keep, directory, read_options, verbose)
-        return Written(sum(parts), len(parts))
+        return predict_to_url_directory(model, directory, data, proba, keep, read_options, verbose)
     if not directory.parent.is_dir():
         raise ValueError(f"the output directory {str(directory.parent)!r} of {str(directory)!r} does not exist")
     staging = directory.parent / f".tmp-{uuid.uuid4().hex}-{directory.name}"  # its suffix: the parts' format
@@ -380,4 +379,24 @@ def predict_to(model, path, data, *, proba=False, keep=None, verbose=False, **re
             part.replace(directory / part.name)
     finally:
         shutil.rmtree(staging, ignore_errors=True)
+    return Written(sum(parts), len(parts))
+
+
+def predict_to_url_directory(model, directory, data, proba, keep, read_options, verbose):
+    """:func:`predict_to` for a directory URL: the parts are written under a staging prefix beside it and
+    moved into it once every part is written, so a failure leaves no part behind."""
+    import fsspec
+
+    fs, root = fsspec.core.url_to_fs(directory, **(read_options.get("storage_options") or {}))
+    root = root.rstrip("/")
+    parent, _, name = root.rpartition("/")
+    staging = f"{parent}/.tmp-{uuid.uuid4().hex}-{name}"  # its suffix: the parts' format
+    protocol = directory.split("://", 1)[0]
+    try:
+        parts = predict_parts(model, data, proba, keep, f"{protocol}://{staging}", read_options, verbose)
+        for part in sorted(fs.ls(staging, detail=False)):
+            fs.mv(part, f"{root}/{part.rstrip('/').rpartition('/')[2]}")
+    finally:
+        if fs.exists(staging):
+            fs.rm(staging, recursive=True)
     return Written(sum(parts), len(parts))

@@ -255,3 +255,41 @@ def test_predict_to_names_a_missing_keep_column_and_an_unfitted_model(fitted, tm
     with pytest.raises(Exception, match="not fitted"):
         NaiveBayes().predict_to(tmp_path / "p.csv", X)
     assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("fail", [False, True])
+def test_predict_to_a_directory_url_writes_every_part_or_none(fitted, tmp_path, fail, monkeypatch):
+    """A directory URL (here fsspec's in-memory store) gets its parts only once every part is written."""
+    import threading
+
+    import fsspec
+
+    model, X = fitted
+    data = input_forms(X[["colour", "size", "id"]], tmp_path, "parquet")
+    fs, root = fsspec.filesystem("memory"), f"/nbparallel-predict-{fail}"
+    original, calls, lock = type(model).predict_part, [], threading.Lock()
+
+    def fail_on_second_partition(self, *args, **kwargs):
+        with lock:
+            calls.append(1)
+            failing = fail and len(calls) == 2
+        if failing:
+            raise RuntimeError("store on fire")
+        return original(self, *args, **kwargs)
+
+    monkeypatch.setattr(type(model), "predict_part", fail_on_second_partition)
+    try:
+        if fail:
+            with pytest.raises(RuntimeError, match="store on fire"):
+                model.predict_to(f"memory://{root}/parts/", data)
+            assert len(calls) >= 2 and not fs.exists(f"{root}/parts")
+            assert not fs.exists(root) or fs.ls(root, detail=False) == []  # no staged part left
+        else:
+            written = model.predict_to(f"memory://{root}/parts/", data)
+            names = sorted(fs.ls(f"{root}/parts", detail=False))
+            assert written.n_files == len(names) == 3 and fs.ls(root, detail=False) == [f"{root}/parts"]
+            got = pd.concat([pd.read_parquet(fs.open(n, "rb")) for n in names], ignore_index=True)
+            np.testing.assert_array_equal(got["prediction"].to_numpy(), model.predict(X[["colour", "size"]]))
+    finally:
+        if fs.exists(root):
+            fs.rm(root, recursive=True)
