@@ -11,7 +11,7 @@ rows at a time (so that its memory stays that of a batch, however large the
 partition), beside the columns to copy into the output as the files hold
 them, and either returned or written to a file of its own. Arrays, DataFrames and Dask collections are
 predicted a partition at a time, with ``predict`` (and ``predict_proba``). Nothing is left behind when the
-prediction fails: a file, or a local directory's parts, appear only once all are written.
+prediction fails: a file, or a directory's parts (local or a URL), appear only once all are written.
 """
 
 from __future__ import annotations
