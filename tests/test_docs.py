@@ -35,6 +35,17 @@ def test_readme_headline_table_is_the_results():
     assert results_tables.readme_with_table(text, results_tables.headline_table()) == text
 
 
+def test_every_result_file_is_on_the_benchmarks_page_with_a_command_that_writes_it():
+    from benchmarks.run import EXPERIMENTS, SCRIPTS
+
+    page = results_tables.benchmarks_page()
+    results = sorted((ROOT / "benchmarks" / "results").glob("*.json"))
+    assert results and all(f"results: `benchmarks/results/{p.name}`" in page for p in results)
+    commands = {line.split("`")[1].split()[2] for line in page.splitlines() if line.startswith("Command: ")}
+    assert commands <= set(EXPERIMENTS) | set(SCRIPTS)
+    assert "| nbparallel cross_validate | 1000000 |" in page  # cv.json's records are a table
+
+
 def test_readme_is_for_users():
     lines = (ROOT / "README.md").read_text().splitlines()
     assert len(lines) <= 200

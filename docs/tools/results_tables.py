@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -59,7 +60,7 @@ def experiment_section(path):
     """Markdown of one harness result file (machine, command, targets, summary and its figure)."""
     data = json.loads(path.read_text())
     name = path.stem
-    out = [f"## {name}", "", f"Command: `nbparallel bench {data.get('experiment', name)}`"
+    out = [f"## {name}", "", f"Command: `nbparallel bench {command_of(data.get('experiment', name))}`"
            + (" --quick" if data.get("quick") else "") + f"; results: `benchmarks/results/{path.name}`.", ""]
     machine = data.get("machine") or {}
     if machine:
@@ -81,18 +82,72 @@ def experiment_section(path):
     return "\n".join(out) + "\n"
 
 
+def flat_record(record):
+    """A result record with its nested dicts spelt ``key.sub`` and its short lists joined."""
+    flat = {}
+    for key, value in record.items():
+        if isinstance(value, dict):
+            flat.update({f"{key}.{sub}": v for sub, v in value.items() if not isinstance(v, (dict, list))})
+        elif isinstance(value, list):
+            flat[key] = ", ".join(map(str, value)) if len(value) <= 8 else f"{len(value)} values"
+        else:
+            flat[key] = value
+    return flat
+
+
+def records_of(data):
+    """The records of a result file that is a list of them, or holds one list of them; else None."""
+    if isinstance(data, list):
+        return data if data and all(isinstance(r, dict) for r in data) else None
+    lists = [v for v in data.values() if isinstance(v, list) and v and all(isinstance(r, dict) for r in v)]
+    return lists[0] if len(lists) == 1 else None
+
+
+def command_of(stem):
+    """The ``nbparallel bench`` experiment that writes the result file ``stem`` (the longest whose name
+    begins it: ``out_of_core_rows-1e9`` is written by ``out_of_core``)."""
+    sys.path.insert(0, str(ROOT))
+    from benchmarks.run import EXPERIMENTS, SCRIPTS
+
+    names = [n for n in (*EXPERIMENTS, *SCRIPTS) if stem.startswith(n)]
+    return max(names, key=len) if names else stem
+
+
+def records_section(path):
+    """Markdown of a result file written by one of the harness's scripts: its records as a table."""
+    data = json.loads(path.read_text())
+    out = [f"## {path.stem}", "", f"Command: `nbparallel bench {command_of(path.stem)}`; "
+           f"results: `benchmarks/results/{path.name}`.", ""]
+    if isinstance(data, dict):
+        scalars = {k: v for k, v in data.items() if not isinstance(v, (list, dict))}
+        if scalars:
+            out += ["Parameters: " + ", ".join(f"{k} {_cell(v)}" for k, v in scalars.items()) + ".", ""]
+    records = records_of(data)
+    if records:
+        out += [_table([flat_record(r) for r in records]), ""]
+    figure = path.with_suffix(".png")
+    if figure.exists():
+        out += [f"![{path.stem}](../benchmarks/results/{figure.name})", ""]
+    return "\n".join(out) + "\n"
+
+
+def is_experiment(data):
+    """Whether a result file was written by the harness's experiment runner (it names machine and experiment)."""
+    return isinstance(data, dict) and "machine" in data and "experiment" in data
+
+
 def benchmarks_page(results=RESULTS):
-    """The benchmarks page: every harness result file that carries a machine description."""
-    files = sorted(p for p in results.glob("*.json")
-                   if isinstance(json.loads(p.read_text()), dict) and "machine" in json.loads(p.read_text())
-                   and "experiment" in json.loads(p.read_text()))
-    other = sorted(p.name for p in results.glob("*.json") if p not in files)
+    """The benchmarks page: every result file, those of the experiment runner first."""
+    loaded = {p: json.loads(p.read_text()) for p in sorted(results.glob("*.json"))}
+    files = [p for p, data in loaded.items() if is_experiment(data)]
+    other = [p for p in loaded if p not in files]
     head = ["# Benchmarks", "",
             "This page is generated when the documentation is built, from the files in `benchmarks/results/` that "
             "`nbparallel bench EXPERIMENT` writes (`python benchmarks/run.py --help` lists the experiments). "
-            "Each section names its command and the machine it ran on. Ratios are measured side by side in one run.",
-            "", "Other result files, written by the harness's scripts: " + ", ".join(f"`{n}`" for n in other) + ".", ""]
-    return "\n".join(head) + "\n" + "\n".join(experiment_section(p) for p in files)
+            "Each section names its command (and the machine, where the file records it). Ratios are measured side "
+            "by side in one run.", ""]
+    return ("\n".join(head) + "\n" + "\n".join(experiment_section(p) for p in files)
+            + "\n".join(records_section(p) for p in other))
 
 
 def main(argv=None):
