@@ -30,6 +30,7 @@ EXPERIMENTS = {
     "inputs": ("inputs", "run"),
     "network": ("network", "run"),
     "passes": ("pass_costs", "run"),
+    "gaussian": ("gaussian", "run"),
 }
 
 #: experiment -> module of ``harness`` whose ``main(argv)`` parses its own options and writes its results

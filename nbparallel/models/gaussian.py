@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from nbparallel.kernels.scoring import gaussian_log_likelihoods
+
 
 def gaussian_parameters(moments, var_smoothing):
     """``theta`` (means), ``var`` (variances + epsilon) and ``epsilon``, as scikit-learn's GaussianNB.
@@ -36,16 +38,11 @@ def constant_columns(moments):
     return (n > 0) & (m2 <= 0)
 
 
-def gaussian_log_likelihood(values, theta, var):
-    """Sum over the Gaussian attributes of log N(x; theta_k, var_k), shape (n_rows, n_classes).
+def gaussian_log_likelihood(X, columns, theta, var):
+    """Sum over the Gaussian attributes (the columns ``columns`` of the float array ``X``) of
+    log N(x; theta_k, var_k), shape (n_rows, n_classes), in one compiled pass
+    (:func:`nbparallel.kernels.scoring.gaussian_log_likelihoods`).
 
     A missing value (NaN) or a (class, attribute) without data contributes 0.
     """
-    present = ~np.isnan(values)
-    out = np.zeros((len(values), len(theta)))
-    for k in range(len(theta)):
-        usable = ~np.isnan(var[k])
-        with np.errstate(divide="ignore"):
-            term = -0.5 * np.log(2.0 * np.pi * var[k]) - 0.5 * (values - theta[k]) ** 2 / var[k]
-        out[:, k] = np.where(present & usable, term, 0.0).sum(axis=1)
-    return out
+    return gaussian_log_likelihoods(X, columns, theta, var)

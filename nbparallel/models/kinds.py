@@ -263,9 +263,10 @@ class GaussianNumeric:
         return GaussianFit(theta, var, epsilon, (moments.n.sum(axis=0) <= 0) | constant_columns(moments))
 
     @staticmethod
-    def score(values, fit):
-        """Sum over the Gaussian attributes of log N(x; theta_k, var_k); NaN (missing) adds 0."""
-        return gaussian_log_likelihood(values, fit.theta, fit.var)
+    def score(X, columns, fit):
+        """Sum over the Gaussian attributes (columns ``columns`` of the float array ``X``) of
+        log N(x; theta_k, var_k); NaN (missing) adds 0."""
+        return gaussian_log_likelihood(X, columns, fit.theta, fit.var)
 
 
 KINDS = {kind.name: kind for kind in (Categorical, BinnedNumeric, GaussianNumeric)}

@@ -23,7 +23,7 @@ from nbparallel.models.estimator import check_is_fitted
 from nbparallel.models.params import Interval, Options
 from nbparallel.models.plan import WITH_MOMENTS, CountingPlan, check_classes, check_ranges, warn_out_of_range
 from nbparallel.persistence import validate
-from nbparallel.summaries.moments import CountsAndMoments, GaussianMoments, gaussian_values
+from nbparallel.summaries.moments import CountsAndMoments, GaussianMoments, gaussian_columns, gaussian_values
 
 AUTO_SMOOTHING = "1/N"
 
@@ -511,7 +511,7 @@ class NaiveBayes(PartitionedClassifier):
                   else self._final_bins.codes(values))
         extra = None
         if self._gaussian_fit is not None and X is not None:
-            extra = kinds.GaussianNumeric.score(gaussian_values(X, self._gaussian_positions), self._gaussian_fit)
+            extra = kinds.GaussianNumeric.score(*gaussian_columns(X, self._gaussian_positions), self._gaussian_fit)
         return ScoringInputs(codes, binned, self._log_table, self._log_offsets, self.class_log_prior_, extra,
                              self._tie_order)
 
