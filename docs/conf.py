@@ -24,6 +24,7 @@ extensions = [
     "myst_parser",
     "sphinx_gallery.gen_gallery",
     "generated_pages",
+    "results_table",
 ]
 
 source_suffix = {".rst": "restructuredtext", ".md": "markdown"}

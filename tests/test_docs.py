@@ -69,3 +69,18 @@ def test_public_docstrings_pass_numpydoc_validation(name):
     result = validate(f"nbparallel.{name}")
     errors = [(code, message) for code, message in result["errors"] if code in CHECKED]
     assert errors == []
+
+
+def test_results_table_directive_reads_the_records_it_names():
+    import json
+
+    import results_table
+
+    cv = ROOT / "benchmarks" / "results" / "cv.json"
+    rows = results_table.selected_records(cv, "method, seconds=time (s)", "experiment=speed")
+    speed = [r for r in json.loads(cv.read_text()) if r["experiment"] == "speed"]
+    assert rows == [{"method": r["method"], "time (s)": r["seconds"]} for r in speed]
+    with pytest.raises(ValueError, match="no column"):
+        results_table.selected_records(cv, "method, nope")
+    with pytest.raises(ValueError, match="no record"):
+        results_table.selected_records(cv, None, "experiment=nothing")

@@ -49,7 +49,8 @@ def _cell(value):
     return "-" if value is None else str(value).replace("|", "/")
 
 
-def _table(records):
+def markdown_table(records):
+    """A Markdown table of ``records`` (dicts), a column per key in order of appearance."""
     keys = list(dict.fromkeys(k for r in records for k in r))
     lines = ["| " + " | ".join(keys) + " |", "|" + " --- |" * len(keys)]
     lines += ["| " + " | ".join(_cell(r.get(k)) for k in keys) + " |" for r in records]
@@ -69,11 +70,11 @@ def experiment_section(path):
         params = {k: v for k, v in data["parameters"].items() if not isinstance(v, (list, dict))}
         out += ["Parameters: " + ", ".join(f"{k} {v}" for k, v in params.items()) + ".", ""]
     if data.get("targets"):
-        out += ["Targets:", "", _table([{"target": t["label"], "value": t["value"],
+        out += ["Targets:", "", markdown_table([{"target": t["label"], "value": t["value"],
                                           "limit": ("<= " if t.get("at_most") else ">= ") + _cell(t["threshold"]),
                                           "met": "yes" if t.get("passed") else "no"} for t in data["targets"]]), ""]
     if data.get("summary"):
-        out += ["Measurements:", "", _table(data["summary"]), ""]
+        out += ["Measurements:", "", markdown_table(data["summary"]), ""]
     for note in data.get("notes", []):
         out += [f"- {note}"]
     figure = path.with_suffix(".png")
@@ -99,6 +100,9 @@ def records_of(data):
     """The records of a result file that is a list of them, or holds one list of them; else None."""
     if isinstance(data, list):
         return data if data and all(isinstance(r, dict) for r in data) else None
+    if data and all(isinstance(v, dict) and v and not any(isinstance(x, (dict, list)) for x in v.values())
+                    for v in data.values()):
+        return [{"name": key, **value} for key, value in data.items()]  # a record per named case
     lists = [v for v in data.values() if isinstance(v, list) and v and all(isinstance(r, dict) for r in v)]
     return lists[0] if len(lists) == 1 else None
 
@@ -124,7 +128,7 @@ def records_section(path):
             out += ["Parameters: " + ", ".join(f"{k} {_cell(v)}" for k, v in scalars.items()) + ".", ""]
     records = records_of(data)
     if records:
-        out += [_table([flat_record(r) for r in records]), ""]
+        out += [markdown_table([flat_record(r) for r in records]), ""]
     figure = path.with_suffix(".png")
     if figure.exists():
         out += [f"![{path.stem}](../benchmarks/results/{figure.name})", ""]

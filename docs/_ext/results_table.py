@@ -1,0 +1,74 @@
+"""Sphinx extension: the ``results-table`` directive, a table read from a file of ``benchmarks/results/``.
+
+A page shows a measurement by naming its result file, never by copying its figures::
+
+    ```{results-table} mdl.json
+    :columns: dataset, nbparallel_mdl=mdl, weka_nb_D=Weka -D
+    :where: experiment=speed
+    ```
+
+``:columns:`` picks the records' keys (``key=Header`` renames one); ``:where:`` keeps the records whose
+key has that value. The records are those :func:`results_tables.records_of` finds in the file.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from docutils import nodes
+from docutils.parsers.rst import Directive, directives
+from docutils.statemachine import StringList
+
+from results_tables import RESULTS, flat_record, markdown_table, records_of
+
+
+def parse_columns(text):
+    """``[(key, header)]`` of a ``:columns:`` option."""
+    pairs = [item.strip().partition("=") for item in text.split(",") if item.strip()]
+    return [(key.strip(), (header or key).strip()) for key, _, header in pairs]
+
+
+def selected_records(path, columns=None, where=None):
+    """The rows of the table: the file's records kept by ``where``, each with the ``columns`` asked for."""
+    records = records_of(json.loads(Path(path).read_text()))
+    if records is None:
+        raise ValueError(f"{path} holds no list of records")
+    records = [flat_record(r) for r in records]
+    for condition in (where or "").split(","):
+        key, _, value = condition.partition("=")
+        if key.strip():
+            records = [r for r in records if str(r.get(key.strip())) == value.strip()]
+    if not records:
+        raise ValueError(f"{path}: no record where {where}")
+    if columns:
+        pairs = parse_columns(columns)
+        unknown = [k for k, _ in pairs if all(k not in r for r in records)]
+        if unknown:
+            raise ValueError(f"{path}: no column {unknown}; it has {sorted(records[0])}")
+        records = [{header: r.get(key) for key, header in pairs} for r in records]
+    return records
+
+
+class ResultsTable(Directive):
+    """The ``results-table`` directive."""
+
+    required_arguments = 1
+    option_spec = {"columns": directives.unchanged, "where": directives.unchanged}
+
+    def run(self):
+        path = RESULTS / self.arguments[0]
+        try:
+            records = selected_records(path, self.options.get("columns"), self.options.get("where"))
+        except (OSError, ValueError) as error:
+            raise self.error(f"results-table: {error}")
+        self.state.document.settings.record_dependencies.add(str(path))
+        caption = f"Read from `benchmarks/results/{path.name}`."
+        container = nodes.container()
+        self.state.nested_parse(StringList([markdown_table(records), "", caption]), self.content_offset, container)
+        return container.children
+
+
+def setup(app):
+    app.add_directive("results-table", ResultsTable)
+    return {"parallel_read_safe": True}
