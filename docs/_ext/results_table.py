@@ -8,7 +8,8 @@ A page shows a measurement by naming its result file, never by copying its figur
     ```
 
 ``:columns:`` picks the records' keys (``key=Header`` renames one); ``:where:`` keeps the records whose
-key has that value. The records are those :func:`results_tables.records_of` finds in the file.
+key has that value. The records are those :func:`results_tables.records_of` finds in the file, or the file
+itself when it is one record.
 """
 
 from __future__ import annotations
@@ -31,9 +32,10 @@ def parse_columns(text):
 
 def selected_records(path, columns=None, where=None):
     """The rows of the table: the file's records kept by ``where``, each with the ``columns`` asked for."""
-    records = records_of(json.loads(Path(path).read_text()))
+    data = json.loads(Path(path).read_text())
+    records = records_of(data) or ([data] if isinstance(data, dict) else None)  # a file of one record
     if records is None:
-        raise ValueError(f"{path} holds no list of records")
+        raise ValueError(f"{path} holds no records")
     records = [flat_record(r) for r in records]
     for condition in (where or "").split(","):
         key, _, value = condition.partition("=")
@@ -63,7 +65,7 @@ class ResultsTable(Directive):
         except (OSError, ValueError) as error:
             raise self.error(f"results-table: {error}")
         self.state.document.settings.record_dependencies.add(str(path))
-        caption = f"Read from `benchmarks/results/{path.name}`."
+        caption = f"Read from `benchmarks/results/{self.arguments[0]}`."
         container = nodes.container()
         self.state.nested_parse(StringList([markdown_table(records), "", caption]), self.content_offset, container)
         return container.children
