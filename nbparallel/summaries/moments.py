@@ -108,12 +108,13 @@ class GaussianMoments:
         n = self.n - part.n
         empty = n <= 1e-12 * np.maximum(self.n, 1.0)
         n_a = np.where(empty, 1.0, n)  # a placeholder where empty; those cells are zeroed below
-        mean = self.mean + (self.mean - part.mean) * (part.n / n_a)
-        delta = part.mean - mean
+        gap = (self.mean - part.mean) + (self.low() - part.low())
+        mean, mean_low = two_sum(self.mean, self.low() + gap * (part.n / n_a))  # with its low part, as in +
+        delta = (part.mean - mean) + (part.low() - mean_low)
         m2 = self.m2 - part.m2 - delta * delta * n_a * part.n / np.where(empty, 1.0, self.n)
         return GaussianMoments(np.where(empty, 0.0, n), np.where(empty, 0.0, mean),
                                np.where(empty, 0.0, np.maximum(m2, 0.0)),
-                               np.maximum(self.all_missing - part.all_missing, 0.0))
+                               np.maximum(self.all_missing - part.all_missing, 0.0), np.where(empty, 0.0, mean_low))
 
     def class_columns(self, columns):
         """The moments of the classes at ``columns`` (a slice or index array), in that order."""
