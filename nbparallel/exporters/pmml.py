@@ -1,12 +1,18 @@
-"""PMML 4.4 NaiveBayesModel of a fitted NaiveBayes of categorical and binned numeric columns.
+"""PMML 4.4 documents of fitted models, and their writing: the document's frame (header, data dictionary,
+outputs) and the choice of model element by model kind.
 
-A binned column goes through a Discretize derived field with the model's edges.
+- :class:`~nbparallel.NaiveBayes` (categorical, binned numeric, Gaussian, and mixed): a ``NaiveBayesModel``
+  (:mod:`nbparallel.exporters.pmml_bayes`).
+- :class:`~nbparallel.BoostedNaiveBayes`: a ``MiningModel`` of one ``NaiveBayesModel`` segment per round,
+  combined by ``weightedMajorityVote`` with the rounds' votes as weights (its ``predict_proba`` is the
+  vote shares).
+- :class:`~nbparallel.MultinomialNaiveBayes`, :class:`~nbparallel.BernoulliNaiveBayes` and
+  :class:`~nbparallel.ComplementNaiveBayes`: a ``RegressionModel`` with a softmax over one linear score per
+  class (:mod:`nbparallel.exporters.pmml_linear`). Their fields are the model's feature names, or
+  ``x0``, ``x1``, ... when it was fitted without names.
 
-Smoothing is baked into real-valued PairCounts: for class c with BayesOutput count
-n_c = N * pi_c, the pair count of value v is n_c * P(v | c), so the standard's scoring
-(count(v, c) / n_c) reproduces the model's conditional probabilities exactly.
-A missing value adds nothing, as in the model; an unseen category is declared
-invalid and treated as missing (invalidValueTreatment="asMissing"), so it adds nothing too.
+The target field is named ``target`` (``target_`` and so on if a column has that name); the ``Output``
+gives ``label`` and ``probability(CLASS)`` for each class, in ``classes_`` order.
 """
 
 import os
@@ -14,87 +20,67 @@ import pathlib
 import tempfile
 import xml.etree.ElementTree as ET
 
-import numpy as np
-
-NS = "http://www.dmg.org/PMML-4_4"
-TOTAL = 1.0e6
+from nbparallel.exporters import pmml_bayes, pmml_linear
+from nbparallel.exporters.pmml_schema import NS
 
 
-def check_supported(model):
-    """Raise ValueError unless ``model`` is a fitted NaiveBayes of categorical columns only."""
-    kinds = getattr(model, "feature_kinds_", None)
-    if type(model).__name__ not in ("NaiveBayes", "SelectedNaiveBayes") or kinds is None:
-        raise ValueError(f"PMML export supports a fitted NaiveBayes; got {type(model).__name__}")
-    other = [name for name, fitted in zip(model.feature_names_in_, model.counted_fits_)
-             if kinds[name] != "categorical" and fitted.edges is None]
-    if other or getattr(model, "gaussian_features_", []):
-        raise ValueError(f"PMML export supports categorical and binned numeric columns so far; not {other}")
+def model_element_writer(model):
+    """The function that adds ``model``'s PMML model element to a document, and the fields it reads
+    (``[(name, kind)]``, kind "categorical" with its values, or "continuous")."""
+    kind = type(model).__name__
+    if kind in pmml_bayes.NAIVE_BAYES_KINDS:
+        return pmml_bayes.add_naive_bayes_model, pmml_bayes.fields(model)
+    if kind == "BoostedNaiveBayes":
+        return pmml_bayes.add_boosted_model, pmml_bayes.fields(model.estimators_[0])
+    if kind in pmml_linear.LINEAR_KINDS:
+        return pmml_linear.add_regression_model, pmml_linear.fields(model)
+    raise ValueError(f"PMML export supports NaiveBayes, BoostedNaiveBayes, MultinomialNaiveBayes, "
+                     f"BernoulliNaiveBayes and ComplementNaiveBayes; got {kind}")
 
 
 def pmml_tree(model):
-    """The PMML document (an ElementTree) of ``model``."""
-    check_supported(model)
+    """The PMML document (an ElementTree) of the fitted ``model``."""
+    if not hasattr(model, "classes_"):
+        raise ValueError(f"PMML export needs a fitted model; this {type(model).__name__} is not fitted")
+    add_model, fields = model_element_writer(model)
     classes = [str(c) for c in model.classes_]
-    class_counts = np.exp(model.class_log_prior_) * TOTAL
+    target = target_name([name for name, _ in fields])
     root = ET.Element("PMML", xmlns=NS, version="4.4")
-    ET.SubElement(root, "Header", description="nbparallel NaiveBayes")
+    ET.SubElement(root, "Header", description=f"nbparallel {type(model).__name__}")
     dictionary = ET.SubElement(root, "DataDictionary")
-    names = [str(n) for n in model.feature_names_in_]
-    for name, fitted in zip(names, model.counted_fits_):
-        if fitted.edges is not None:
+    for name, values in fields:
+        if values is None:
             ET.SubElement(dictionary, "DataField", name=name, optype="continuous", dataType="double")
             continue
         field = ET.SubElement(dictionary, "DataField", name=name, optype="categorical", dataType="string")
-        for value in fitted.categories:
-            ET.SubElement(field, "Value", value=str(value))
-    target = ET.SubElement(dictionary, "DataField", name="target", optype="categorical", dataType="string")
+        for value in values:
+            ET.SubElement(field, "Value", value=value)
+    target_field = ET.SubElement(dictionary, "DataField", name=target, optype="categorical", dataType="string")
     for c in classes:
-        ET.SubElement(target, "Value", value=c)
-    nb = ET.SubElement(root, "NaiveBayesModel", functionName="classification", threshold="0")
-    schema = ET.SubElement(nb, "MiningSchema")
-    for name in names:
-        ET.SubElement(schema, "MiningField", name=name, invalidValueTreatment="asMissing")
-    ET.SubElement(schema, "MiningField", name="target", usageType="target")
-    output_fields = ET.SubElement(nb, "Output")
-    ET.SubElement(output_fields, "OutputField", name="label", optype="categorical", dataType="string", feature="predictedValue")
-    for c in classes:
-        ET.SubElement(
-            output_fields, "OutputField", name=f"probability({c})", optype="continuous",
-            dataType="double", feature="probability", value=c,
-        )
-    inputs = ET.SubElement(nb, "BayesInputs")
-    for name, fitted in zip(names, model.counted_fits_):
-        bayes_input = ET.SubElement(inputs, "BayesInput", fieldName=name)
-        values = fitted.categories
-        if fitted.edges is not None:
-            values = [str(b) for b in range(len(fitted.edges) + 1)]
-            add_discretize(bayes_input, name, fitted.edges)
-        probabilities = np.exp(fitted.log_prob)
-        for value, row in zip(values, probabilities):
-            pair = ET.SubElement(bayes_input, "PairCounts", value=str(value))
-            counts = ET.SubElement(pair, "TargetValueCounts")
-            for c, p, n in zip(classes, row, class_counts):
-                ET.SubElement(counts, "TargetValueCount", value=c, count=repr(float(p * n)))
-    output = ET.SubElement(nb, "BayesOutput", fieldName="target")
-    counts = ET.SubElement(output, "TargetValueCounts")
-    for c, n in zip(classes, class_counts):
-        ET.SubElement(counts, "TargetValueCount", value=c, count=repr(float(n)))
+        ET.SubElement(target_field, "Value", value=c)
+    element = add_model(root, model, target)
+    add_output(element, classes)
     return ET.ElementTree(root)
 
 
-def add_discretize(bayes_input, name, edges):
-    """A DerivedField mapping column ``name`` to its bin number: bin b holds edges[b-1] < x <= edges[b]."""
-    derived = ET.SubElement(bayes_input, "DerivedField", optype="categorical", dataType="string")
-    discretize = ET.SubElement(derived, "Discretize", field=name)
-    bounds = [None, *[float(e) for e in edges], None]
-    for b in range(len(edges) + 1):
-        attributes = {"closure": "openClosed"}
-        if bounds[b] is not None:
-            attributes["leftMargin"] = repr(bounds[b])
-        if bounds[b + 1] is not None:
-            attributes["rightMargin"] = repr(bounds[b + 1])
-        discretize_bin = ET.SubElement(discretize, "DiscretizeBin", binValue=str(b))
-        ET.SubElement(discretize_bin, "Interval", **attributes)
+def target_name(names):
+    """``target``, with underscores added until no field has that name."""
+    name = "target"
+    while name in names:
+        name += "_"
+    return name
+
+
+def add_output(element, classes):
+    """The Output of ``label`` and ``probability(CLASS)`` per class, placed right after the MiningSchema."""
+    output = ET.Element("Output")
+    ET.SubElement(output, "OutputField", name="label", optype="categorical", dataType="string",
+                  feature="predictedValue")
+    for c in classes:
+        ET.SubElement(output, "OutputField", name=f"probability({c})", optype="continuous", dataType="double",
+                      feature="probability", value=c)
+    position = [child.tag for child in element].index("MiningSchema") + 1
+    element.insert(position, output)
 
 
 def write_pmml(model, path):

@@ -1,13 +1,15 @@
-"""PMML export scored by jpmml_evaluator against predict_proba."""
+"""PMML export of NaiveBayes (categorical, binned, Gaussian, mixed) scored by the JPMML evaluator against
+predict_proba."""
 
 import numpy as np
 import pandas as pd
 import pytest
+from sklearn.datasets import load_breast_cancer, load_iris
 
 import nbparallel as nb
 from nbparallel.exporters import export
 
-jpmml = pytest.importorskip("jpmml_evaluator")
+pytest.importorskip("jpmml_evaluator")
 
 
 def categorical_frame(seed, n=300):
@@ -17,48 +19,134 @@ def categorical_frame(seed, n=300):
     return frame
 
 
+def mixed_frame(seed, n=400):
+    """Categorical, binned and Gaussian columns of three classes, with missing values in each."""
+    rng = np.random.default_rng(seed)
+    y = rng.choice(["low", "mid", "high"], n)
+    shift = pd.Series(y).map({"low": 0.0, "mid": 1.0, "high": 2.5}).to_numpy()
+    frame = pd.DataFrame({
+        "colour": np.where(rng.random(n) < 0.5 + shift / 6, "red", rng.choice(["green", "blue"], n)),
+        "size": rng.normal(shift, 1.0),
+        "weight": rng.normal(10 * shift, 3.0 + shift),
+    })
+    for column in frame:
+        frame.loc[rng.random(n) < 0.1, column] = None
+    return frame, y
+
+
 @pytest.mark.parametrize("n_partitions", [1, 3])
-def test_categorical_naive_bayes_scored_by_jpmml(tmp_path, n_partitions):
+def test_categorical_naive_bayes(assert_pmml_scores_as_model, n_partitions):
     frame = categorical_frame(0)
     model = nb.NaiveBayes(n_partitions=n_partitions).fit(frame[["a", "b"]], frame["y"])
-    path = tmp_path / "model.pmml"
-    export(model, path)
-    evaluator = jpmml.make_evaluator(str(path)).verify()
-    result = evaluator.evaluateAll(frame[["a", "b"]])
-    expected = model.predict_proba(frame[["a", "b"]])
-    got = result[[f"probability({c})" for c in model.classes_]].to_numpy()
-    assert np.max(np.abs(got - expected)) < 1e-6
-    assert list(result["label"]) == list(model.predict(frame[["a", "b"]]))
+    assert_pmml_scores_as_model(model, frame[["a", "b"]])
 
 
-def test_unknown_suffix_is_one_clear_error(tmp_path):
-    frame = categorical_frame(1, 30)
-    model = nb.NaiveBayes().fit(frame[["a", "b"]], frame["y"])
-    with pytest.raises(ValueError, match="unknown suffix"):
-        export(model, tmp_path / "model.xyz")
-    assert list(tmp_path.iterdir()) == []
-
-
-def test_missing_values_and_unseen_categories_add_nothing(tmp_path):
+def test_missing_values_and_unseen_categories_add_nothing(assert_pmml_scores_as_model):
     frame = categorical_frame(2)
     model = nb.NaiveBayes().fit(frame[["a", "b"]], frame["y"])
-    path = tmp_path / "model.pmml"
-    export(model, path)
     rows = pd.DataFrame({"a": ["x", None, "unseen", "y"], "b": ["p", "q", None, "other"]})
-    result = jpmml.make_evaluator(str(path)).verify().evaluateAll(rows)
-    got = result[[f"probability({c})" for c in model.classes_]].to_numpy()
-    assert np.max(np.abs(got - model.predict_proba(rows))) < 1e-6
+    assert_pmml_scores_as_model(model, rows)
+
+
+@pytest.mark.parametrize("n_partitions, n_bins", [(1, 10), (4, 10), (2, "mdl")])
+def test_binned_iris(assert_pmml_scores_as_model, n_partitions, n_bins):
+    X, y = load_iris(return_X_y=True, as_frame=True)
+    model = nb.NaiveBayes(n_partitions=n_partitions, n_bins=n_bins).fit(X, y)
+    assert_pmml_scores_as_model(model, X)
+
+
+def test_binned_with_empty_bins_and_values_outside_the_training_range(assert_pmml_scores_as_model):
+    rng = np.random.default_rng(5)
+    x = np.concatenate([rng.uniform(0, 1, 100), rng.uniform(9, 10, 100)])  # the middle bins stay empty
+    y = np.where(x + rng.normal(0, 2, 200) > 5, "b", "a")
+    model = nb.NaiveBayes(n_bins=10).fit(pd.DataFrame({"x": x}), y)
+    assert_pmml_scores_as_model(model, pd.DataFrame({"x": [-5.0, 0.5, 3.0, 4.5, 5.0, 6.0, 9.5, 50.0, None]}))
+
+
+@pytest.mark.parametrize("n_partitions", [1, 3])
+def test_gaussian_iris(assert_pmml_scores_as_model, n_partitions):
+    X, y = load_iris(return_X_y=True, as_frame=True)
+    model = nb.NaiveBayes(numeric="gaussian", n_partitions=n_partitions).fit(X, y)
+    assert_pmml_scores_as_model(model, X)
+
+
+@pytest.mark.parametrize("numeric, n_partitions", [("gaussian", 1), ("gaussian", 4), ("binned", 2)])
+def test_breast_cancer(assert_pmml_scores_as_model, numeric, n_partitions):
+    X, y = load_breast_cancer(return_X_y=True, as_frame=True)
+    model = nb.NaiveBayes(numeric=numeric, n_partitions=n_partitions).fit(X, y)
+    assert_pmml_scores_as_model(model, X.iloc[::2])
 
 
 @pytest.mark.parametrize("n_partitions", [1, 4])
-def test_binned_iris_scored_by_jpmml(tmp_path, n_partitions):
-    from sklearn.datasets import load_iris
+def test_mixed_model_with_missing_values_and_unseen_categories(assert_pmml_scores_as_model, n_partitions):
+    frame, y = mixed_frame(7)
+    model = nb.NaiveBayes(numeric={"size": "binned", "weight": "gaussian"}, n_partitions=n_partitions).fit(frame, y)
+    assert model.gaussian_features_ == ["weight"] and "size" in model.bin_edges_
+    rows = pd.concat([frame.iloc[:50], pd.DataFrame({"colour": ["purple", None], "size": [None, 99.0],
+                                                     "weight": [None, -40.0]})], ignore_index=True)
+    assert_pmml_scores_as_model(model, rows)
 
-    X, y = load_iris(return_X_y=True, as_frame=True)
-    model = nb.NaiveBayes(n_partitions=n_partitions).fit(X, y)
-    path = tmp_path / "iris.pmml"
-    export(model, path)
-    result = jpmml.make_evaluator(str(path)).verify().evaluateAll(X)
-    got = result[[f"probability({c})" for c in model.classes_]].to_numpy()
-    assert np.max(np.abs(got - model.predict_proba(X))) < 1e-6
-    assert [str(v) for v in result["label"]] == [str(v) for v in model.predict(X)]
+
+def test_tiny_gaussian_densities(assert_pmml_scores_as_model):
+    """Densities near 1e-200: the evaluator multiplies them as numbers and still agrees."""
+    rng = np.random.default_rng(1)
+    y = np.repeat(["a", "b"], 50)
+    x = rng.normal(np.where(y == "a", 0.0, 0.5), 0.05)
+    model = nb.NaiveBayes(numeric="gaussian").fit(pd.DataFrame({"x": x}), y)
+    rows = pd.DataFrame({"x": [0.25, 1.0, 1.45, -0.9]})
+    assert np.exp(model.predict_joint_log_proba(rows)).min() < 1e-150
+    assert_pmml_scores_as_model(model, rows)
+
+
+def test_underflowing_gaussian_likelihoods_are_missing_in_pmml(pmml_scores, tmp_path):
+    """Documented difference: a row whose Gaussian likelihood underflows for every class gets no
+    probabilities from the evaluator, where predict_proba still ranks the classes in log space."""
+    rng = np.random.default_rng(1)
+    y = np.repeat(["a", "b"], 50)
+    x = rng.normal(np.where(y == "a", 0.0, 1.0), 0.1)
+    model = nb.NaiveBayes(numeric="gaussian").fit(pd.DataFrame({"x": x}), y)
+    export(model, tmp_path / "model.pmml")
+    rows = pd.DataFrame({"x": [0.5, 6.0]})
+    _, probabilities = pmml_scores(tmp_path / "model.pmml", rows, model.classes_)
+    expected = model.predict_proba(rows)
+    assert np.max(np.abs(probabilities[0] - expected[0])) < 1e-6
+    assert np.isnan(probabilities[1]).all() and np.isfinite(expected[1]).all()
+
+
+def test_gaussian_column_a_class_never_saw_is_refused(tmp_path):
+    frame = pd.DataFrame({"x": [1.0, 2.0, 3.0, None, None], "c": list("pqpqp")})
+    model = nb.NaiveBayes(numeric="gaussian").fit(frame, ["a", "a", "a", "b", "b"])
+    with pytest.raises(ValueError, match=r"Gaussian column 'x'.*\['b'\]"):
+        export(model, tmp_path / "model.pmml")
+    assert list(tmp_path.iterdir()) == []
+
+
+ARFF = """% weather, with numeric attributes
+@relation weather
+@attribute outlook {sunny, overcast, rainy}
+@attribute temperature numeric
+@attribute humidity real
+@attribute windy {TRUE, FALSE}
+@attribute play {yes, no}
+@data
+"""
+
+
+@pytest.mark.parametrize("numeric", ["binned", "gaussian"])
+def test_arff_file_with_numeric_and_nominal_attributes(assert_pmml_scores_as_model, tmp_path, numeric):
+    rng = np.random.default_rng(11)
+    n = 120
+    play = rng.choice(["yes", "no"], n)
+    rows = pd.DataFrame({
+        "outlook": rng.choice(["sunny", "overcast", "rainy"], n),
+        "temperature": np.round(rng.normal(np.where(play == "yes", 70, 78), 6), 1),
+        "humidity": np.round(rng.normal(np.where(play == "yes", 75, 86), 8), 1),
+        "windy": rng.choice(["TRUE", "FALSE"], n),
+    })
+    rows.iloc[::17, 0] = None
+    rows.iloc[::13, 2] = None
+    lines = [",".join("?" if pd.isna(v) else str(v) for v in row) + f",{p}" for row, p in zip(rows.to_numpy(), play)]
+    path = tmp_path / "weather.arff"
+    path.write_text(ARFF + "\n".join(lines) + "\n")
+    model = nb.NaiveBayes(numeric=numeric, n_partitions=2).fit(str(path), "play")
+    assert_pmml_scores_as_model(model, rows)
