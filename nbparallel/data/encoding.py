@@ -296,10 +296,10 @@ def column_encoder(column, vocabulary, dtype):
             column = pd.Series(column.to_numpy(dtype=object, na_value=None))  # Python ints, exact
         else:
             def encode_nullable(start, stop, out):
-                n_zero = integers(start, stop, out)
+                integers(start, stop, out)  # a missing row's filler 0 may be in the vocabulary: counted below
                 gaps = missing[start:stop]
                 out[gaps] = 0
-                return n_zero - int(np.count_nonzero(gaps))
+                return len(out) - int(np.count_nonzero(out)) - int(np.count_nonzero(gaps))
 
             return encode_nullable
     elif not is_string_series(column):
