@@ -97,7 +97,10 @@ def flat_record(record):
 
 
 def records_of(data):
-    """The records of a result file that is a list of them, or holds one list of them; else None."""
+    """The records of a result file that is a list of them, or holds one list of them (the experiment runner's:
+    its summary); else None."""
+    if is_experiment(data):
+        return data.get("summary") or None
     if isinstance(data, list):
         return data if data and all(isinstance(r, dict) for r in data) else None
     if data and all(isinstance(v, dict) and v and not any(isinstance(x, (dict, list)) for x in v.values())

@@ -1,5 +1,5 @@
 """Every compiled function, by topic: counting, binning, lookup tables, ranges, scoring, sparse matrices,
-feature selection (``selection``) and cross-validation folds (``folds``).
+feature selection (``selection``), cross-validation folds (``folds``) and Gaussian moments (``moments``).
 
 The kernels import nothing else of nbparallel: they take numpy arrays and
 release the GIL (``nogil=True``), so Dask threads run them in parallel. The

@@ -1,5 +1,6 @@
 """Scoring rows: joint log-likelihoods from codes and a log table, the best class, posteriors and
-evaluation sums."""
+evaluation sums; and the Gaussian attributes' log-likelihoods from their values (:func:`gaussian_log_likelihoods`),
+the block the other kernels add last."""
 
 import math
 
