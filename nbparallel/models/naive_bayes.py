@@ -23,7 +23,7 @@ from nbparallel.models.estimator import check_is_fitted
 from nbparallel.models.params import Interval, Options
 from nbparallel.models.plan import WITH_MOMENTS, CountingPlan, check_classes, check_ranges, warn_out_of_range
 from nbparallel.persistence import validate
-from nbparallel.summaries.moments import CountsAndMoments, GaussianMoments, gaussian_columns, gaussian_values
+from nbparallel.summaries.moments import CountsAndMoments, GaussianMoments, gaussian_columns
 
 AUTO_SMOOTHING = "1/N"
 
@@ -266,10 +266,11 @@ class NaiveBayes(PartitionedClassifier):
         self.validate_params()
         dataset = self.dataset(X, y, sample_weight)
         return self._fit_counts(X, dataset, classes=classes,
-                                plan=CountingPlan.for_table(self.get_params(), dataset, by_value=False))
+                                plan=CountingPlan.for_table(self.get_params(), dataset, by_value=False), batch=True)
 
-    def _fit_counts(self, X, dataset, classes, plan):
-        """Count ``dataset`` as ``plan`` says and derive the model (added to the fitted counts, if any)."""
+    def _fit_counts(self, X, dataset, classes, plan, batch=False):
+        """Count ``dataset`` as ``plan`` says and derive the model (added to the fitted counts, if any);
+        ``batch``: a ``partial_fit`` batch (see :meth:`CountingPlan.run`)."""
         self.passes_ = []  # the passes of this call only
         previous = []  # the fitted counts, in the layout of the (possibly grown) schema
 
@@ -283,7 +284,7 @@ class NaiveBayes(PartitionedClassifier):
             previous.append(counts)
             return schema
 
-        schema, summary, record, _ = plan.run(dataset, self._run, classes=classes,
+        schema, summary, record, _ = plan.run(dataset, self._run, classes=classes, batch=batch,
                                               extend=extend if hasattr(self, "schema_") else None)
         counts, moments = (summary.counts, summary.moments) if plan.kind == WITH_MOMENTS else (summary, None)
         gaussian = schema.by_kind(GAUSSIAN)
