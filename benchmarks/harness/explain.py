@@ -2,7 +2,10 @@
 
 Run: nbparallel bench explain [--quick]
 Writes benchmarks/results/explain.json: best seconds of each, interleaved, and their ratio, for a
-mixed categorical/binned model and a Gaussian one, on a DataFrame in memory.
+mixed categorical/binned model and a Gaussian one, on a DataFrame in memory; and the parts of each on the
+whole input in one thread (best of several, interleaved): the rows' scoring inputs (codes, Gaussian
+log-likelihoods), predict_proba's scoring kernel, explain's joint scoring pass (its classes), the evidence
+kernel, and the DataFrame made of the evidence array.
 """
 
 import argparse
@@ -15,6 +18,9 @@ import pandas as pd
 from harness import RESULTS
 from harness.timing import best_interleaved
 from nbparallel import NaiveBayes
+from nbparallel.kernels import scoring
+from nbparallel.kernels.evidence import evidence_rows
+from nbparallel.models.explanation import evidence_columns
 
 
 def mixed_frame(n_rows, n_numeric=8, n_categorical=4, seed=0):
@@ -33,7 +39,27 @@ def measure(numeric, n_rows, repeat):
     best, _ = best_interleaved({"predict_proba": lambda: model.predict_proba(X),
                                 "explain": lambda: model.explain(X)}, repeat)
     return {"rows": n_rows, "predict_proba_s": best["predict_proba"], "explain_s": best["explain"],
-            "ratio": best["explain"] / best["predict_proba"]}
+            "ratio": best["explain"] / best["predict_proba"], "parts_s": parts(model, X, repeat)}
+
+
+def parts(model, X, repeat):
+    """Best seconds of each part of explain and predict_proba on the whole of ``X`` in one thread."""
+    inputs, gaussian = model.explanation_inputs(X)
+    values, value_columns, theta, var = gaussian or (None, None, None, None)
+    columns = evidence_columns(model)
+    names = {name: j for j, name in enumerate(columns)}
+    order = [names[name] for name in (*model.counted_attribute_names(), *model.gaussian_features_)]
+    joint = inputs.scores(scoring.JOINT)
+    proba, evidence = np.empty_like(joint), np.empty((len(joint), len(columns)))
+    best, _ = best_interleaved({
+        "scoring_inputs": lambda: model.explanation_inputs(X),
+        "posterior_kernel": lambda: inputs.scores(scoring.POSTERIOR, proba),
+        "joint_kernel": lambda: inputs.scores(scoring.JOINT, joint),
+        "evidence_kernel": lambda: evidence_rows(inputs.first, inputs.second, inputs.table, inputs.offsets,
+                                                 inputs.log_prior, joint, inputs.order, -1, -1, order, evidence,
+                                                 values, value_columns, theta, var),
+        "dataframe": lambda: pd.DataFrame(evidence, columns=columns, index=X.index, copy=False)}, repeat)
+    return best
 
 
 def main(argv=None):
@@ -46,6 +72,8 @@ def main(argv=None):
     for numeric, r in results.items():
         print(f"{numeric:9s} {r['rows']} rows: predict_proba {r['predict_proba_s']:.4f} s, explain "
               f"{r['explain_s']:.4f} s, ratio {r['ratio']:.2f} (target <= 2)")
+        print("          parts, whole input in one thread: "
+              + ", ".join(f"{name} {seconds:.4f} s" for name, seconds in r["parts_s"].items()))
     out = args.results_dir / f"explain{'-quick' * args.quick}.json"
     out.write_text(json.dumps(results, indent=2))
     print(f"written {out}")

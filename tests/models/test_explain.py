@@ -104,6 +104,27 @@ def test_numpy_input():
     assert np.abs(evidence.sum(axis=1).to_numpy() - _log_odds(log_proba, *_default_pair(log_proba))).max() < 1e-9
 
 
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_float_array_with_a_gaussian_column_and_missing_values(dtype):
+    """A float array's Gaussian column is read in place (its position among the columns), NaN adds 0."""
+    rng = np.random.default_rng(3)
+    y = rng.integers(0, 3, 300)
+    X = np.column_stack([rng.normal(y, 1.0), rng.integers(0, 3, 300), rng.normal(-y, 2.0)]).astype(dtype)
+    X[::7, 2] = np.nan
+    model = nb.NaiveBayes(numeric={0: "binned", 2: "gaussian"}).fit(X, y)
+    evidence = model.explain(X)
+    log_proba = model.predict_log_proba(X)
+    assert np.abs(evidence.sum(axis=1).to_numpy() - _log_odds(log_proba, *_default_pair(log_proba))).max() < 1e-9
+    assert (evidence.iloc[::7, 2] == 0).all()
+    theta, var = model.theta_, model.var_
+    c, o = _default_pair(log_proba)
+    x = X[:, 2].astype(np.float64)
+    own = -0.5 * np.log(2 * np.pi * var[c, 0]) - 0.5 * (x - theta[c, 0]) ** 2 / var[c, 0]
+    rival = -0.5 * np.log(2 * np.pi * var[o, 0]) - 0.5 * (x - theta[o, 0]) ** 2 / var[o, 0]
+    known = ~np.isnan(x)
+    assert np.allclose(evidence.iloc[:, 2].to_numpy()[known], (own - rival)[known], atol=1e-9)
+
+
 def test_a_model_without_per_attribute_evidence_says_so():
     X = np.random.default_rng(2).integers(0, 5, size=(50, 6))
     y = np.arange(50) % 2
