@@ -115,8 +115,11 @@ def merge_scans(*scans):
     return ColumnScan(values, lo, hi, classes, n, partition_rows, integers, labelled)
 
 
-def scan_schema(dataset, *, n_bins=10, classes=None, split_every=2, verbose=False):
+def scan_schema(dataset, *, n_bins=10, classes=None, split_every=2, verbose=False, require_labels=True):
     """Run the schema pass over a dataset and build its :class:`Schema`.
+
+    ``require_labels=False`` accepts a target missing in every row (a schema of no class): a batch that
+    ``partial_fit`` adds to a fitted model, which only counts its missing targets.
 
     Returns
     -------
@@ -138,16 +141,17 @@ def scan_schema(dataset, *, n_bins=10, classes=None, split_every=2, verbose=Fals
         )
     except EqualValuesOfTypes as exc:
         raise exc.naming(dataset.columns) from None
-    return schema_of_scan(dataset, scan, n_bins, classes), scan, record
+    return schema_of_scan(dataset, scan, n_bins, classes, require_labels), scan, record
 
 
-def schema_of_scan(dataset, scan, n_bins, classes):
+def schema_of_scan(dataset, scan, n_bins, classes, require_labels=True):
     """The :class:`Schema` of a dataset from its merged :class:`ColumnScan`; records each partition's rows.
 
     Raises
     ------
     ValueError
-        When the data holds no rows, or the target is continuous.
+        When the data holds no rows, or the target is continuous, or (with ``require_labels`` and no
+        ``classes``) missing in every row.
     """
     if scan.n_rows == 0:
         raise ValueError("the data holds no rows: at least one is needed")
@@ -155,7 +159,7 @@ def schema_of_scan(dataset, scan, n_bins, classes):
         dataset.partition_rows = list(scan.partition_rows)
     if any(isinstance(c, float) and not c.is_integer() for c in scan.classes):
         raise ValueError("Unknown label type: continuous. y must hold class labels, not continuous values")
-    if scan.labelled and not scan.classes and classes is None:
+    if scan.labelled and not scan.classes and classes is None and require_labels:
         raise ValueError(f"y holds no class label: its value is missing in every one of the {scan.n_rows} rows "
                          "(of non-zero weight); pass a target column with values")
     warn_many_integer_classes(scan.classes, scan.n_rows)

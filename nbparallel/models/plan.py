@@ -72,10 +72,24 @@ class Counting(NamedTuple):
     n_rows: int
 
 
-def check_classes(classes):
-    """Raise ValueError unless there are at least two classes to tell apart."""
+def check_classes(classes, hint=""):
+    """Raise ValueError unless there are at least two classes to tell apart (``hint`` ends the message)."""
     if len(classes) < 2:
-        raise ValueError(f"y has 1 class {list(classes)}: at least two classes are needed")
+        raise ValueError(f"y has 1 class {list(classes)}: at least two classes are needed{hint}")
+
+
+def check_first_batch(scan, classes):
+    """Raise ValueError when ``partial_fit``'s first batch holds no class label (its target missing in every
+    row): the classes are unknown, or, given as ``classes``, there is no case to count yet."""
+    if scan is None or not scan.labelled or scan.classes:
+        return
+    start = f"y holds no class label: its value is missing in every one of the {scan.n_rows} rows of " \
+            "partial_fit's first batch (of non-zero weight)"
+    if classes is None:
+        raise ValueError(f"{start}, so the classes are unknown: pass classes= to name them, with a first batch "
+                         "holding at least one labelled row")
+    raise ValueError(f"{start}: there is no case to count yet; give a first batch holding at least one labelled "
+                     "row (a later batch may hold none: it adds its rows to n_missing_target_)")
 
 
 @dataclass(frozen=True)
@@ -146,7 +160,7 @@ class CountingPlan:
 
     # ------------------------------------------------------------ the counting
 
-    def run(self, dataset, run_pass, *, classes=None, extend=None, count=True, supervised=True):
+    def run(self, dataset, run_pass, *, classes=None, extend=None, count=True, supervised=True, batch=False):
         """Count ``dataset`` as this plan says: :class:`Counting` ``(schema, summary, record, n_rows)``.
 
         Parameters
@@ -164,6 +178,9 @@ class CountingPlan:
             Run the counting pass when the one pass by value did not count (False: the caller counts).
         supervised : bool
             Check that there are at least two classes (False for clustering).
+        batch : bool
+            A ``partial_fit`` batch: added to a fitted model (``extend``), it may hold no class label (only its
+            missing targets are counted); a first one must name at least two classes, by its labels or ``classes``.
         """
         def by_value():
             schema, counts, record = run_pass("count", self.count_by_value, dataset)
@@ -171,7 +188,8 @@ class CountingPlan:
 
         def schema_pass(plan):
             schema, scan, record = run_pass("schema", scan_schema, dataset, n_bins=plan.n_bins,
-                                            classes=None if classes is None else sort_values(set(classes)))
+                                            classes=None if classes is None else sort_values(set(classes)),
+                                            require_labels=not batch)
             return plan, schema, None, record, scan
 
         plan, schema, summary, record, scan = self.by_value_or(by_value, schema_pass)
@@ -180,8 +198,11 @@ class CountingPlan:
             schema = extend(schema)
         elif classes is not None and not set(scan.classes) <= set(schema.classes):
             raise ValueError(f"y holds classes {sorted(set(scan.classes) - set(schema.classes))} not in `classes`")
+        if batch and extend is None:
+            check_first_batch(scan, classes)
         if supervised:
-            check_classes(schema.classes)
+            check_classes(schema.classes, "; pass classes= to name every class of partial_fit's batches"
+                          if batch and extend is None and classes is None else "")
         if count:
             table = schema.counted()
             memory.check_memory(memory.table_bytes(table.offsets[-1], len(schema.classes), len(dataset.partitions)),

@@ -1,9 +1,11 @@
 """partial_fit on class-ordered batches: a warning when a batch leaves the first batch's ranges, and
-numeric_ranges that make the batches equal the full fit."""
+numeric_ranges that make the batches equal the full fit; a batch whose every target is missing adds only its
+count of missing targets, and a first batch that cannot name two classes is refused, saying what to pass."""
 
 import warnings
 
 import numpy as np
+import pandas as pd
 import pytest
 from sklearn.datasets import load_iris
 
@@ -56,3 +58,37 @@ def test_numeric_ranges_make_class_ordered_batches_equal_the_full_fit():
 def test_bad_numeric_ranges(ranges, error):
     with pytest.raises(error, match="numeric_ranges"):
         NaiveBayes(numeric_ranges=ranges).fit(*class_ordered_iris())
+
+
+def test_a_batch_whose_every_target_is_missing_adds_only_that_count():
+    """Issue 48 item 3: fit skips rows of a missing target (the SPSS rules) and counts them in
+    n_missing_target_; partial_fit of a batch of such rows does the same, new categories included."""
+    X1 = pd.DataFrame({"x": ["a", "b", "a"], "n": [1.0, 2.0, 3.0]})
+    X2 = pd.DataFrame({"x": ["z", "b"], "n": [1.5, 2.5]})
+    y1, y2 = [0, 1, None], np.array([None, None], dtype=object)
+    full = NaiveBayes(numeric_ranges={"n": (1.0, 3.0)}).fit(pd.concat([X1, X2], ignore_index=True), [*y1, *y2])
+    model = NaiveBayes(numeric_ranges={"n": (1.0, 3.0)}).partial_fit(X1, y1, classes=[0, 1])
+    before = model.counts_
+    model.partial_fit(X2, y2)
+    assert model.n_missing_target_ == full.n_missing_target_ == 3
+    assert model.counts_.equals(full.counts_) and model.schema_.to_dict() == full.schema_.to_dict()
+    assert model.counts_.class_totals.tolist() == before.class_totals.tolist()
+    assert np.array_equal(model.predict_proba(X1), full.predict_proba(X1))
+    model.partial_fit(X2, pd.Series([np.nan, np.nan]))  # float NaN targets: the same
+    assert model.n_missing_target_ == 5
+
+
+@pytest.mark.parametrize("classes, message", [
+    (None, "missing in every one of the 2 rows of partial_fit's first batch .* pass classes= to name them"),
+    ([0, 1], "first batch .* no case to count yet; give a first batch holding at least one labelled row"),
+])
+def test_a_first_batch_without_a_label_is_refused_clearly(classes, message):
+    with pytest.raises(ValueError, match=message):
+        NaiveBayes().partial_fit(pd.DataFrame({"x": ["a", "b"]}), [None, None], classes=classes)
+
+
+def test_a_first_batch_of_one_class_says_to_pass_classes():
+    with pytest.raises(ValueError, match="y has 1 class \\[0\\].*pass classes= to name every class"):
+        NaiveBayes().partial_fit(pd.DataFrame({"x": ["a", "b"]}), [0, 0])
+    with pytest.raises(ValueError, match="y has 1 class \\[0\\]: at least two classes are needed$"):
+        NaiveBayes().fit(pd.DataFrame({"x": ["a", "b"]}), [0, 0])

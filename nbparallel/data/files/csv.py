@@ -68,7 +68,7 @@ def _csv_types(files, options):
     import pyarrow as pa
     import pyarrow.csv as pcsv
 
-    types, found = {}, {}
+    types, found, origin = {}, {}, {}
     for i, path in enumerate(files):
         try:
             with pcsv.open_csv(_source(path, unit_store(path)), read_options=_read_options(options),
@@ -85,12 +85,57 @@ def _csv_types(files, options):
                                  f"{options.encoding or 'utf-8'}: give its encoding, such as encoding='latin-1' "
                                  "or --encoding latin-1")
             if types.get(field.name, pa.null()) == pa.null():
-                types[field.name] = field.type
+                types[field.name], origin[field.name] = field.type, path
         if all(t != pa.null() for t in types.values()):
             break
+    for path in dict.fromkeys(origin.values()):
+        floats = [name for name, t in types.items() if origin.get(name) == path and t == pa.float64()]
+        types.update(wide_integer_types(path, floats, options))
     types = {name: pa.float64() if t == pa.null() else t for name, t in types.items()}
     types.update({name: pa.float64() for name, (_, safe) in found.items() if safe})
     return types, found
+
+
+_INTEGER = r"^\s*[+-]?\d+\s*$"
+_UNSIGNED = r"^\s*\d+\s*$"  # what pyarrow reads as uint64
+
+
+def wide_integer_types(path, names, options):
+    """``{column: type}`` of the columns ``names`` (which pyarrow infers as float64) of a CSV file whose values
+    in its first block are all integers, some beyond int64: uint64 when every one is in 0..2**64-1, so that
+    they keep their values (a float64 would merge 2**63 and 2**63 + 1), else text (exact, with a warning)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+    import pyarrow.csv as pcsv
+
+    if not names:
+        return {}
+    convert = pcsv.ConvertOptions(null_values=_convert_options(options.na_values).null_values,
+                                  strings_can_be_null=True, column_types={n: pa.string() for n in names},
+                                  include_columns=names)
+    try:
+        with pcsv.open_csv(_source(path, unit_store(path)), read_options=_read_options(options),
+                           parse_options=_parse_options(path, options), convert_options=convert) as reader:
+            batch = reader.read_next_batch()
+    except (StopIteration, pa.ArrowException):  # no rows, or an unreadable value that the read names
+        return {}
+    types = {}
+    for name in names:
+        text = batch.column(name).drop_null()
+        if not len(text) or not pc.all(pc.match_substring_regex(text, _INTEGER)).as_py():
+            continue
+        values = [int(v) for v in pc.unique(text).to_pylist()]
+        if all(-2**63 <= v < 2**63 for v in values):
+            continue
+        if pc.all(pc.match_substring_regex(text, _UNSIGNED)).as_py() and max(values) < 2**64:
+            types[name] = pa.uint64()
+            continue
+        types[name] = pa.string()
+        warnings.warn(f"column {name!r} of CSV file {str(path)!r} holds integers beyond the 64-bit integer types "
+                      f"(such as {max(values, key=abs)}): it is read as text (categorical), each value exact. Give "
+                      f"numeric_features=[{name!r}] (--numeric {name!r}) to read it as (rounded) numbers",
+                      UserWarning, stacklevel=5)
+    return types
 
 
 def _unreadable(path, exc):
@@ -240,9 +285,10 @@ def _not_a_number(exc, unit, options):
         is_number = match.group(2).startswith(("int", "uint")) and math.isfinite(float(value))
     except ValueError:
         is_number = False
-    if is_number:  # an earlier file typed the column as integers; this one holds a fraction
+    if is_number:  # an earlier file typed the column as integers; this one holds a fraction or a wider integer
+        beyond = f" (beyond {match.group(2)})" if re.match(_INTEGER, value) else ""
         return ValueError(f"column {name!r} of CSV file {str(unit.path)!r} is read as integers ({match.group(2)}), "
-                          f"as an earlier file types it, but holds {value!r}: give numeric_features=[{name!r}] "
+                          f"as an earlier file types it, but holds {value!r}{beyond}: give numeric_features=[{name!r}] "
                           f"(--numeric {name!r}) to read it as numbers in every file")
     return ValueError(f"column {name!r} of CSV file {str(unit.path)!r} is read as numbers ({match.group(2)}) but "
                       f"holds {value!r}; give such marks in na_values (--na-values) to read them as missing")
