@@ -521,25 +521,19 @@ class NaiveBayes(PartitionedClassifier):
         :meth:`scoring_inputs` (what :mod:`nbparallel.models.explanation` reads)."""
         return [at.name for at in self.schema_.counted().attributes]
 
-    def gaussian_evidence(self, X, chosen, other):
-        """``{name: log N(x; theta_c, var_c) - log N(x; theta_c', var_c')}`` of each Gaussian attribute, for
-        class ``chosen`` against ``other`` of each row; 0 where the value is missing or a class has no
-        variance (the terms :meth:`scoring_inputs` sums as ``extra``)."""
+    def explanation_inputs(self, X):
+        """``(inputs, gaussian)`` of one partition for :mod:`nbparallel.models.explanation`: its
+        :class:`~nbparallel.models.base.ScoringInputs` (as :meth:`scoring_inputs`) and None or
+        ``(values, columns, theta, var)``: a float array whose ``columns`` hold the Gaussian attributes (in
+        :attr:`gaussian_features_` order), read once for both, and their means and variances."""
+        codes, values = self.schema_.counted().split(X)
+        inputs = self.inputs_of_split(codes, values)
         if self._gaussian_fit is None:
-            return {}
-        values = gaussian_values(X, self._gaussian_positions)
-        theta, var = self._gaussian_fit.theta, self._gaussian_fit.var
-        evidence = {}
-        for j, name in enumerate(self.gaussian_features_):
-            x = values[:, j]
-            terms = []
-            for k in (chosen, other):
-                mean, variance = theta[k, j], var[k, j]
-                with np.errstate(divide="ignore", invalid="ignore"):
-                    term = -0.5 * np.log(2.0 * np.pi * variance) - 0.5 * (x - mean) ** 2 / variance
-                terms.append(np.where(np.isnan(x) | np.isnan(variance), 0.0, term))
-            evidence[name] = terms[0] - terms[1]
-        return evidence
+            return inputs, None
+        array, columns = gaussian_columns(X, self._gaussian_positions)
+        fit = self._gaussian_fit
+        return inputs._replace(extra=kinds.GaussianNumeric.score(array, columns, fit)), (array, columns, fit.theta,
+                                                                                        fit.var)
 
     def explained_features(self):
         """The attributes' names in input order (the columns of :meth:`explain`)."""
