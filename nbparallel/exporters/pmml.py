@@ -26,33 +26,33 @@ from nbparallel.exporters.pmml_schema import NS
 
 def model_element_writer(model):
     """The function that adds ``model``'s PMML model element to a document, and the fields it reads
-    (``[(name, kind)]``, kind "categorical" with its values, or "continuous")."""
+    (``[(name, values, data type)]``: a categorical field's values, None for a continuous field)."""
     kind = type(model).__name__
+    if kind not in (*pmml_bayes.NAIVE_BAYES_KINDS, "BoostedNaiveBayes", *pmml_linear.LINEAR_KINDS):
+        raise ValueError(f"PMML export supports NaiveBayes, BoostedNaiveBayes, MultinomialNaiveBayes, "
+                         f"BernoulliNaiveBayes and ComplementNaiveBayes; got {kind}")
+    if not hasattr(model, "classes_"):
+        raise ValueError(f"PMML export needs a fitted model; this {kind} is not fitted")
     if kind in pmml_bayes.NAIVE_BAYES_KINDS:
         return pmml_bayes.add_naive_bayes_model, pmml_bayes.fields(model)
     if kind == "BoostedNaiveBayes":
         return pmml_bayes.add_boosted_model, pmml_bayes.fields(model.estimators_[0])
-    if kind in pmml_linear.LINEAR_KINDS:
-        return pmml_linear.add_regression_model, pmml_linear.fields(model)
-    raise ValueError(f"PMML export supports NaiveBayes, BoostedNaiveBayes, MultinomialNaiveBayes, "
-                     f"BernoulliNaiveBayes and ComplementNaiveBayes; got {kind}")
+    return pmml_linear.add_regression_model, pmml_linear.fields(model)
 
 
 def pmml_tree(model):
     """The PMML document (an ElementTree) of the fitted ``model``."""
-    if not hasattr(model, "classes_"):
-        raise ValueError(f"PMML export needs a fitted model; this {type(model).__name__} is not fitted")
     add_model, fields = model_element_writer(model)
     classes = [str(c) for c in model.classes_]
-    target = target_name([name for name, _ in fields])
+    target = target_name([name for name, *_ in fields])
     root = ET.Element("PMML", xmlns=NS, version="4.4")
     ET.SubElement(root, "Header", description=f"nbparallel {type(model).__name__}")
     dictionary = ET.SubElement(root, "DataDictionary")
-    for name, values in fields:
+    for name, values, data_type in fields:
         if values is None:
-            ET.SubElement(dictionary, "DataField", name=name, optype="continuous", dataType="double")
+            ET.SubElement(dictionary, "DataField", name=name, optype="continuous", dataType=data_type)
             continue
-        field = ET.SubElement(dictionary, "DataField", name=name, optype="categorical", dataType="string")
+        field = ET.SubElement(dictionary, "DataField", name=name, optype="categorical", dataType=data_type)
         for value in values:
             ET.SubElement(field, "Value", value=value)
     target_field = ET.SubElement(dictionary, "DataField", name=target, optype="categorical", dataType="string")

@@ -33,12 +33,22 @@ TOTAL = 1.0e6
 
 
 def fields(model):
-    """``[(name, values)]`` of the columns ``model`` reads, in input order: a categorical column with its
-    categories (strings), a numeric one (binned or Gaussian) with None."""
+    """``[(name, values, data type)]`` of the columns ``model`` reads, in input order: a categorical column
+    with its categories as PMML writes them (:func:`category_values`), a numeric one (binned or Gaussian)
+    with None and "double"."""
     categories = {str(name): fit.categories for name, fit in zip(model.counted_attribute_names(), model.counted_fits_)
                   if fit.edges is None}
     names = [str(c) for c in model.schema_.columns]
-    return [(name, [str(v) for v in categories[name]] if name in categories else None) for name in names]
+    return [(name, *category_values(categories[name])) if name in categories else (name, None, "double")
+            for name in names]
+
+
+def category_values(categories):
+    """``(values, data type)``: the categories as PMML strings; a column of booleans (a CSV's TRUE/FALSE
+    read as such) is a "boolean" field of values "true" and "false", which the evaluator parses."""
+    if len(categories) and all(isinstance(c, (bool, np.bool_)) for c in categories):
+        return ["true" if c else "false" for c in categories], "boolean"
+    return [str(c) for c in categories], "string"
 
 
 def add_naive_bayes_model(parent, model, target):
@@ -46,7 +56,7 @@ def add_naive_bayes_model(parent, model, target):
     classes = [str(c) for c in model.classes_]
     class_counts = np.exp(model.class_log_prior_) * TOTAL
     element = ET.SubElement(parent, "NaiveBayesModel", functionName="classification", threshold="0")
-    add_mining_schema(element, [name for name, _ in fields(model)], target)
+    add_mining_schema(element, [name for name, *_ in fields(model)], target)
     inputs = ET.SubElement(element, "BayesInputs")
     for name, fitted in zip(model.counted_attribute_names(), model.counted_fits_):
         if len(fitted.log_prob):
@@ -63,8 +73,9 @@ def add_naive_bayes_model(parent, model, target):
 def add_counted_input(inputs, name, fitted, classes, class_counts):
     """The BayesInput of a categorical or binned column: real-valued PairCounts n_c * P(v | c)."""
     bayes_input = ET.SubElement(inputs, "BayesInput", fieldName=name)
-    values = fitted.categories
-    if fitted.edges is not None:
+    if fitted.edges is None:
+        values, _ = category_values(fitted.categories)
+    else:
         values = [str(b) for b in range(len(fitted.edges) + 1)]
         add_discretize(bayes_input, name, fitted.edges)
     for value, row in zip(values, np.exp(fitted.log_prob)):
@@ -109,7 +120,7 @@ def add_boosted_model(parent, model, target):
     """Add the MiningModel of a BoostedNaiveBayes under ``parent``: one NaiveBayesModel segment per round,
     combined by weightedMajorityVote with weights ``estimator_weights_``; returns it."""
     element = ET.SubElement(parent, "MiningModel", functionName="classification")
-    add_mining_schema(element, [name for name, _ in fields(model.estimators_[0])], target)
+    add_mining_schema(element, [name for name, *_ in fields(model.estimators_[0])], target)
     segmentation = ET.SubElement(element, "Segmentation", multipleModelMethod="weightedMajorityVote")
     for t, (learner, weight) in enumerate(zip(model.estimators_, model.estimator_weights_)):
         segment = ET.SubElement(segmentation, "Segment", id=str(t + 1), weight=repr(float(weight)))

@@ -34,8 +34,8 @@ def feature_names(model):
 
 
 def fields(model):
-    """``[(name, None)]``: every column is a continuous field."""
-    return [(name, None) for name in feature_names(model)]
+    """``[(name, None, "double")]``: every column is a continuous field."""
+    return [(name, None, "double") for name in feature_names(model)]
 
 
 def linear_scores(model):

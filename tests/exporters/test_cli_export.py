@@ -1,37 +1,119 @@
-"""`nbparallel fit` then `nbparallel export`, scored by jpmml_evaluator against `nbparallel predict --proba`."""
+"""`nbparallel fit` then `nbparallel export -o m.pmml`, scored by the JPMML evaluator against
+`nbparallel predict --proba`; the bad inputs of `nbparallel export`, one clear error each and no file."""
+
+import json
 
 import numpy as np
 import pandas as pd
 import pytest
+from sklearn.datasets import load_iris
 
 from nbparallel.cli.commands import main
 
-jpmml = pytest.importorskip("jpmml_evaluator")
+pytest.importorskip("jpmml_evaluator")
 
 
-def test_cli_fit_export_scores_as_predict_proba(tmp_path):
-    rng = np.random.default_rng(3)
-    n = 200
-    frame = pd.DataFrame({"a": rng.choice(list("xyz"), n), "b": rng.choice(list("pq"), n)})
-    frame["y"] = np.where((frame["a"] == "y") ^ (rng.random(n) < 0.2), "pos", "neg")
-    data = tmp_path / "data.csv"
-    frame.to_csv(data, index=False)
+def weather(n=150, seed=3):
+    """Nominal and numeric attributes with missing values, and the class ``play``."""
+    rng = np.random.default_rng(seed)
+    play = rng.choice(["yes", "no"], n)
+    frame = pd.DataFrame({
+        "outlook": rng.choice(["sunny", "overcast", "rainy"], n),
+        "temperature": np.round(rng.normal(np.where(play == "yes", 70, 78), 6), 1),
+        "humidity": np.round(rng.normal(np.where(play == "yes", 75, 86), 8), 1),
+        "windy": rng.choice(["TRUE", "FALSE"], n),
+    })
+    frame.iloc[::11, 0] = None
+    frame.iloc[::7, 1] = None
+    return frame, play
+
+
+def write_arff(path, frame, play):
+    header = ["@relation weather", "@attribute outlook {sunny, overcast, rainy}", "@attribute temperature numeric",
+              "@attribute humidity real", "@attribute windy {TRUE, FALSE}", "@attribute play {yes, no}", "@data"]
+    rows = [",".join("?" if pd.isna(v) else str(v) for v in row) + f",{p}" for row, p in zip(frame.to_numpy(), play)]
+    path.write_text("\n".join(header + rows) + "\n")
+
+
+def fit_export_and_compare(tmp_path, data, target, rows, options=()):
+    """Fit from the file ``data``, export to PMML, and compare the evaluator's scores of ``rows`` with
+    ``nbparallel predict --proba`` of the same file."""
     model, pmml, proba = tmp_path / "model.json", tmp_path / "model.pmml", tmp_path / "proba.csv"
-    main(["fit", str(data), "--target", "y", "-o", str(model), "--quiet"])
-    main(["export", str(model), "-o", str(pmml)])
-    main(["predict", str(model), str(data), "--proba", "-o", str(proba), "--quiet"])
-    expected = pd.read_csv(proba)
-    result = jpmml.make_evaluator(str(pmml)).verify().evaluateAll(frame[["a", "b"]])
-    for label in ("neg", "pos"):
-        column = [c for c in expected.columns if label in c][0]
-        assert np.max(np.abs(result[f"probability({label})"].to_numpy() - expected[column].to_numpy())) < 1e-6
+    assert main(["fit", str(data), "--target", target, "-o", str(model), "--quiet", *options]) in (0, None)
+    assert main(["export", str(model), "-o", str(pmml)]) in (0, None)
+    assert main(["predict", str(model), str(data), "--proba", "-o", str(proba), "--quiet"]) in (0, None)
+    return pmml, pd.read_csv(proba, keep_default_na=False)
 
 
-def test_cli_export_unknown_suffix_is_one_clear_error(tmp_path):
+def assert_same_scores(pmml_scores, pmml, expected, rows, classes):
+    labels, probabilities = pmml_scores(pmml, rows, classes)
+    columns = [[c for c in expected.columns if c.startswith("proba") and c.endswith(str(k))][0] for k in classes]
+    assert np.max(np.abs(probabilities - expected[columns].to_numpy(dtype=np.float64))) < 1e-6
+    prediction = [c for c in expected.columns if not c.startswith("proba")][0]
+    assert labels.tolist() == [str(v) for v in expected[prediction]]
+
+
+@pytest.mark.parametrize("suffix", [".arff", ".csv"])
+@pytest.mark.parametrize("options", [(), ("--gaussian",), ("--gaussian", "humidity"), ("--boost", "3")])
+def test_fit_export_scores_as_predict_proba(tmp_path, pmml_scores, suffix, options):
+    frame, play = weather()
+    data = tmp_path / f"weather{suffix}"
+    if suffix == ".arff":
+        write_arff(data, frame, play)
+    else:
+        frame.assign(play=play).to_csv(data, index=False)
+    pmml, expected = fit_export_and_compare(tmp_path, data, "play", frame, options)
+    assert_same_scores(pmml_scores, pmml, expected, frame, ["no", "yes"])
+
+
+@pytest.mark.parametrize("options", [(), ("--gaussian",)])
+def test_iris(tmp_path, pmml_scores, options):
+    X, y = load_iris(return_X_y=True, as_frame=True)
+    X.columns = [c.replace(" (cm)", "").replace(" ", "_") for c in X.columns]
+    data = tmp_path / "iris.csv"
+    X.assign(species=y).to_csv(data, index=False)
+    pmml, expected = fit_export_and_compare(tmp_path, data, "species", X, options)
+    assert_same_scores(pmml_scores, pmml, expected, X, ["0", "1", "2"])
+
+
+@pytest.fixture
+def model_file(tmp_path):
     frame = pd.DataFrame({"a": ["x", "y", "x", "y"], "y": ["p", "q", "p", "q"]})
-    data = tmp_path / "data.csv"
-    frame.to_csv(data, index=False)
-    model = tmp_path / "model.json"
-    main(["fit", str(data), "--target", "y", "-o", str(model), "--quiet"])
-    assert main(["export", str(model), "-o", str(tmp_path / "model.txt")]) != 0
-    assert not (tmp_path / "model.txt").exists()
+    frame.to_csv(tmp_path / "data.csv", index=False)
+    main(["fit", str(tmp_path / "data.csv"), "--target", "y", "-o", str(tmp_path / "model.json"), "--quiet"])
+    return tmp_path / "model.json"
+
+
+def exports_nothing(capsys, model, output, message):
+    assert main(["export", str(model), "-o", str(output)]) != 0
+    assert message in capsys.readouterr().err
+    assert not output.exists()
+    assert not [p for p in output.parent.iterdir() if p.suffix == ".tmp"]
+
+
+@pytest.mark.parametrize("name", ["model.txt", "model", "model.PMML.gz"])
+def test_unknown_suffix(tmp_path, capsys, model_file, name):
+    exports_nothing(capsys, model_file, tmp_path / name, "unknown suffix")
+
+
+@pytest.mark.parametrize("digest, message", [(False, "digest does not match"), (True, "classes")])
+def test_model_file_that_fails_validation(tmp_path, capsys, model_file, digest, message):
+    """A file edited after it was written (its digest no longer matches), or with a new digest but
+    fitted values that contradict each other (one class for two classes' counts)."""
+    from nbparallel.persistence.model_files import DIGEST_KEY, digest as digest_of
+
+    document = json.loads(model_file.read_text())
+    document["fitted"]["classes"] = ["p"]
+    if digest:
+        document[DIGEST_KEY] = digest_of(document)
+    broken = tmp_path / "broken.json"
+    broken.write_text(json.dumps(document))
+    exports_nothing(capsys, broken, tmp_path / "model.pmml", message)
+
+
+def test_unsupported_model(tmp_path, capsys):
+    rng = np.random.default_rng(0)
+    pd.DataFrame({"a": rng.normal(0, 1, 40), "b": rng.choice(["u", "v"], 40)}).to_csv(tmp_path / "d.csv", index=False)
+    model = tmp_path / "clusters.json"
+    main(["cluster-fit", str(tmp_path / "d.csv"), "--clusters", "2", "--restarts", "1", "-o", str(model), "--quiet"])
+    exports_nothing(capsys, model, tmp_path / "model.pmml", "PMML export supports")
