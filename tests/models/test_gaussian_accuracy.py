@@ -118,3 +118,14 @@ def test_subtracting_a_part_keeps_offset_variances():
     np.testing.assert_array_equal(left.n, first.n)
     np.testing.assert_allclose(left.m2 / left.n, first.m2 / first.n, rtol=1e-9)
     np.testing.assert_allclose(left.mean + left.mean_low, first.mean + first.mean_low, rtol=1e-15)
+
+
+def test_rows_missing_every_attribute_leave_the_prior_and_rows_missing_the_gaussian_ones_do_not():
+    frame = pd.DataFrame({"colour": ["red", None, None, "blue", "red", None],
+                          "height": [1.0, np.nan, np.nan, 2.0, np.nan, 4.0],
+                          "weight": [3.0, np.nan, np.nan, np.nan, np.nan, 1.0]})
+    y = np.array([0, 0, 1, 1, 1, 0])
+    model = NaiveBayes(numeric="gaussian", n_partitions=2).fit(frame, y)
+    # rows 1 and 2 miss everything; row 4 misses only its Gaussian values (its colour is known)
+    np.testing.assert_array_equal(model.moments_.all_missing, [1.0, 1.0])
+    np.testing.assert_array_equal(model.moments_.n, [[2.0, 2.0], [1.0, 0.0]])
