@@ -13,10 +13,13 @@ treated as missing (``invalidValueTreatment="asMissing"``), so it adds nothing t
 the model ignores (no known value, or a Gaussian column with one value only) has no BayesInput.
 
 The model's ``threshold`` is 0: the standard puts the threshold in place of a conditional
-probability below it, and 0 changes none. Where the evaluator differs from ``predict_proba``:
-it multiplies the densities of Gaussian columns as numbers, not as logarithms, so a row many
-standard deviations from every class's mean in several Gaussian columns can underflow to a zero
-likelihood for every class, where ``predict_proba`` still ranks the classes by log-likelihood.
+probability below it, and 0 changes none. Where the JPMML evaluator differs from ``predict_proba``:
+it combines the columns' probabilities in log space, but computes each Gaussian density as a
+number first, so a value whose density underflows to 0 for every class (more than about 38
+standard deviations from every class's mean, (x - theta)^2 / (2 var) > 745) gives that row no
+probabilities (missing), where ``predict_proba`` still ranks the classes by log-likelihood. A
+density that underflows for some classes only gives those classes probability 0, as
+``predict_proba`` does to within 1e-300.
 
 A Gaussian column that some class never saw (the model adds nothing for that class) cannot be
 written: a GaussianDistribution has no constant density of one; such a model is refused.

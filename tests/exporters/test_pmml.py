@@ -88,19 +88,32 @@ def test_mixed_model_with_missing_values_and_unseen_categories(assert_pmml_score
 
 
 def test_tiny_gaussian_densities(assert_pmml_scores_as_model):
-    """Densities near 1e-200: the evaluator multiplies them as numbers and still agrees."""
+    """A density near 1e-290 in one column (32 standard deviations from the nearest mean) agrees."""
     rng = np.random.default_rng(1)
     y = np.repeat(["a", "b"], 50)
     x = rng.normal(np.where(y == "a", 0.0, 0.5), 0.05)
     model = nb.NaiveBayes(numeric="gaussian").fit(pd.DataFrame({"x": x}), y)
-    rows = pd.DataFrame({"x": [0.25, 1.0, 1.45, -0.9]})
-    assert np.exp(model.predict_joint_log_proba(rows)).min() < 1e-150
+    rows = pd.DataFrame({"x": [0.25, 1.0, 1.45, -0.9, 2.0]})
+    assert np.exp(model.predict_joint_log_proba(rows).max(axis=1)).min() < 1e-200
+    assert_pmml_scores_as_model(model, rows)
+
+
+def test_likelihoods_far_below_the_smallest_double(assert_pmml_scores_as_model):
+    """100 Gaussian columns, each value 10 standard deviations off: the likelihood of every class is near
+    exp(-5000), and the evaluator, which combines the columns' probabilities in log space, still agrees."""
+    rng = np.random.default_rng(2)
+    y = np.repeat(["a", "b"], 100)
+    X = pd.DataFrame(rng.normal(np.where(y == "a", 0.0, 0.3)[:, None], 1.0, (200, 100))).add_prefix("g")
+    model = nb.NaiveBayes(numeric="gaussian").fit(X, y)
+    rows = X.iloc[:5] + 10
+    assert model.predict_joint_log_proba(rows).max() < -4000
     assert_pmml_scores_as_model(model, rows)
 
 
 def test_underflowing_gaussian_likelihoods_are_missing_in_pmml(pmml_scores, tmp_path):
-    """Documented difference: a row whose Gaussian likelihood underflows for every class gets no
-    probabilities from the evaluator, where predict_proba still ranks the classes in log space."""
+    """Documented difference: a value whose Gaussian density underflows to 0 for every class (more than
+    about 38 standard deviations from every class's mean) gets no probabilities from the evaluator, where
+    predict_proba still ranks the classes in log space."""
     rng = np.random.default_rng(1)
     y = np.repeat(["a", "b"], 50)
     x = rng.normal(np.where(y == "a", 0.0, 1.0), 0.1)
