@@ -15,8 +15,8 @@ def export(model, path):
 
     Parameters
     ----------
-    model : NaiveBayes
-        A fitted model.
+    model : NaiveBayes, BoostedNaiveBayes, MultinomialNaiveBayes, BernoulliNaiveBayes or ComplementNaiveBayes
+        A fitted model; a model the format cannot express raises ValueError and writes nothing.
     path : str or os.PathLike
         The output file; written to a temporary file in the same folder and renamed.
 
