@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import gc
 import importlib
+import inspect
 import os
 import sys
 import threading
@@ -153,13 +154,33 @@ def cmd_explain(args):
     model = load_model(args)
     if not hasattr(model, "explain"):
         raise ValueError(f"{args.model} holds a {type(model).__name__} model, which has no predictions to explain")
+    terms = "top" in inspect.signature(model.explain).parameters
+    if args.top is not None and not terms:
+        raise ValueError(f"--top lists a text model's terms; {args.model} holds a {type(model).__name__}, whose "
+                         "evidence has one column per attribute")
     check_output(args.output)
+    classes = {"for_class": class_label(model, args.for_class), "against": class_label(model, args.against)}
     with cluster(args):
-        files, _, _ = scoring_files(model, args.data, read_settings(args))
-        evidence = model.explain(files, for_class=class_label(model, args.for_class),
-                                 against=class_label(model, args.against))
+        if terms:
+            evidence = explain_documents(model, args.data, 10 if args.top is None else args.top, classes)
+        else:
+            files, _, _ = scoring_files(model, args.data, read_settings(args))
+            evidence = model.explain(files, **classes)
     evidence.to_csv(args.output, index=False)
-    print(f"evidence of {len(evidence)} rows written to {args.output}")
+    print(f"evidence of {evidence['row'].nunique() if terms else len(evidence)} rows written to {args.output}")
+
+
+def explain_documents(model, path, top, classes):
+    """A text model's top terms of each document of ``path`` (text, class directories or ``.npz``), each
+    hashed column named by the corpus' words that land in it (``|``-joined, most frequent first)."""
+    from nbparallel.data.documents import hashed_words, read_documents
+
+    X, _ = read_documents(path, n_features=model.n_features_in_)
+    evidence = model.explain(X, top=top, **classes)
+    if not str(path).endswith(".npz"):
+        words = hashed_words(path, model.n_features_in_)
+        evidence["term"] = [t if isinstance(t, str) else "|".join(words.get(t, [str(t)])) for t in evidence["term"]]
+    return evidence
 
 
 def cmd_export(args):

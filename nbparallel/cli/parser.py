@@ -242,11 +242,14 @@ def build_parser(commands=None):
 
     p = verb("explain", help="per-row evidence of each attribute for a saved model's predictions (CSV)")
     p.add_argument("model")
-    p.add_argument("data", help="CSV or Parquet file or directory")
+    p.add_argument("data", help="CSV or Parquet file or directory; for a text model, documents as text-predict "
+                   "reads them")
     p.add_argument("-o", "--output", required=True, help="CSV file to write: one row per data row, a column "
                    "per attribute and (prior), each row summing to the log-odds")
     p.add_argument("--for-class", metavar="CLASS", help="the class explained (default: each row's prediction)")
     p.add_argument("--against", metavar="CLASS", help="the class it is weighed against (default: the best other)")
+    p.add_argument("--top", type=int, metavar="N", help="text models: the N terms of each row with the largest "
+                   "evidence (default 10), then (other terms) and (prior), one CSV row each")
     p.add_argument("--quiet", action="store_true", help="no progress bars")
     add_na_values(p)
     add_read_options(p)

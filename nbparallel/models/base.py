@@ -502,11 +502,9 @@ class PartitionedClassifier(Classifier, PartitionedModel):
 
         check_is_fitted(self, self._fitted_attribute)
         if not hasattr(self, "counted_attribute_names"):
-            raise TypeError(f"{type(self).__name__} does not give per-attribute evidence; NaiveBayes does")
-        c = explanation.class_index(self, for_class, "for_class")
-        other = explanation.class_index(self, against, "against")
-        if c is not None and c == other:
-            raise ValueError(f"for_class and against name the same class {for_class!r}")
+            raise TypeError(f"{type(self).__name__} does not give per-attribute evidence; NaiveBayes and the text "
+                            "models do")
+        c, other = explanation.explained_classes(self, for_class, against)
         data = self.scoring_data(X)
         columns = explanation.evidence_columns(self)
         out, slots = _slots(data, (len(columns),), np.float64)

@@ -86,6 +86,12 @@ class ComplementNaiveBayes(TextNaiveBayes):
             return logged / logged.sum(axis=1, keepdims=True)
         return -logged
 
+    def term_weights(self):
+        """``(weights, intercept)``: the complement weights, and no intercept (the priors weigh only in a
+        model of one class, as scikit-learn's ``ComplementNB`` scores)."""
+        n_classes = len(self.classes_)
+        return self.feature_log_prob_, self.class_log_prior_ if n_classes == 1 else np.zeros(n_classes)
+
     def joint_log_likelihood_part(self, X):
         jll = np.asarray(X @ self.feature_log_prob_.T, dtype=np.float64)
         if len(self.classes_) == 1:

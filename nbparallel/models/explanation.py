@@ -11,7 +11,10 @@ terms sum to its ``predict_log_proba`` difference. A missing value (code 0, whos
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
+import scipy.sparse as sp
 
+from nbparallel.engine import execution
 from nbparallel.kernels import scoring
 from nbparallel.kernels.evidence import evidence_rows
 
@@ -28,6 +31,17 @@ def class_index(model, label, name):
     if not len(found):
         raise ValueError(f"{name}={label!r} is not a class of the model; classes are {list(model.classes_)}")
     return int(found[0])
+
+
+def explained_classes(model, for_class, against):
+    """``(c, c')``: the positions of ``for_class`` and ``against`` in ``model.classes_`` (None stays None);
+    ValueError for a class the model lacks, for both naming one class, or for a model of one class."""
+    if len(model.classes_) < 2:
+        raise ValueError("explain needs a model of at least two classes")
+    c, other = class_index(model, for_class, "for_class"), class_index(model, against, "against")
+    if c is not None and c == other:
+        raise ValueError(f"for_class and against name the same class {for_class!r}")
+    return c, other
 
 
 def explain_part(model, X, for_class, against, out=None):
@@ -54,3 +68,99 @@ def explain_part(model, X, for_class, against, out=None):
 def evidence_columns(model):
     """The columns of :meth:`explain`: the attributes in input order, then ``(prior)``."""
     return [*model.explained_features(), PRIOR]
+
+
+TERM_COLUMNS = ["row", "rank", "term", "evidence"]
+"""The columns of a text model's :meth:`explain`: the row's position in the input, the term's rank in the
+row (1 for the largest evidence in absolute value; 0 for the two entries below), the term (feature name,
+or index when the model has no names) and its evidence."""
+
+OTHER_TERMS = "(other terms)"
+"""The term of the entry holding the evidence of a row's terms outside its top."""
+
+
+def check_top(top):
+    """``top`` as an int of at least 1, or None (every term); ValueError otherwise."""
+    if top is None:
+        return None
+    if isinstance(top, bool) or not isinstance(top, (int, np.integer)) or top < 1:
+        raise ValueError(f"top must be a positive integer or None (every term), got {top!r}")
+    return int(top)
+
+
+def row_classes(joint, for_class, against):
+    """Each row's class ``c`` (``for_class``, or its largest joint log-likelihood, ties to the first class)
+    and ``c'`` (``against``, or the largest other class), from ``joint`` (rows x classes)."""
+    rows = np.arange(len(joint))
+    chosen = np.argmax(joint, axis=1) if for_class is None else np.full(len(joint), for_class)
+    if against is not None:
+        return chosen, np.full(len(joint), against)
+    others = np.array(joint, dtype=np.float64)
+    others[rows, chosen] = -np.inf
+    return chosen, np.argmax(others, axis=1)
+
+
+def term_evidence_part(model, X, for_class, against, top):
+    """One partition's term entries, as arrays ``(row, rank, term, evidence)`` in :data:`TERM_COLUMNS`
+    order (``term`` -1 for ``(other terms)``, -2 for ``(prior)``), rows numbered from 0 in the partition.
+
+    With the model's linear form ``jll = values @ weights.T + intercept``
+    (:meth:`~nbparallel.models.text.TextNaiveBayes.term_weights`), a present term ``j`` of row ``i`` gives
+    ``values[i, j] * (weights[c, j] - weights[c', j])`` and ``(prior)`` ``intercept[c] - intercept[c']``,
+    so that a row's entries sum to ``jll[i, c] - jll[i, c']``.
+    """
+    weights, intercept = model.term_weights()
+    values = sp.csr_matrix(model.term_values(X), dtype=np.float64)
+    values.sum_duplicates()
+    chosen, other = row_classes(model.joint_log_likelihood_part(X), for_class, against)
+    n_rows = values.shape[0]
+    rows = np.repeat(np.arange(n_rows), np.diff(values.indptr))
+    terms = values.indices.astype(np.int64)
+    evidence = values.data * (weights[chosen[rows], terms] - weights[other[rows], terms])
+    order = np.lexsort((-np.abs(evidence), rows))
+    rows, terms, evidence = rows[order], terms[order], evidence[order]
+    rank = np.arange(len(rows)) - values.indptr[rows] + 1
+    kept = np.ones(len(rows), dtype=bool) if top is None else rank <= top
+    rest = np.bincount(rows[~kept], evidence[~kept], minlength=n_rows)
+    prior = intercept[chosen] - intercept[other]
+    every = np.arange(n_rows)
+    row = np.concatenate([rows[kept], every, every])
+    key = np.concatenate([rank[kept], np.full(n_rows, len(rank) + 1), np.full(n_rows, len(rank) + 2)])
+    order = np.lexsort((key, row))
+    rank = np.concatenate([rank[kept], np.zeros(2 * n_rows, np.int64)])[order]
+    term = np.concatenate([terms[kept], np.full(n_rows, -1), np.full(n_rows, -2)])[order]
+    return row[order], rank, term, np.concatenate([evidence[kept], rest, prior])[order]
+
+
+def term_task(model, for_class, against, top, X, y, w):
+    """:func:`term_evidence_part` of one partition (a task of :func:`explain_terms`' pass)."""
+    return term_evidence_part(model, X, for_class, against, top)
+
+
+def explain_terms(model, X, for_class, against, top):
+    """The top terms of each row of ``X`` (any input the model's ``predict`` takes, read in one pass), as
+    :meth:`nbparallel.models.text.TextNaiveBayes.explain` documents."""
+    top = check_top(top)
+    c, other = explained_classes(model, for_class, against)
+    data = model.scoring_data(X)
+    parts = execution.map_partitions(data.partitions, data.map(term_task, model, c, other, top),
+                                     name="nbparallel-explain-terms", token=data.token, verbose=bool(model.verbose))
+    return term_frame(model, list(parts))
+
+
+def term_frame(model, parts):
+    """The partitions' :func:`term_evidence_part` arrays, rows numbered over the whole input, as one
+    DataFrame of :data:`TERM_COLUMNS`."""
+    offset, rows = 0, []
+    for part_rows, _, _, _ in parts:
+        rows.append(part_rows + offset)
+        offset += int(part_rows.max()) + 1 if len(part_rows) else 0
+    row = np.concatenate(rows) if rows else np.zeros(0, np.int64)
+    rank, term, evidence = (np.concatenate([part[k] for part in parts]) if parts else np.zeros(0)
+                            for k in (1, 2, 3))
+    names = getattr(model, "feature_names_in_", None)
+    labels = np.asarray(names if names is not None else np.arange(model.n_features_in_), dtype=object)
+    term = np.asarray(term, dtype=np.int64)
+    text = np.where(term == -1, OTHER_TERMS, np.where(term == -2, PRIOR, labels[np.maximum(term, 0)]))
+    return pd.DataFrame({"row": row.astype(np.int64), "rank": rank.astype(np.int64), "term": text,
+                         "evidence": evidence.astype(np.float64)})

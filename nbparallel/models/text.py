@@ -20,6 +20,7 @@ import scipy.sparse as sp
 from nbparallel.data.sparse import as_partitions
 from nbparallel.engine.reduce import TreeRecord
 from nbparallel.models.base import PartitionedClassifier
+from nbparallel.models.estimator import check_is_fitted
 from nbparallel.models.params import ARRAY_LIKE, BOOLEAN, Interval
 from nbparallel.models.plan import CountingPlan
 from nbparallel.summaries.features import FeatureCounts, check_sparse_threshold
@@ -155,6 +156,60 @@ class TextNaiveBayes(PartitionedClassifier):
         """Smoothed log-probabilities from the counts (never merged)."""
         self.class_log_prior_ = self._class_log_prior()
         self.feature_log_prob_ = self._feature_log_prob(self._alpha())
+
+    # ------------------------------------------------------------- explanations
+
+    def term_weights(self):
+        """``(weights, intercept)`` of the model's linear form: the joint log-likelihoods of rows are
+        ``term_values(X) @ weights.T + intercept`` (shapes (n_classes, n_features) and (n_classes,))."""
+        return self.feature_log_prob_, self.class_log_prior_
+
+    def term_values(self, X):
+        """The rows as :meth:`term_weights` multiplies them: the counts as they are."""
+        return X
+
+    def explain(self, X, for_class=None, against=None, top=10):
+        """The terms that weigh most in each row's prediction, and the rest, summing to its log-odds.
+
+        Parameters
+        ----------
+        X : array-like or sparse matrix of shape (n_rows, n_features)
+            Any input :meth:`predict` takes, read in one pass.
+        for_class : label, optional
+            Class ``c``; default: each row's predicted class.
+        against : label, optional
+            Class ``c'``; default: each row's best class other than ``c``.
+        top : int or None, default 10
+            How many terms of each row to list, by absolute evidence; None lists every present term.
+
+        Returns
+        -------
+        evidence : pandas.DataFrame
+            Columns ``row`` (the row's position in ``X``), ``rank`` (1 for the term of largest absolute
+            evidence), ``term`` (feature name, or index) and ``evidence``: ``x_j (w_cj - w_c'j)`` with
+            ``w`` the model's :meth:`term_weights`. Each row then has two entries of rank 0:
+            ``(other terms)`` (the evidence of its present terms outside the top) and ``(prior)``
+            (everything that does not depend on the row's terms: the log prior ratio, and for
+            :class:`BernoulliNaiveBayes` the log-likelihood ratio of a row with no term present). A row's
+            entries sum to ``log P(c | x) - log P(c' | x)``.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from nbparallel import MultinomialNaiveBayes
+        >>> X = np.array([[3, 0, 1], [2, 1, 0], [0, 3, 1], [0, 2, 2]])
+        >>> model = MultinomialNaiveBayes().fit(X, [0, 0, 1, 1])
+        >>> evidence = model.explain(X[:1], top=1)
+        >>> evidence["term"].tolist()
+        [0, '(other terms)', '(prior)']
+        >>> log_proba = model.predict_log_proba(X[:1])[0]
+        >>> bool(np.isclose(evidence["evidence"].sum(), log_proba[0] - log_proba[1]))
+        True
+        """
+        from nbparallel.models.explanation import explain_terms
+
+        check_is_fitted(self, self._fitted_attribute)
+        return explain_terms(self, X, for_class, against, top)
 
     # ------------------------------------------------------------- files
 
@@ -330,18 +385,28 @@ class BernoulliNaiveBayes(TextNaiveBayes):
     def _feature_log_prob(self, alpha):
         return np.log(self.feature_count_ + alpha) - np.log(self.class_count_[:, None] + 2 * alpha)
 
-    def joint_log_likelihood_part(self, X):
+    def term_values(self, X):
+        """The rows as :meth:`term_weights` multiplies them: 1 where a value is above ``binarize``, else 0
+        (as they are when ``binarize`` is None)."""
         threshold = self.binarize
-        if threshold is not None:
-            if sp.issparse(X):
-                check_sparse_threshold(threshold)
-                X = X.copy()
-                X.data = (X.data > threshold).astype(np.float64)
-            else:
-                X = (X > threshold).astype(np.float64)
+        if threshold is None:
+            return X
+        if sp.issparse(X):
+            check_sparse_threshold(threshold)
+            X = X.copy()
+            X.data = (X.data > threshold).astype(np.float64)
+            return X
+        return (X > threshold).astype(np.float64)
+
+    def term_weights(self):
+        """``(weights, intercept)``: a present term weighs ``log P(j | c) - log(1 - P(j | c))``; the
+        intercept is the log prior plus the log-likelihood of a row with no term present."""
         neg_prob = np.log(1 - np.exp(self.feature_log_prob_))
-        jll = np.asarray(X @ (self.feature_log_prob_ - neg_prob).T)
-        return jll + self.class_log_prior_ + neg_prob.sum(axis=1)
+        return self.feature_log_prob_ - neg_prob, self.class_log_prior_ + neg_prob.sum(axis=1)
+
+    def joint_log_likelihood_part(self, X):
+        weights, intercept = self.term_weights()
+        return np.asarray(self.term_values(X) @ weights.T) + intercept
 
     def report_sections(self):
         """What :mod:`nbparallel.report` draws of this model: each class's most telling words."""

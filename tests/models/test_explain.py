@@ -129,7 +129,7 @@ def test_a_model_without_per_attribute_evidence_says_so():
     X = np.random.default_rng(2).integers(0, 5, size=(50, 6))
     y = np.arange(50) % 2
     with pytest.raises(TypeError, match="per-attribute evidence"):
-        nb.MultinomialNaiveBayes().fit(X, y).explain(X)
+        nb.BoostedNaiveBayes(n_rounds=2).fit(X, y).explain(X)
 
 
 def test_cli_explain_writes_the_evidence(tmp_path):
