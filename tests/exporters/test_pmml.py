@@ -163,3 +163,13 @@ def test_arff_file_with_numeric_and_nominal_attributes(assert_pmml_scores_as_mod
     path.write_text(ARFF + "\n".join(lines) + "\n")
     model = nb.NaiveBayes(numeric=numeric, n_partitions=2).fit(str(path), "play")
     assert_pmml_scores_as_model(model, rows)
+
+
+def test_integer_float_and_boolean_categories(assert_pmml_scores_as_model):
+    rng = np.random.default_rng(0)
+    n = 200
+    X = pd.DataFrame({"k": rng.integers(0, 4, n), "f": rng.choice([0.5, 1.0, 2.0], n), "b": rng.random(n) < 0.4})
+    y = np.where((X["k"] == 1) ^ X["b"] ^ (rng.random(n) < 0.2), "a", "b")
+    model = nb.NaiveBayes(categorical_features=["k", "f", "b"]).fit(X, y)
+    assert set(model.feature_kinds_.values()) == {"categorical"}
+    assert_pmml_scores_as_model(model, X)
