@@ -87,6 +87,8 @@ def write_pmml(model, path):
     """Write ``model`` as PMML to ``path`` (temporary file in the same folder, then renamed)."""
     tree = pmml_tree(model)
     folder = pathlib.Path(path).resolve().parent
+    if not folder.is_dir():
+        raise ValueError(f"the output directory {str(folder)!r} of {str(path)!r} does not exist")
     handle, temporary = tempfile.mkstemp(dir=folder, suffix=".tmp")
     try:
         with os.fdopen(handle, "wb") as stream:

@@ -101,3 +101,10 @@ def test_unknown_suffix_is_one_clear_error(tmp_path, name):
     with pytest.raises(ValueError, match="unknown suffix"):
         export(nb.NaiveBayes().fit(X, y), tmp_path / name)
     assert list(tmp_path.iterdir()) == []
+
+
+def test_missing_output_directory_is_one_clear_error(tmp_path):
+    X, y = load_iris(return_X_y=True, as_frame=True)
+    with pytest.raises(ValueError, match="output directory .* does not exist"):
+        export(nb.NaiveBayes().fit(X, y), tmp_path / "absent" / "model.pmml")
+    assert list(tmp_path.iterdir()) == []
