@@ -63,10 +63,12 @@ def test_binned_with_empty_bins_and_values_outside_the_training_range(assert_pmm
     assert_pmml_scores_as_model(model, pd.DataFrame({"x": [-5.0, 0.5, 3.0, 4.5, 5.0, 6.0, 9.5, 50.0, None]}))
 
 
-@pytest.mark.parametrize("n_partitions", [1, 3])
-def test_gaussian_iris(assert_pmml_scores_as_model, n_partitions):
+@pytest.mark.parametrize("n_partitions, var_smoothing", [(1, 1e-9), (3, 1e-9), (2, 0.2)])
+def test_gaussian_iris(assert_pmml_scores_as_model, n_partitions, var_smoothing):
+    """With var_smoothing 0.2 the epsilon added to every variance moves the probabilities by far more
+    than 1e-6: the exported variances are var_, epsilon included."""
     X, y = load_iris(return_X_y=True, as_frame=True)
-    model = nb.NaiveBayes(numeric="gaussian", n_partitions=n_partitions).fit(X, y)
+    model = nb.NaiveBayes(numeric="gaussian", var_smoothing=var_smoothing, n_partitions=n_partitions).fit(X, y)
     assert_pmml_scores_as_model(model, X)
 
 
