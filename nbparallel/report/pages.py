@@ -1,0 +1,71 @@
+"""The report of any model :func:`~nbparallel.report.kinds.report_kind` knows: its figure (PNG, SVG, PDF)
+or its HTML page (the figure and its tables), written by the path's suffix (:func:`write_report`)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from nbparallel.report.clusters import cluster_html, plot_clusters
+from nbparallel.report.evidence import evidence_html, plot_evidence
+from nbparallel.report.kinds import report_kind
+from nbparallel.report.text import plot_text, text_html
+
+
+#: the default of ``max_attributes`` by kind of report: attributes drawn, or features per class
+DEFAULT_TOP = {"naive Bayes": 8, "text": 15, "clusters": 8}
+
+
+def plot_report(model, max_attributes=None, feature_names=None):
+    """The figure of any model :func:`report_kind` knows; ``max_attributes`` defaults by kind (:data:`DEFAULT_TOP`)."""
+    kind = report_kind(model)
+    top = DEFAULT_TOP[kind] if max_attributes is None else max_attributes
+    _check_feature_names(kind, feature_names)
+    if kind == "text":
+        return plot_text(model, top, feature_names)
+    return plot_clusters(model, top) if kind == "clusters" else plot_evidence(model, top)
+
+
+def html_report(model, max_attributes=None, feature_names=None):
+    """The HTML page of any model :func:`report_kind` knows: the figure and its tables."""
+    kind = report_kind(model)
+    top = DEFAULT_TOP[kind] if max_attributes is None else max_attributes
+    _check_feature_names(kind, feature_names)
+    if kind == "text":
+        return text_html(model, top, feature_names)
+    return cluster_html(model, top) if kind == "clusters" else evidence_html(model, top)
+
+
+def _check_feature_names(kind, feature_names):
+    if feature_names is not None and kind != "text":
+        raise ValueError("feature_names names the features of text models (MultinomialNaiveBayes, "
+                         "BernoulliNaiveBayes) only")
+
+
+def write_report(model, path, max_attributes=None, feature_names=None):
+    """Write the report as PNG/SVG/PDF (the figure) or HTML (figure and tables), by suffix.
+
+    Parameters
+    ----------
+    model : fitted NaiveBayes, SelectedNaiveBayes, BoostedNaiveBayes (its first learner),
+        MultinomialNaiveBayes, BernoulliNaiveBayes or AutoClass
+    path : str or PathLike
+    max_attributes : int, optional
+        Attributes drawn (features per class for a text model); default by kind, :data:`DEFAULT_TOP`.
+    feature_names : sequence or dict, optional
+        A text model's feature names (see :func:`text_summary`).
+    """
+    path = Path(path)
+    suffix = path.suffix.lower()
+    if suffix in (".html", ".htm"):
+        text = html_report(model, max_attributes, feature_names)
+        tmp = path.with_name(f".{path.name}.tmp")
+        tmp.write_text(text, encoding="utf-8")
+        tmp.replace(path)
+    elif suffix in (".png", ".svg", ".pdf"):
+        fig = plot_report(model, max_attributes, feature_names)
+        tmp = path.with_name(f".{path.name}.tmp{suffix}")
+        fig.savefig(tmp, dpi=110)
+        tmp.replace(path)
+    else:
+        raise ValueError(f"report path must end in .png, .svg, .pdf or .html, got {str(path)!r}")
+    return path
