@@ -4,7 +4,8 @@ Explanations and a nomogram
 
 Explain one prediction of a naive Bayes fitted on scikit-learn's breast-cancer data: each attribute's
 evidence (its log-odds ratio) sums, with the priors', to the log-odds of the predicted class, drawn as a
-waterfall; the nomogram shows every value's log-odds ratio on one axis per attribute.
+waterfall, alone and beside the model's evidence panels in its report; the nomogram shows every value's
+log-odds ratio on one axis per attribute.
 """
 
 import numpy as np
@@ -12,7 +13,7 @@ from matplotlib import pyplot as plt
 from sklearn.datasets import load_breast_cancer
 
 from nbparallel import NaiveBayes
-from nbparallel.report import plot_explanation, plot_nomogram
+from nbparallel.report import explained_row, plot_evidence, plot_explanation, plot_nomogram
 
 X, y = load_breast_cancer(return_X_y=True, as_frame=True)
 model = NaiveBayes(n_partitions=4).fit(X, y)
@@ -38,3 +39,8 @@ show(plot_explanation(model, X.iloc[:1], max_attributes=10))
 # %%
 # The nomogram of the ten attributes that move the log-odds most.
 show(plot_nomogram(model, max_attributes=10))
+
+# %%
+# The model's report with one prediction beside its evidence panels: the waterfall of row 12 under the
+# attribute ranking (``write_report(model, "report.html", explained=...)`` writes it as a page).
+show(plot_evidence(model, max_attributes=4, explained=explained_row(model, X, row=12)))

@@ -314,7 +314,14 @@ def cmd_report(args):
             raise ValueError("--documents names the hashed features of text models; "
                              f"{args.model} holds a {type(model).__name__} model")
         words = hashed_words(args.documents, model.n_features_in_)
-    path = write_report(model, args.output, max_attributes=args.top, feature_names=words)
+    explained = None
+    if args.explain is not None:
+        from nbparallel.models.prediction_files import scoring_files
+        from nbparallel.report import explained_row
+
+        files, _, _ = scoring_files(model, args.explain, read_settings(args))
+        explained = explained_row(model, files, args.row, for_class=class_label(model, args.for_class))
+    path = write_report(model, args.output, max_attributes=args.top, feature_names=words, explained=explained)
     print(f"report written to {path}")
 
 

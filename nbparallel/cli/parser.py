@@ -350,7 +350,10 @@ def build_parser(commands=None):
     p.add_argument("--nomogram", action="store_true",
                    help="naive Bayes: write an interactive nomogram (-o nomogram.html) instead of the report")
     p.add_argument("--for-class", metavar="CLASS", help="with --nomogram: the class against the rest (default: "
-                   "the last class)")
+                   "the last class); with --explain: the class explained (default: the row's prediction)")
+    p.add_argument("--explain", metavar="DATA", help="naive Bayes: CSV or Parquet file or directory whose row --row "
+                   "is drawn as a waterfall of its evidence beside the model's panels")
+    p.add_argument("--row", type=int, default=0, help="with --explain: the row's position in DATA (default 0)")
 
     p = verb("demo", help="the main job: fit and score on bundled real datasets, locally")
     p.add_argument("--partitions", type=int, default=8, help="number of partitions (default 8)")

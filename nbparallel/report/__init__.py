@@ -18,11 +18,11 @@ from nbparallel.report.kinds import bin_labels, mutual_information, report_kind,
 from nbparallel.report.nomogram import nomogram_data, nomogram_html, plot_nomogram, write_nomogram
 from nbparallel.report.pages import DEFAULT_TOP, html_report, plot_report, write_report
 from nbparallel.report.text import MAX_CLASS_PANELS, plot_text, text_html, text_summary
-from nbparallel.report.waterfall import plot_explanation
+from nbparallel.report.waterfall import explained_row, plot_explanation
 
-__all__ = ["CLASS_LABEL_WIDTH", "DEFAULT_TOP", "EVIDENCE_CAPTION", "MAX_CLASS_COLUMNS", "MAX_CLASS_PANELS", "MAX_RANKED",
-           "MAX_VALUES_SHOWN", "bin_labels", "cluster_html", "cluster_summary",
-           "evidence_html", "gaussian_mutual_information", "html_report", "model_summary", "mutual_information",
+__all__ = ["CLASS_LABEL_WIDTH", "DEFAULT_TOP", "EVIDENCE_CAPTION", "MAX_CLASS_COLUMNS", "MAX_CLASS_PANELS",
+           "MAX_RANKED", "MAX_VALUES_SHOWN", "bin_labels", "cluster_html", "cluster_summary", "evidence_html",
+           "explained_row", "gaussian_mutual_information", "html_report", "model_summary", "mutual_information",
            "nomogram_data", "nomogram_html", "plot_clusters", "plot_evidence", "plot_explanation", "plot_nomogram",
-           "plot_report", "plot_text", "report_kind", "report_sections", "text_html", "text_summary",
-           "write_nomogram", "write_report"]
+           "plot_report", "plot_text", "report_kind", "report_sections", "text_html", "text_summary", "write_nomogram",
+           "write_report"]

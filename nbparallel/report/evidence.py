@@ -24,9 +24,13 @@ from nbparallel.data.columns import CATEGORICAL
 from nbparallel.models.estimator import check_is_fitted
 from nbparallel.report.html import PAGE_HEAD, png_base64, short_label
 from nbparallel.report.kinds import mutual_information, report_sections, value_labels
+from nbparallel.report.waterfall import draw_waterfall, explanation_html, explanation_title, waterfall_bars
 
 
 MAX_VALUES_SHOWN = 12
+
+#: bars of a prediction's waterfall in the report (the other attributes' terms summed into one)
+MAX_WATERFALL_BARS = 20
 
 
 def model_summary(model):
@@ -153,7 +157,7 @@ def _layout(n_classes):
     return transposed, per_row, rotation, n_classes <= 6
 
 
-def plot_evidence(model, max_attributes=8, path=None):
+def plot_evidence(model, max_attributes=8, path=None, explained=None):
     """Draw the model: attribute ranking, priors, and per attribute the evidence of each value.
 
     The layout follows the number of classes (2 to 50 are drawn readably) and
@@ -171,6 +175,9 @@ def plot_evidence(model, max_attributes=8, path=None):
         Panels drawn, for the attributes of highest mutual information.
     path : str or PathLike, optional
         Also write the figure there (PNG, SVG or PDF by suffix).
+    explained : dict, optional
+        One prediction (:func:`~nbparallel.report.waterfall.explained_row`), drawn as a waterfall beside
+        its numbers, under the ranking.
 
     Returns
     -------
@@ -196,8 +203,10 @@ def plot_evidence(model, max_attributes=8, path=None):
     rows = [panels[i:i + per_row] for i in range(0, len(panels), per_row)]
     ranked = ranking[:MAX_RANKED]
     heights = [max(4.6, 0.22 * len(ranked) + 1.4)] + [max(2.2, max(panel_height(p) for p in row)) for row in rows]
+    if explained is not None:
+        heights.insert(1, 1.4 + 0.3 * len(waterfall_bars(explained["evidence"], MAX_WATERFALL_BARS)[0]))
     fig = Figure(figsize=(14, sum(heights) + 1.2), layout="constrained")
-    grid = fig.add_gridspec(1 + len(rows), 2, height_ratios=heights)
+    grid = fig.add_gridspec(len(heights), 2, height_ratios=heights)
     fig.suptitle(f"Naive Bayes model: {n_classes} classes, {summary['n_cases']:g} training cases, "
                  f"{len(attrs) + len(gaussian)} attributes used" + (f"\n{summary['note']}" if summary["note"] else ""),
                  fontsize=14, fontweight="bold")
@@ -208,6 +217,9 @@ def plot_evidence(model, max_attributes=8, path=None):
     lines = _evidence_caption(summary, labels, panels, transposed)
     ax.text(0, 1, "\n".join(lines), va="top", ha="left", fontsize=9, family="monospace", transform=ax.transAxes)
 
+    if explained is not None:
+        _explanation_panels(fig.add_subplot(grid[1, 0]), fig.add_subplot(grid[1, 1]), explained)
+    first = 1 + (explained is not None)
     counted = [p for p in panels if p["kind"] != "gaussian"]
     # evidence for a class is at most log(1 / prior); against it is unbounded: one scale per side
     limit = min(max([-p["evidence"].min() for p in counted] + [1e-3]), 5.0)
@@ -216,7 +228,7 @@ def plot_evidence(model, max_attributes=8, path=None):
     heatmaps = []
     for r, row in enumerate(rows):
         for c, attribute in enumerate(row):
-            where = grid[1 + r, c] if per_row == 2 else grid[1 + r, :]
+            where = grid[first + r, c] if per_row == 2 else grid[first + r, :]
             ax = fig.add_subplot(where)
             rank = r * per_row + c + 1
             if attribute["kind"] == "gaussian":
@@ -230,6 +242,22 @@ def plot_evidence(model, max_attributes=8, path=None):
     if path is not None:
         fig.savefig(path, dpi=110)
     return fig
+
+
+def _explanation_panels(ax, text_ax, explained):
+    """One prediction's waterfall on ``ax`` and what it weighs on ``text_ax``."""
+    total = draw_waterfall(ax, explained["evidence"], MAX_WATERFALL_BARS,
+                           "evidence of one prediction: " + explanation_title(explained))
+    text_ax.axis("off")
+    lines = [f"Row {explained['label']} (position {explained['row']}):",
+             f"log P({short_label(str(explained['for_class']), 24)} | x)",
+             f"  - log P({short_label(str(explained['against']), 24)} | x) = {explained['log_odds']:+.4f}",
+             f"= (prior) + the attributes' terms = {total:+.4f}",
+             "Bars: the priors' log ratio, then each attribute's",
+             "log P(x_j | c) - log P(x_j | c'), largest first;",
+             "green for the class, red against; dashed: the total."]
+    text_ax.text(0, 1, "\n".join(lines), va="top", ha="left", fontsize=9, family="monospace",
+                 transform=text_ax.transAxes)
 
 
 def _ranking_chart(ax, ranking, ranked, gaussian):
@@ -303,7 +331,8 @@ def _evidence_panel(ax, attribute, labels, rank, norm, limit, top, transposed, r
                         color="white" if value < -0.6 * limit or value > 0.6 * top else "black")
     n_values = len(attribute["values"])
     extra = "" if len(rows) == n_values else f"; {len(rows)} most frequent of {n_values} values"
-    ax.set_title(f"#{rank} {short_label(attribute['name'], 40)}  (MI {attribute['mutual_information']:.3f} bits{extra})",
+    ax.set_title(f"#{rank} {short_label(attribute['name'], 40)}  "
+                 f"(MI {attribute['mutual_information']:.3f} bits{extra})",
                  loc="left", fontsize=10)
     return image
 
@@ -320,17 +349,20 @@ def _gaussian_panel(ax, attribute, labels, rank):
     ax.set_ylabel("class", fontsize=8)
     ax.set_xlabel(f"{short_label(attribute['name'], 30)}: mean and mean +- 1 sd of each class", fontsize=8)
     ax.grid(axis="x", alpha=0.3)
-    ax.set_title(f"#{rank} {short_label(attribute['name'], 40)}  (Gaussian; MI {attribute['mutual_information']:.3f} bits)",
+    ax.set_title(f"#{rank} {short_label(attribute['name'], 40)}  "
+                 f"(Gaussian; MI {attribute['mutual_information']:.3f} bits)",
                  loc="left", fontsize=10)
 
 
-def evidence_html(model, max_attributes=8):
-    """A self-contained HTML page of a naive Bayes model: the figure and every attribute's evidence table."""
+def evidence_html(model, max_attributes=8, explained=None):
+    """A self-contained HTML page of a naive Bayes model: the figure, one prediction's evidence when
+    ``explained`` (:func:`~nbparallel.report.waterfall.explained_row`), and every attribute's evidence table."""
     summary = model_summary(model)
     esc = html.escape
     parts = [PAGE_HEAD, "<h1>Naive Bayes model report</h1>",
              *([f"<p><b>{esc(summary['note'])}</b></p>"] if summary["note"] else []),
              f"<img alt='evidence' src='data:image/png;base64,{png_base64(plot_evidence(model, max_attributes))}'>",
+             *([explanation_html(explained, MAX_WATERFALL_BARS)] if explained is not None else []),
              "<h2>Class priors</h2><table><tr>" + "".join(f"<th>{esc(c)}</th>" for c in summary["classes"])
              + "</tr><tr>" + "".join(f"<td>{p:.4f}</td>" for p in summary["prior"]) + "</tr></table>"]
     if summary["ignored"]:
