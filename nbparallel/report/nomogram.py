@@ -76,8 +76,23 @@ function posterior() {
   document.getElementById('posterior').textContent = p.toFixed(12);
   document.getElementById('bar').style.width = (100 * p).toFixed(2) + '%';
 }
+function declutter() {
+  // on each axis, hide a value's label that would overlap the label left of it (its title keeps the value)
+  document.querySelectorAll('.line').forEach(line => {
+    const ticks = Array.from(line.querySelectorAll('.tick'));
+    ticks.forEach(t => { t.style.visibility = 'visible'; });
+    ticks.sort((a, b) => a.getBoundingClientRect().left - b.getBoundingClientRect().left);
+    let right = -Infinity;
+    for (const t of ticks) {
+      const box = t.getBoundingClientRect();
+      if (box.left < right + 2) { t.style.visibility = 'hidden'; } else { right = box.right; }
+    }
+  });
+}
 document.querySelectorAll('select, input').forEach(el => el.addEventListener('input', posterior));
 document.querySelectorAll('select').forEach(el => el.addEventListener('change', posterior));
+window.addEventListener('resize', declutter);
+declutter();
 posterior();
 """
 
@@ -155,7 +170,9 @@ def plot_nomogram(model, for_class=None, max_attributes=50):
     """A nomogram (Mozina et al., 2004) of ``model`` for ``for_class`` against the rest: one axis per
     attribute (the ``max_attributes`` that can move the log-odds most, largest first) with each value at
     its log-odds ratio, and a scale that maps the sum of the chosen values' ratios to the probability
-    of ``for_class`` (exact for two classes; for more, the rest taken as one class).
+    of ``for_class`` (exact for two classes; for more, the rest taken as one class). A value's label that
+    would overlap the one left of it is left out (its tick stays), so that 2 to 50 attributes and classes
+    stay legible.
 
     Returns
     -------
@@ -175,13 +192,15 @@ def plot_nomogram(model, for_class=None, max_attributes=50):
             axes_points.append(([f"{v:.3g}" for v in x], ratio))
     fig = Figure(figsize=(9, 1.2 + 0.42 * (len(attributes) + 2)))
     ax = fig.add_subplot()
+    labels_by_axis = []
     for i, (a, (labels, ratio)) in enumerate(zip(attributes, axes_points)):
         y = -i
         ax.hlines(y, ratio.min(), ratio.max(), color="0.4", lw=1)
         ax.plot(ratio, np.full(len(ratio), y), "|", color="C0", ms=8)
-        for label, r in zip(labels, ratio):
-            ax.annotate(short_label(str(label), 12), (r, y), xytext=(0, 4), textcoords="offset points", ha="center",
-                        fontsize=6 if len(labels) > 8 else 7)
+        labels_by_axis.append([ax.annotate(short_label(str(label), 12), (r, y), xytext=(0, 4),
+                                           textcoords="offset points", ha="center",
+                                           fontsize=6 if len(labels) > 8 else 7)
+                               for label, r in zip(labels, ratio)])
     ax.set_yticks([-i for i in range(len(attributes))], [short_label(a["name"], 24) for a in attributes], fontsize=8)
     prior_odds = np.log(prior[c] / prior[np.arange(len(prior)) != c].sum())
     lo = sum(r.min() for _, r in axes_points) if axes_points else -1.0
@@ -197,4 +216,21 @@ def plot_nomogram(model, for_class=None, max_attributes=50):
                   f"{hi:+.2f})", fontsize=8)
     ax.grid(axis="x", alpha=0.2)
     fig.tight_layout()
+    _hide_overlapping(fig, labels_by_axis)
     return fig
+
+
+def _hide_overlapping(fig, labels_by_axis):
+    """Hide each axis' value labels that would overlap a label left of them (their ticks stay), so that
+    close values stay legible; measured with the figure's renderer (Agg)."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    renderer = FigureCanvasAgg(fig).get_renderer()
+    for texts in labels_by_axis:
+        shown = None
+        for text in sorted(texts, key=lambda t: t.get_window_extent(renderer).x0):
+            box = text.get_window_extent(renderer)
+            if shown is not None and box.x0 < shown.x1 + 2:
+                text.set_visible(False)
+                continue
+            shown = box

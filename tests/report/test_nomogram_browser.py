@@ -70,3 +70,44 @@ def test_the_page_shows_predict_proba(browser, tmp_path, numeric):
         shown = float(browser.find_element(By.ID, "posterior").text)
         expected = model.predict_proba(frame.iloc[[i]].drop(columns="target"))[0, column]
         assert abs(shown - expected) < 1e-6, (i, shown, expected)
+
+
+_BOXES = """
+const axes = [...document.querySelectorAll('.axis')];
+return [...document.querySelectorAll(arguments[0])].filter(e => getComputedStyle(e).visibility !== 'hidden')
+  .map(e => { const r = e.getBoundingClientRect();
+              return [r.left, r.top, r.right, r.bottom, axes.indexOf(e.closest('.axis'))]; });
+"""
+"""The boxes of the visible elements a CSS selector finds, each with the index of its axis."""
+
+
+def _overlapping(boxes):
+    """Pairs of boxes (left, top, right, bottom, axis) of one axis whose interiors intersect (1 px slack)."""
+    pairs = []
+    for i, a in enumerate(boxes):
+        for b in boxes[i + 1:]:
+            if a[4] == b[4] and a[0] < b[2] - 1 and b[0] < a[2] - 1 and a[1] < b[3] - 1 and b[1] < a[3] - 1:
+                pairs.append((a, b))
+    return pairs
+
+
+def test_fifty_attributes_and_classes_are_legible_and_exact(browser, tmp_path):
+    from tests.report.test_nomogram_legible import wide_model
+
+    model = wide_model(50, 50)
+    for_class = model.classes_[7]
+    path = write_nomogram(model, tmp_path / "nomogram.html", for_class=for_class)
+    data = nomogram_data(model, for_class)
+    browser.set_window_size(1280, 900)
+    browser.get(path.resolve().as_uri())
+    assert _overlapping(browser.execute_script(_BOXES, ".tick")) == []
+    controls = browser.execute_script(_BOXES, "select, input")
+    assert len(controls) == 50
+    assert all(b[1] >= a[3] - 1 for a, b in zip(controls, controls[1:]))  # one below the other
+    rng = np.random.default_rng(1)
+    row = {a["name"]: a["values"][rng.integers(len(a["values"]))] for a in data["attributes"]}
+    _pick(browser, data, pd.Series(row))
+    shown = float(browser.find_element(By.ID, "posterior").text)
+    frame = pd.DataFrame({name: [value] for name, value in row.items()})[list(model.feature_names_in_)]
+    expected = model.predict_proba(frame)[0, list(model.classes_).index(for_class)]
+    assert abs(shown - expected) < 1e-6
