@@ -6,40 +6,12 @@ pass did not see came out negative ("holds -1 value(s) the schema pass did not s
 checked against a plain Counter of the rows.
 """
 
-import math
-from collections import Counter
-
 import numpy as np
 import pandas as pd
 import pytest
 
 from nbparallel import NaiveBayes, load
-
-
-def _reference(X, y, w):
-    """``({(column, value, class): weight}, classes, n_missing_target)`` of plain rows."""
-    labels = [None if pd.isna(v) else v for v in pd.Series(y, dtype=object)]
-    weights = [1.0] * len(X) if w is None else list(w)
-    cells = Counter()
-    for name in X.columns:
-        for v, c, wt in zip(X[name].astype(object), labels, weights):
-            if not pd.isna(v) and c is not None:
-                cells[(name, v, c)] += wt
-    classes = sorted({c for c, wt in zip(labels, weights) if c is not None and wt > 0})
-    return cells, classes, sum(c is None for c in labels)
-
-
-def _check(model, X, y, w):
-    cells, classes, n_missing = _reference(X, y, w)
-    assert model.classes_.tolist() == classes
-    assert model.n_missing_target_ == n_missing
-    for a, at in enumerate(model.schema_.attributes):
-        table = model.counts_.attribute(a)
-        for i, v in enumerate(at.categories):
-            assert type(v) is int
-            for k, c in enumerate(model.schema_.classes):
-                assert math.isclose(table[i, k], cells.get((at.name, v, c), 0.0)), (at.name, v, c)
-        assert {v for (name, v, _) in cells if name == at.name} <= set(at.categories)
+from tests.counter_checks import check_counts as _check
 
 
 def test_the_reproduction_fits_with_its_counts():

@@ -286,7 +286,8 @@ def _not_a_number(exc, unit, options):
     except ValueError:
         is_number = False
     if is_number:  # an earlier file typed the column as integers; this one holds a fraction or a wider integer
-        beyond = f" (beyond {match.group(2)})" if re.match(_INTEGER, value) else ""
+        beyond = f" (beyond {match.group(2)}, the type the first file gives it; a first file holding such an " \
+                 "integer reads the column as uint64)" if re.match(_INTEGER, value) else ""
         return ValueError(f"column {name!r} of CSV file {str(unit.path)!r} is read as integers ({match.group(2)}), "
                           f"as an earlier file types it, but holds {value!r}{beyond}: give numeric_features=[{name!r}] "
                           f"(--numeric {name!r}) to read it as numbers in every file")
