@@ -261,7 +261,10 @@ class NaiveBayes(PartitionedClassifier):
         beyond them fall into the end bins and raise a warning, so give
         ``numeric_ranges`` when the first batch does not span the data. Later
         calls may bring new categories and classes. Fitting on the whole data
-        or on pieces gives the same counts when the ranges are the same.
+        or on pieces gives the same counts when the ranges are the same. A
+        batch whose every target is missing adds only its rows to
+        ``n_missing_target_``; the first batch must hold a labelled row, and
+        ``classes`` where its labels are not every class.
         """
         self.validate_params()
         dataset = self.dataset(X, y, sample_weight)
