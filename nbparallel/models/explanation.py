@@ -5,7 +5,12 @@ Naive Bayes' log-odds of class c against c' is an exact sum, ``log pi_c - log pi
 ``log P(x_j | c) - log P(x_j | c')`` per attribute (Elkan's weights of evidence). :func:`explain_part`
 gives those terms for the rows of one partition, read from the same codes and log table the scoring
 kernels read (:class:`~nbparallel.models.base.ScoringInputs`) and the Gaussian values, so that each row's
-terms sum to its ``predict_log_proba`` difference. A missing value (code 0, whose table row is zeros) adds nothing.
+terms sum to its ``predict_log_proba`` difference. A missing value (code 0, whose table row is zeros) adds
+nothing.
+
+A text model (:class:`~nbparallel.models.text.TextNaiveBayes`) has one term per feature, most of them absent
+from a row: :func:`explain_terms` lists each row's top terms by absolute evidence, then the rest summed and
+the prior, in a long frame (:data:`TERM_COLUMNS`) whose entries of a row sum to its log-odds.
 """
 
 from __future__ import annotations
@@ -50,8 +55,6 @@ def explain_part(model, X, for_class, against, out=None):
     (:func:`~nbparallel.kernels.evidence.evidence_rows`) after the scoring kernels' pass that finds each
     row's classes (the joint log-likelihoods :meth:`predict` reads)."""
     inputs, gaussian = model.explanation_inputs(X)
-    if len(inputs.log_prior) < 2:
-        raise ValueError("explain needs a model of at least two classes")
     names = model.explained_features()
     column = {name: j for j, name in enumerate(names)}
     given = out is not None
