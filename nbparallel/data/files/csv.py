@@ -92,7 +92,13 @@ def _csv_types(files, options):
         floats = [name for name, t in types.items() if origin.get(name) == path and t == pa.float64()]
         types.update(wide_integer_types(path, floats, options))
     types = {name: pa.float64() if t == pa.null() else t for name, t in types.items()}
-    types.update({name: pa.float64() for name, (_, safe) in found.items() if safe})
+    tokens = {name: token for name, (token, safe) in found.items() if safe}
+    types.update({name: pa.float64() for name in tokens})
+    for name, t in wide_integer_types(files[0], list(tokens), options, tokens).items():
+        if t == pa.uint64():  # integers and a token: read as uint64, the token missing
+            types[name] = t
+        else:  # integers no 64-bit type holds: read as text, the token a value (see warn_missing_tokens)
+            types[name], found[name] = pa.string(), (tokens[name], False)
     return types, found
 
 
@@ -100,10 +106,11 @@ _INTEGER = r"^\s*[+-]?\d+\s*$"
 _UNSIGNED = r"^\s*\d+\s*$"  # what pyarrow reads as uint64
 
 
-def wide_integer_types(path, names, options):
+def wide_integer_types(path, names, options, tokens=None):
     """``{column: type}`` of the columns ``names`` (which pyarrow infers as float64) of a CSV file whose values
     in its first block are all integers, some beyond int64: uint64 when every one is in 0..2**64-1, so that
-    they keep their values (a float64 would merge 2**63 and 2**63 + 1), else text (exact, with a warning)."""
+    they keep their values (a float64 would merge 2**63 and 2**63 + 1), else text (exact, with a warning).
+    ``tokens``: ``{column: token}``, a value of the column to leave out (its missing-value token)."""
     import pyarrow as pa
     import pyarrow.compute as pc
     import pyarrow.csv as pcsv
@@ -122,6 +129,8 @@ def wide_integer_types(path, names, options):
     types = {}
     for name in names:
         text = batch.column(name).drop_null()
+        if tokens and name in tokens:
+            text = text.filter(pc.not_equal(text, tokens[name]))
         if not len(text) or not pc.all(pc.match_substring_regex(text, _INTEGER)).as_py():
             continue
         values = [int(v) for v in pc.unique(text).to_pylist()]
@@ -248,12 +257,12 @@ def read_csv_unit(unit, columns, types, options):
     except pa.ArrowInvalid as exc:
         raise _not_a_number(exc, unit, options) from None
     for name, token in tokens.items():
-        table = _numbers_of(table, name, token, options, unit.path)
+        table = _numbers_of(table, name, token, options, unit.path, types[name])
     return table
 
 
-def _numbers_of(table, name, token, options, path):
-    """``table`` with its text column ``name`` read as float64, ``token`` missing."""
+def _numbers_of(table, name, token, options, path, numbers_type):
+    """``table`` with its text column ``name`` read as ``numbers_type`` (float64 or uint64), ``token`` missing."""
     import pyarrow as pa
     import pyarrow.compute as pc
 
@@ -263,8 +272,12 @@ def _numbers_of(table, name, token, options, path):
         column = column.cast(column.type.value_type)
     column = pc.if_else(pc.equal(column, token), pa.scalar(None, column.type), column)
     try:
-        numbers = pc.cast(column, pa.float64())
-    except pa.ArrowInvalid:  # another value: named, with the marks to give
+        numbers = pc.cast(column, numbers_type)
+    except pa.ArrowInvalid as exc:  # another value: named, with the marks to give
+        if numbers_type != pa.float64():
+            raise ValueError(f"column {name!r} of CSV file {str(path)!r} is read as {numbers_type} (integers beyond "
+                             f"int64 and the token {token!r} in the first file) but holds another value: {exc}; "
+                             f"give numeric_features=[{name!r}] (--numeric {name!r}) to read it as numbers") from None
         numbers = pa.array(parse_numbers(column.to_pandas(), name, (*(options.na_values or ()), token),
                                          f" of CSV file {str(path)!r}"), pa.float64())
     return table.set_column(i, name, numbers)

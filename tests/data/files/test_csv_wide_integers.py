@@ -1,7 +1,7 @@
 """Integers beyond int64 in CSV files (issue 48 item 2): pyarrow infers such a column as float64, which merged
 2**63 and 2**63 + 1 into one class. Now a column of integers in 0..2**64-1 is read as uint64, exact as in
-memory; integers no 64-bit type holds are read as text (exact), with a warning; a later file's integer beyond
-the type an earlier file gave the column is refused with a message naming it."""
+memory (with a missing-value token too); integers no 64-bit type holds are read as text (exact), with a
+warning; a later file's integer beyond the type an earlier file gave the column is refused, naming it."""
 
 import numpy as np
 import pandas as pd
@@ -58,3 +58,15 @@ def test_a_column_empty_in_the_first_file_takes_the_next_files_wide_integers(tmp
     (tmp_path / "b.csv").write_text("x,t\n9223372036854775808,0\n2,1\n")
     model = NaiveBayes(categorical_features="all").fit(tmp_path, "t")
     assert model.schema_.attributes[0].categories == [2, 2**63]
+
+
+def test_wide_integers_with_a_missing_value_token_keep_their_values(tmp_path):
+    (tmp_path / "a.csv").write_text("x,t\n9223372036854775808,0\n?,1\n9223372036854775809,1\n5,0\n")
+    with pytest.warns(UserWarning, match="token '\\?': it is read as numbers, '\\?' as missing"):
+        model = NaiveBayes(categorical_features="all").fit(tmp_path, "t")
+    assert model.schema_.attributes[0].categories == [5, 2**63, 2**63 + 1]
+    assert model.counts_.attribute(0).tolist() == [[1, 0], [1, 0], [0, 1]]  # the row of '?' not counted
+    (tmp_path / "a.csv").write_text("x,t\n18446744073709551616,0\n?,1\n9223372036854775809,1\n5,0\n")
+    with pytest.warns(UserWarning, match="token '\\?': it is read as text"):
+        model = NaiveBayes(categorical_features="all").fit(tmp_path, "t")
+    assert model.schema_.attributes[0].categories == ["18446744073709551616", "5", "9223372036854775809", "?"]
