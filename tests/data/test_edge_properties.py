@@ -6,7 +6,7 @@ some missing, possibly in every row of a batch) and integer weights. Every input
 a plain Counter of the rows (``tests.counter_checks``), or, where the Counter finds fewer than two classes or
 no case to count, a ValueError in every form:
 
-- in memory: pandas with 1..7 partitions, shuffled rows, a numpy array, ``load(save(model))`` and
+- in memory: pandas with 1..7 partitions, shuffled rows, permuted columns, a numpy array, ``load(save(model))`` and
   ``partial_fit`` in pieces (a piece whose every target is missing adds its count; a first piece with no label
   is refused, saying so);
 - through files: a Dask DataFrame, Parquet and CSV directories of several files (a CSV integer column beyond
@@ -108,6 +108,9 @@ def test_in_memory_forms_count_like_a_plain_counter(tmp_path, case):
     rng.shuffle(order)
     check_counts(_fit(X.iloc[order].reset_index(drop=True), y.iloc[order].reset_index(drop=True),
                       None if w is None else w[order], n_partitions=p), X, y, w)
+    columns = list(X.columns)
+    rng.shuffle(columns)
+    check_counts(_fit(X[columns], y, w, n_partitions=p), X, y, w)
     if all(isinstance(t, np.dtype) for t in X.dtypes) and np.result_type(*X.dtypes).kind in "iu":
         named = X.set_axis([str(j) for j in range(X.shape[1])], axis=1)  # an array's columns are named 0, 1...
         check_counts(_fit(X.to_numpy(), _labels_as_given(y), w, n_partitions=p), named, y, w)

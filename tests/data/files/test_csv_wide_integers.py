@@ -48,7 +48,8 @@ def test_a_later_file_beyond_the_first_files_integers_is_refused(tmp_path):
     (tmp_path / "a.csv").write_text("x,t\n1,0\n2,1\n")
     (tmp_path / "b.csv").write_text("x,t\n9223372036854775808,0\n2,1\n")
     with pytest.raises(ValueError, match=r"column 'x' of CSV file .*b.csv.* holds '9223372036854775808' "
-                                         r"\(beyond int64, .* a first file holding such an integer reads the column as uint64\): "
+                                         r"\(beyond int64, .* a first file holding such an integer reads the column "
+                                         r"as uint64\): "
                                          r"give numeric_features=\['x'\]"):
         NaiveBayes(categorical_features="all").fit(tmp_path, "t")
 
