@@ -255,9 +255,9 @@ def build_parser(commands=None):
     add_read_options(p)
     add_cluster_options(p)
 
-    p = verb("export", help="write a saved model as PMML (.pmml) for other tools to score")
+    p = verb("export", help="write a saved model as PMML (.pmml) or ONNX (.onnx) for other tools to score")
     p.add_argument("model")
-    p.add_argument("-o", "--output", required=True, help="file to write; its suffix names the format (.pmml)")
+    p.add_argument("-o", "--output", required=True, help="file to write; its suffix names the format (.pmml or .onnx)")
 
     p = verb("evaluate", help="accuracy, confusion matrix and average log-likelihood")
     p.add_argument("model")

@@ -1,17 +1,18 @@
-"""Export of fitted models to formats other tools score: PMML (``.pmml``).
+"""Export of fitted models to formats other tools score: PMML (``.pmml``) and ONNX (``.onnx``).
 
 :func:`export` (``nbparallel.export``) picks the format from the path's suffix.
 """
 
+from nbparallel.exporters.onnx_graph import write_onnx
 from nbparallel.exporters.pmml import write_pmml
 
 __all__ = ["export"]
 
-WRITERS = {".pmml": write_pmml}
+WRITERS = {".pmml": write_pmml, ".onnx": write_onnx}
 
 
 def export(model, path):
-    """Write ``model`` to ``path`` in the format its suffix names (``.pmml``).
+    """Write ``model`` to ``path`` in the format its suffix names (``.pmml`` or ``.onnx``).
 
     Parameters
     ----------

@@ -21,6 +21,7 @@ import tempfile
 import xml.etree.ElementTree as ET
 
 from nbparallel.exporters import pmml_bayes, pmml_linear
+from nbparallel.exporters.linear import LINEAR_KINDS
 from nbparallel.exporters.pmml_schema import NS
 
 
@@ -28,7 +29,7 @@ def model_element_writer(model):
     """The function that adds ``model``'s PMML model element to a document, and the fields it reads
     (``[(name, values, data type)]``: a categorical field's values, None for a continuous field)."""
     kind = type(model).__name__
-    if kind not in (*pmml_bayes.NAIVE_BAYES_KINDS, "BoostedNaiveBayes", *pmml_linear.LINEAR_KINDS):
+    if kind not in (*pmml_bayes.NAIVE_BAYES_KINDS, "BoostedNaiveBayes", *LINEAR_KINDS):
         raise ValueError(f"PMML export supports NaiveBayes, BoostedNaiveBayes, MultinomialNaiveBayes, "
                          f"BernoulliNaiveBayes and ComplementNaiveBayes; got {kind}")
     if not hasattr(model, "classes_"):

@@ -1,5 +1,5 @@
-"""`nbparallel fit` then `nbparallel export -o m.pmml`, scored by the JPMML evaluator against
-`nbparallel predict --proba`; the bad inputs of `nbparallel export`, one clear error each and no file."""
+"""`nbparallel fit` then `nbparallel export -o m.pmml|m.onnx`, scored by the JPMML evaluator and onnxruntime
+against `nbparallel predict --proba`; the bad inputs of `nbparallel export`, one clear error each and no file."""
 
 import json
 
@@ -9,8 +9,6 @@ import pytest
 from sklearn.datasets import load_iris
 
 from nbparallel.cli.commands import main
-
-pytest.importorskip("jpmml_evaluator")
 
 
 def weather(n=150, seed=3):
@@ -35,10 +33,10 @@ def write_arff(path, frame, play):
     path.write_text("\n".join(header + rows) + "\n")
 
 
-def fit_export_and_compare(tmp_path, data, target, rows, options=()):
-    """Fit from the file ``data``, export to PMML, and compare the evaluator's scores of ``rows`` with
+def fit_export_and_compare(tmp_path, data, target, rows, options=(), fmt="pmml"):
+    """Fit from the file ``data``, export to ``fmt``, and give the exported file and
     ``nbparallel predict --proba`` of the same file."""
-    model, pmml, proba = tmp_path / "model.json", tmp_path / "model.pmml", tmp_path / "proba.csv"
+    model, pmml, proba = tmp_path / "model.json", tmp_path / f"model.{fmt}", tmp_path / "proba.csv"
     assert main(["fit", str(data), "--target", target, "-o", str(model), "--quiet", *options]) in (0, None)
     assert main(["export", str(model), "-o", str(pmml)]) in (0, None)
     assert main(["predict", str(model), str(data), "--proba", "-o", str(proba), "--quiet"]) in (0, None)
@@ -53,27 +51,29 @@ def assert_same_scores(pmml_scores, pmml, expected, rows, classes):
     assert labels.tolist() == [str(v) for v in expected[prediction]]
 
 
+@pytest.mark.parametrize("fmt", ["pmml", "onnx"])
 @pytest.mark.parametrize("suffix", [".arff", ".csv"])
 @pytest.mark.parametrize("options", [(), ("--gaussian",), ("--gaussian", "humidity"), ("--boost", "3")])
-def test_fit_export_scores_as_predict_proba(tmp_path, pmml_scores, suffix, options):
+def test_fit_export_scores_as_predict_proba(tmp_path, exported_scores, suffix, options, fmt):
     frame, play = weather()
     data = tmp_path / f"weather{suffix}"
     if suffix == ".arff":
         write_arff(data, frame, play)
     else:
         frame.assign(play=play).to_csv(data, index=False)
-    pmml, expected = fit_export_and_compare(tmp_path, data, "play", frame, options)
-    assert_same_scores(pmml_scores, pmml, expected, frame, ["no", "yes"])
+    exported, expected = fit_export_and_compare(tmp_path, data, "play", frame, options, fmt)
+    assert_same_scores(exported_scores, exported, expected, frame, ["no", "yes"])
 
 
+@pytest.mark.parametrize("fmt", ["pmml", "onnx"])
 @pytest.mark.parametrize("options", [(), ("--gaussian",)])
-def test_iris(tmp_path, pmml_scores, options):
+def test_iris(tmp_path, exported_scores, options, fmt):
     X, y = load_iris(return_X_y=True, as_frame=True)
     X.columns = [c.replace(" (cm)", "").replace(" ", "_") for c in X.columns]
     data = tmp_path / "iris.csv"
     X.assign(species=y).to_csv(data, index=False)
-    pmml, expected = fit_export_and_compare(tmp_path, data, "species", X, options)
-    assert_same_scores(pmml_scores, pmml, expected, X, ["0", "1", "2"])
+    exported, expected = fit_export_and_compare(tmp_path, data, "species", X, options, fmt)
+    assert_same_scores(exported_scores, exported, expected, X, ["0", "1", "2"])
 
 
 @pytest.fixture
@@ -111,9 +111,10 @@ def test_model_file_that_fails_validation(tmp_path, capsys, model_file, digest, 
     exports_nothing(capsys, broken, tmp_path / "model.pmml", message)
 
 
-def test_unsupported_model(tmp_path, capsys):
+@pytest.mark.parametrize("fmt", ["pmml", "onnx"])
+def test_unsupported_model(tmp_path, capsys, fmt):
     rng = np.random.default_rng(0)
     pd.DataFrame({"a": rng.normal(0, 1, 40), "b": rng.choice(["u", "v"], 40)}).to_csv(tmp_path / "d.csv", index=False)
     model = tmp_path / "clusters.json"
     main(["cluster-fit", str(tmp_path / "d.csv"), "--clusters", "2", "--restarts", "1", "-o", str(model), "--quiet"])
-    exports_nothing(capsys, model, tmp_path / "model.pmml", "PMML export supports")
+    exports_nothing(capsys, model, tmp_path / f"model.{fmt}", f"{fmt.upper()} export supports")

@@ -1,5 +1,5 @@
-"""PMML export of NaiveBayes (categorical, binned, Gaussian, mixed) scored by the JPMML evaluator against
-predict_proba."""
+"""Export of NaiveBayes (categorical, binned, Gaussian, mixed) to PMML and ONNX, scored by the JPMML evaluator
+and onnxruntime against predict_proba; where PMML scores otherwise, the documented difference."""
 
 import numpy as np
 import pandas as pd
@@ -8,8 +8,6 @@ from sklearn.datasets import load_breast_cancer, load_iris
 
 import nbparallel as nb
 from nbparallel.exporters import export
-
-pytest.importorskip("jpmml_evaluator")
 
 
 def categorical_frame(seed, n=300):
@@ -35,61 +33,61 @@ def mixed_frame(seed, n=400):
 
 
 @pytest.mark.parametrize("n_partitions", [1, 3])
-def test_categorical_naive_bayes(assert_pmml_scores_as_model, n_partitions):
+def test_categorical_naive_bayes(assert_exported_scores_as_model, n_partitions):
     frame = categorical_frame(0)
     model = nb.NaiveBayes(n_partitions=n_partitions).fit(frame[["a", "b"]], frame["y"])
-    assert_pmml_scores_as_model(model, frame[["a", "b"]])
+    assert_exported_scores_as_model(model, frame[["a", "b"]])
 
 
-def test_missing_values_and_unseen_categories_add_nothing(assert_pmml_scores_as_model):
+def test_missing_values_and_unseen_categories_add_nothing(assert_exported_scores_as_model):
     frame = categorical_frame(2)
     model = nb.NaiveBayes().fit(frame[["a", "b"]], frame["y"])
     rows = pd.DataFrame({"a": ["x", None, "unseen", "y"], "b": ["p", "q", None, "other"]})
-    assert_pmml_scores_as_model(model, rows)
+    assert_exported_scores_as_model(model, rows)
 
 
 @pytest.mark.parametrize("n_partitions, n_bins", [(1, 10), (4, 10), (2, "mdl")])
-def test_binned_iris(assert_pmml_scores_as_model, n_partitions, n_bins):
+def test_binned_iris(assert_exported_scores_as_model, n_partitions, n_bins):
     X, y = load_iris(return_X_y=True, as_frame=True)
     model = nb.NaiveBayes(n_partitions=n_partitions, n_bins=n_bins).fit(X, y)
-    assert_pmml_scores_as_model(model, X)
+    assert_exported_scores_as_model(model, X)
 
 
-def test_binned_with_empty_bins_and_values_outside_the_training_range(assert_pmml_scores_as_model):
+def test_binned_with_empty_bins_and_values_outside_the_training_range(assert_exported_scores_as_model):
     rng = np.random.default_rng(5)
     x = np.concatenate([rng.uniform(0, 1, 100), rng.uniform(9, 10, 100)])  # the middle bins stay empty
     y = np.where(x + rng.normal(0, 2, 200) > 5, "b", "a")
     model = nb.NaiveBayes(n_bins=10).fit(pd.DataFrame({"x": x}), y)
-    assert_pmml_scores_as_model(model, pd.DataFrame({"x": [-5.0, 0.5, 3.0, 4.5, 5.0, 6.0, 9.5, 50.0, None]}))
+    assert_exported_scores_as_model(model, pd.DataFrame({"x": [-5.0, 0.5, 3.0, 4.5, 5.0, 6.0, 9.5, 50.0, None]}))
 
 
 @pytest.mark.parametrize("n_partitions, var_smoothing", [(1, 1e-9), (3, 1e-9), (2, 0.2)])
-def test_gaussian_iris(assert_pmml_scores_as_model, n_partitions, var_smoothing):
+def test_gaussian_iris(assert_exported_scores_as_model, n_partitions, var_smoothing):
     """With var_smoothing 0.2 the epsilon added to every variance moves the probabilities by far more
     than 1e-6: the exported variances are var_, epsilon included."""
     X, y = load_iris(return_X_y=True, as_frame=True)
     model = nb.NaiveBayes(numeric="gaussian", var_smoothing=var_smoothing, n_partitions=n_partitions).fit(X, y)
-    assert_pmml_scores_as_model(model, X)
+    assert_exported_scores_as_model(model, X)
 
 
 @pytest.mark.parametrize("numeric, n_partitions", [("gaussian", 1), ("gaussian", 4), ("binned", 2)])
-def test_breast_cancer(assert_pmml_scores_as_model, numeric, n_partitions):
+def test_breast_cancer(assert_exported_scores_as_model, numeric, n_partitions):
     X, y = load_breast_cancer(return_X_y=True, as_frame=True)
     model = nb.NaiveBayes(numeric=numeric, n_partitions=n_partitions).fit(X, y)
-    assert_pmml_scores_as_model(model, X.iloc[::2])
+    assert_exported_scores_as_model(model, X.iloc[::2])
 
 
 @pytest.mark.parametrize("n_partitions", [1, 4])
-def test_mixed_model_with_missing_values_and_unseen_categories(assert_pmml_scores_as_model, n_partitions):
+def test_mixed_model_with_missing_values_and_unseen_categories(assert_exported_scores_as_model, n_partitions):
     frame, y = mixed_frame(7)
     model = nb.NaiveBayes(numeric={"size": "binned", "weight": "gaussian"}, n_partitions=n_partitions).fit(frame, y)
     assert model.gaussian_features_ == ["weight"] and "size" in model.bin_edges_
     rows = pd.concat([frame.iloc[:50], pd.DataFrame({"colour": ["purple", None], "size": [None, 99.0],
                                                      "weight": [None, -40.0]})], ignore_index=True)
-    assert_pmml_scores_as_model(model, rows)
+    assert_exported_scores_as_model(model, rows)
 
 
-def test_tiny_gaussian_densities(assert_pmml_scores_as_model):
+def test_tiny_gaussian_densities(assert_exported_scores_as_model):
     """A density near 1e-290 in one column (32 standard deviations from the nearest mean) agrees."""
     rng = np.random.default_rng(1)
     y = np.repeat(["a", "b"], 50)
@@ -97,10 +95,10 @@ def test_tiny_gaussian_densities(assert_pmml_scores_as_model):
     model = nb.NaiveBayes(numeric="gaussian").fit(pd.DataFrame({"x": x}), y)
     rows = pd.DataFrame({"x": [0.25, 1.0, 1.45, -0.9, 2.0]})
     assert np.exp(model.predict_joint_log_proba(rows).max(axis=1)).min() < 1e-200
-    assert_pmml_scores_as_model(model, rows)
+    assert_exported_scores_as_model(model, rows)
 
 
-def test_likelihoods_far_below_the_smallest_double(assert_pmml_scores_as_model):
+def test_likelihoods_far_below_the_smallest_double(assert_exported_scores_as_model):
     """100 Gaussian columns, each value 10 standard deviations off: the likelihood of every class is near
     exp(-5000), and the evaluator, which combines the columns' probabilities in log space, still agrees."""
     rng = np.random.default_rng(2)
@@ -109,7 +107,7 @@ def test_likelihoods_far_below_the_smallest_double(assert_pmml_scores_as_model):
     model = nb.NaiveBayes(numeric="gaussian").fit(X, y)
     rows = X.iloc[:5] + 10
     assert model.predict_joint_log_proba(rows).max() < -4000
-    assert_pmml_scores_as_model(model, rows)
+    assert_exported_scores_as_model(model, rows)
 
 
 def test_underflowing_gaussian_likelihoods_are_missing_in_pmml(pmml_scores, tmp_path):
@@ -128,12 +126,27 @@ def test_underflowing_gaussian_likelihoods_are_missing_in_pmml(pmml_scores, tmp_
     assert np.isnan(probabilities[1]).all() and np.isfinite(expected[1]).all()
 
 
-def test_gaussian_column_a_class_never_saw_is_refused(tmp_path):
+def gaussian_column_a_class_never_saw():
     frame = pd.DataFrame({"x": [1.0, 2.0, 3.0, None, None], "c": list("pqpqp")})
-    model = nb.NaiveBayes(numeric="gaussian").fit(frame, ["a", "a", "a", "b", "b"])
+    return nb.NaiveBayes(numeric="gaussian").fit(frame, ["a", "a", "a", "b", "b"]), frame
+
+
+def test_gaussian_column_a_class_never_saw_is_refused_by_pmml(tmp_path):
+    model, _ = gaussian_column_a_class_never_saw()
     with pytest.raises(ValueError, match=r"Gaussian column 'x'.*\['b'\]"):
         export(model, tmp_path / "model.pmml")
     assert list(tmp_path.iterdir()) == []
+
+
+def test_gaussian_column_a_class_never_saw_adds_nothing_for_it_in_onnx(tmp_path):
+    from tests.exporters.conftest import onnx_scores
+
+    model, frame = gaussian_column_a_class_never_saw()
+    rows = pd.concat([frame, pd.DataFrame({"x": [2.5, 40.0, -3.0], "c": ["q", None, "unseen"]})], ignore_index=True)
+    export(model, tmp_path / "model.onnx")
+    labels, probabilities = onnx_scores(tmp_path / "model.onnx", rows, model.classes_)
+    assert np.max(np.abs(probabilities - model.predict_proba(rows))) < 1e-6
+    assert labels.tolist() == model.predict(rows).tolist()
 
 
 ARFF = """% weather, with numeric attributes
@@ -148,7 +161,7 @@ ARFF = """% weather, with numeric attributes
 
 
 @pytest.mark.parametrize("numeric", ["binned", "gaussian"])
-def test_arff_file_with_numeric_and_nominal_attributes(assert_pmml_scores_as_model, tmp_path, numeric):
+def test_arff_file_with_numeric_and_nominal_attributes(assert_exported_scores_as_model, tmp_path, numeric):
     rng = np.random.default_rng(11)
     n = 120
     play = rng.choice(["yes", "no"], n)
@@ -164,14 +177,14 @@ def test_arff_file_with_numeric_and_nominal_attributes(assert_pmml_scores_as_mod
     path = tmp_path / "weather.arff"
     path.write_text(ARFF + "\n".join(lines) + "\n")
     model = nb.NaiveBayes(numeric=numeric, n_partitions=2).fit(str(path), "play")
-    assert_pmml_scores_as_model(model, rows)
+    assert_exported_scores_as_model(model, rows)
 
 
-def test_integer_float_and_boolean_categories(assert_pmml_scores_as_model):
+def test_integer_float_and_boolean_categories(assert_exported_scores_as_model):
     rng = np.random.default_rng(0)
     n = 200
     X = pd.DataFrame({"k": rng.integers(0, 4, n), "f": rng.choice([0.5, 1.0, 2.0], n), "b": rng.random(n) < 0.4})
     y = np.where((X["k"] == 1) ^ X["b"] ^ (rng.random(n) < 0.2), "a", "b")
     model = nb.NaiveBayes(categorical_features=["k", "f", "b"]).fit(X, y)
     assert set(model.feature_kinds_.values()) == {"categorical"}
-    assert_pmml_scores_as_model(model, X)
+    assert_exported_scores_as_model(model, X)

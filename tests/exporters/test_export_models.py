@@ -1,5 +1,6 @@
-"""PMML export of the text models (softmax RegressionModel) and of boosting (MiningModel), scored by the
-JPMML evaluator against predict_proba; models and paths PMML export refuses."""
+"""Export of the text models (a softmax RegressionModel in PMML, a MatMul in ONNX) and of boosting (a
+MiningModel; an ONNX graph of the rounds' votes), scored by the JPMML evaluator and onnxruntime against
+predict_proba; the models and paths export refuses, one clear error each and no file."""
 
 import numpy as np
 import pandas as pd
@@ -8,8 +9,6 @@ from sklearn.datasets import load_breast_cancer, load_iris
 
 import nbparallel as nb
 from nbparallel.exporters import export
-
-pytest.importorskip("jpmml_evaluator")
 
 
 def word_counts(seed, n=150, n_words=12):
@@ -33,66 +32,95 @@ def as_frame(counts):
     nb.BernoulliNaiveBayes(), nb.BernoulliNaiveBayes(binarize=1.5), nb.BernoulliNaiveBayes(binarize=None),
     nb.ComplementNaiveBayes(), nb.ComplementNaiveBayes(norm=True),
 ], ids=lambda m: repr(m))
-def test_text_models_fitted_on_arrays(assert_pmml_scores_as_model, model, n_partitions):
+def test_text_models_fitted_on_arrays(assert_exported_scores_as_model, model, n_partitions):
     counts, y = word_counts(0)
     if getattr(model, "binarize", 0.0) is None:
         counts = (counts > 0).astype(np.int64)
     model = model.set_params(n_partitions=n_partitions).fit(counts, y)
-    assert_pmml_scores_as_model(model, as_frame(counts), counts)
+    assert_exported_scores_as_model(model, as_frame(counts), counts)
 
 
-def test_text_model_fields_are_its_feature_names(assert_pmml_scores_as_model, tmp_path):
+def test_text_model_fields_are_its_feature_names(assert_exported_scores_as_model, tmp_path):
     counts, y = word_counts(1)
     frame = pd.DataFrame(counts, columns=[f"word_{j}" for j in range(counts.shape[1])])
     model = nb.MultinomialNaiveBayes().fit(frame, y)
-    assert_pmml_scores_as_model(model, frame)
+    assert_exported_scores_as_model(model, frame)
     export(model, tmp_path / "named.pmml")
     assert 'name="word_0"' in (tmp_path / "named.pmml").read_text()
 
 
 @pytest.mark.parametrize("n_partitions, n_bins", [(1, 10), (3, 10), (2, "mdl")])
-def test_boosted_naive_bayes_is_a_weighted_vote(assert_pmml_scores_as_model, n_partitions, n_bins):
+def test_boosted_naive_bayes_is_a_weighted_vote(assert_exported_scores_as_model, n_partitions, n_bins):
     X, y = load_breast_cancer(return_X_y=True, as_frame=True)
     X = X.iloc[:, :8]
     model = nb.BoostedNaiveBayes(n_rounds=4, n_bins=n_bins, n_partitions=n_partitions).fit(X, y)
     assert len(model.estimators_) > 1
-    assert_pmml_scores_as_model(model, X.iloc[::2])
+    assert_exported_scores_as_model(model, X.iloc[::2])
 
 
-def test_boosted_naive_bayes_with_categorical_columns(assert_pmml_scores_as_model):
+def test_boosted_naive_bayes_with_categorical_columns(assert_exported_scores_as_model):
     rng = np.random.default_rng(4)
     n = 300
     frame = pd.DataFrame({"a": rng.choice(list("xyz"), n), "b": rng.choice(list("pq"), n), "c": rng.normal(0, 1, n)})
     y = np.where((frame["a"] == "x") ^ (frame["b"] == "p") ^ (rng.random(n) < 0.1), "yes", "no")
     model = nb.BoostedNaiveBayes(n_rounds=6, n_partitions=2).fit(frame, y)
     assert len(model.estimators_) > 1
-    assert_pmml_scores_as_model(model, pd.concat([frame.iloc[:60], pd.DataFrame({"a": ["w", None], "b": ["p", "q"],
+    assert_exported_scores_as_model(model, pd.concat([frame.iloc[:60], pd.DataFrame({"a": ["w", None], "b": ["p", "q"],
                                                                                   "c": [None, 0.3]})]))
 
 
-def test_boosted_naive_bayes_on_iris(assert_pmml_scores_as_model):
+def test_boosted_naive_bayes_on_iris(assert_exported_scores_as_model):
     X, y = load_iris(return_X_y=True, as_frame=True)
     model = nb.BoostedNaiveBayes(n_rounds=5, n_partitions=2).fit(X, y)
-    assert_pmml_scores_as_model(model, X)
+    assert_exported_scores_as_model(model, X)
 
 
+@pytest.mark.parametrize("fmt", ["pmml", "onnx"])
 @pytest.mark.parametrize("model, message", [
-    (nb.NaiveBayes(), "not fitted"),
-    ("not a model", "PMML export supports NaiveBayes"),
+    (nb.NaiveBayes(), "export needs a fitted model"),
+    ("not a model", "export supports NaiveBayes"),
 ])
-def test_unsupported_model_is_one_clear_error(tmp_path, model, message):
-    with pytest.raises(ValueError, match=message):
-        export(model, tmp_path / "model.pmml")
+def test_unsupported_model_is_one_clear_error(tmp_path, model, message, fmt):
+    with pytest.raises(ValueError, match=f"{fmt.upper()} {message}"):
+        export(model, tmp_path / f"model.{fmt}")
     assert list(tmp_path.iterdir()) == []
 
 
-def test_model_of_another_library_is_one_clear_error(tmp_path):
+@pytest.mark.parametrize("fmt", ["pmml", "onnx"])
+def test_model_of_another_library_is_one_clear_error(tmp_path, fmt):
     from sklearn.naive_bayes import GaussianNB
 
     X, y = load_iris(return_X_y=True)
-    with pytest.raises(ValueError, match="PMML export supports .* got GaussianNB"):
-        export(GaussianNB().fit(X, y), tmp_path / "model.pmml")
+    with pytest.raises(ValueError, match=f"{fmt.upper()} export supports .* got GaussianNB"):
+        export(GaussianNB().fit(X, y), tmp_path / f"model.{fmt}")
     assert list(tmp_path.iterdir()) == []
+
+
+def test_onnx_export_without_the_onnx_package_says_how_to_install_it(tmp_path, monkeypatch):
+    import sys
+
+    X, y = load_iris(return_X_y=True, as_frame=True)
+    model = nb.NaiveBayes().fit(X, y)
+    monkeypatch.setitem(sys.modules, "onnx", None)  # import onnx raises ImportError
+    with pytest.raises(ImportError, match=r"pip install 'nbparallel\[export\]'"):
+        export(model, tmp_path / "model.onnx")
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_onnx_graph_has_a_named_input_per_column_and_the_documented_outputs(tmp_path):
+    import onnx
+
+    frame = pd.DataFrame({"colour": ["red", "blue", "red", None], "size": [1.0, 2.5, None, 4.0],
+                          "weight": [3.0, 1.0, 2.0, 5.0]})
+    model = nb.NaiveBayes(numeric={"weight": "gaussian"}).fit(frame, [1, 2, 1, 2])
+    export(model, tmp_path / "model.onnx")
+    graph = onnx.load(tmp_path / "model.onnx").graph
+    element = {i.name: (i.type.tensor_type.elem_type, [d.dim_param or d.dim_value for d in i.type.tensor_type.shape.dim])
+               for i in [*graph.input, *graph.output]}
+    tensor = onnx.TensorProto
+    assert element == {"colour": (tensor.STRING, ["N", 1]), "size": (tensor.DOUBLE, ["N", 1]),
+                       "weight": (tensor.DOUBLE, ["N", 1]), "label": (tensor.INT64, ["N"]),
+                       "probabilities": (tensor.DOUBLE, ["N", 2])}
 
 
 @pytest.mark.parametrize("name", ["model.xyz", "model", "model.pmml.gz"])
