@@ -45,8 +45,9 @@ MOMENTS = ("pass", "merge", "between", "checkpoint")
 CHECKPOINTED = {"boost", "autoclass"}
 
 
-def job_command(kind, data, workdir, address):
-    """The CLI arguments of a job of ``kind``, and where its result goes (a file, or None: stdout)."""
+def job_command(kind, data, workdir, connect):
+    """The CLI arguments of a job of ``kind`` run with ``connect`` (e.g. ``["--scheduler", address]``),
+    and where its result goes (a file, or None: stdout)."""
     out, checkpoint = workdir / "result.json", workdir / "checkpoint.json"
     commands = {
         "fit": ["fit", data, "--target", "label", "-o", out],
@@ -56,18 +57,21 @@ def job_command(kind, data, workdir, address):
         "autoclass": ["cluster-fit", data, "--drop", "label", "--clusters", "3", "--seed", "0",
                       "--restarts", "2", "--max-iter", "6", "-o", out, "--checkpoint", checkpoint],
     }
-    args = [str(a) for a in commands[kind]] + [*PARTITIONS, "--scheduler", address]
+    args = [str(a) for a in commands[kind]] + [*PARTITIONS, *connect]
     return args, (None if kind == "cv" else out)
 
 
 JOBS = ("fit", "boost", "cv", "select", "autoclass")
 
 
-def comparable(text):
-    """A result's JSON without what differs between identical runs (timings, digest, checkpoint path)."""
+def comparable(text, ignore=()):
+    """A result's JSON without what differs between identical runs (timings, digest, checkpoint path)
+    and the keys in ``ignore``."""
+    skipped = {"seconds", "sha256", "checkpoint", *ignore}
+
     def strip(value):
         if isinstance(value, dict):
-            return {k: strip(v) for k, v in value.items() if k not in ("seconds", "sha256", "checkpoint")}
+            return {k: strip(v) for k, v in value.items() if k not in skipped}
         if isinstance(value, list):
             return [strip(v) for v in value]
         return value
@@ -159,12 +163,17 @@ def inject(job, moments, observer, workers, rng, checkpoint, delay):
     return done
 
 
+def start_job(kind, data, workdir, connect):
+    """Start a job in a subprocess, as a user runs it; return the process and where its result goes."""
+    workdir.mkdir(parents=True, exist_ok=True)
+    args, out = job_command(kind, data, workdir, connect)
+    return subprocess.Popen([sys.executable, "-c", "import sys; from nbparallel.cli import main; sys.exit(main())",
+                             *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT), out
+
+
 def run_job(kind, data, workdir, address, *, moments=(), workers=None, observer=None, rng=None, delay=0.0):
     """Run a job, injecting faults at ``moments``; return (exit status, result text, stderr, faults)."""
-    workdir.mkdir(parents=True, exist_ok=True)
-    args, out = job_command(kind, data, workdir, address)
-    job = subprocess.Popen([sys.executable, "-c", "import sys; from nbparallel.cli import main; sys.exit(main())",
-                            *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT)
+    job, out = start_job(kind, data, workdir, ["--scheduler", address])
     try:
         faults = inject(job, moments, observer, workers, rng, workdir / "checkpoint.json", delay) if moments else []
         stdout, stderr = job.communicate(timeout=JOB_BOUND_S)
