@@ -81,7 +81,7 @@ def _wait_for_workers(address, n_workers, tls, procs, logs, timeout):
 
 
 @contextlib.contextmanager
-def dask_cluster(n_workers=2, nthreads=1, tls=None, scheduler_config=None, timeout=60):
+def dask_cluster(n_workers=2, nthreads=1, tls=None, scheduler_config=None, timeout=60, memory_limit=None):
     """Start a scheduler and ``n_workers`` worker processes; stop them on exit.
 
     Parameters
@@ -89,6 +89,9 @@ def dask_cluster(n_workers=2, nthreads=1, tls=None, scheduler_config=None, timeo
     n_workers, nthreads : int
         Worker processes (without nannies, so a killed worker stays dead) and
         threads in each.
+    memory_limit : str, optional
+        Each worker's memory limit, e.g. ``"512MB"``: the workers then run under
+        nannies, which restart a worker that goes beyond it.
     tls : dict, optional
         ``ca_file``, ``cert``, ``key`` paths: the scheduler listens on
         ``tls://`` and everyone authenticates with this certificate.
@@ -137,7 +140,8 @@ def dask_cluster(n_workers=2, nthreads=1, tls=None, scheduler_config=None, timeo
               scheduler_env, "scheduler")
         workers = [
             start(["distributed.cli.dask_worker", address, "--host", "127.0.0.1",
-                   "--nthreads", str(nthreads), "--no-nanny", "--name", f"worker-{i}",
+                   "--nthreads", str(nthreads), "--name", f"worker-{i}",
+                   *(["--no-nanny"] if memory_limit is None else ["--nanny", "--memory-limit", memory_limit]),
                    "--death-timeout", str(timeout), *tls_args], env, f"worker-{i}")
             for i in range(n_workers)
         ]

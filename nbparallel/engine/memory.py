@@ -4,7 +4,10 @@ The estimates are deliberately simple (8 bytes per float64 cell, counted for
 the arrays that live at the same time) and are compared with the memory the
 workers have (:func:`nbparallel.engine.memory.available_memory`), so an absurd
 parameter fails at once with a message naming it instead of being killed by
-the operating system after minutes.
+the operating system after minutes. What one task holds is also compared with
+the smallest worker's memory limit (:func:`nbparallel.engine.memory.worker_memory_limit`):
+a table that fits in the cluster's total but not in one worker would otherwise
+have every worker that runs it killed and restarted by its nanny.
 """
 
 from __future__ import annotations
@@ -12,12 +15,18 @@ from __future__ import annotations
 from nbparallel.engine import execution
 
 CELL_BYTES = 8
+TABLES_PER_TASK = 3
+"""Count tables a task holds at once: a merge's two inputs and its result (the tree's fan-in of 2)."""
+WORKER_SHARE = 0.5
+"""Share of a worker's memory limit one task's tables may take: the rest is for the worker's own
+modules, the partition being read and the copies sent over the network (Dask's nanny terminates a
+worker at 95 % of its limit)."""
 PREDICT_CHUNK_CELLS = 1 << 22
 """Most (row x class) cells a prediction holds at once per partition (32 MiB of float64)."""
 
 
-def check_memory(n_bytes, what, hint, partitions=None):
-    """Raise ValueError when ``n_bytes`` exceed the memory the workers have.
+def check_memory(n_bytes, what, hint, partitions=None, task_bytes=None):
+    """Raise ValueError when ``n_bytes`` exceed the memory the workers have, or ``task_bytes`` one worker's.
 
     Parameters
     ----------
@@ -30,6 +39,9 @@ def check_memory(n_bytes, what, hint, partitions=None):
     partitions : list, optional
         The partitions the work reads: when they stay local, this machine's
         memory is the limit (see :func:`nbparallel.engine.memory.available_memory`).
+    task_bytes : int, optional
+        Estimated bytes one task holds (:func:`nbparallel.engine.memory.task_table_bytes`):
+        more than :data:`WORKER_SHARE` of the smallest worker's memory limit is refused.
 
     >>> check_memory(10, "ten bytes", "nothing")
     >>> check_memory(1 << 80, "the tables", "use fewer bins")
@@ -42,12 +54,21 @@ def check_memory(n_bytes, what, hint, partitions=None):
     if available is not None and n_bytes > available:
         raise ValueError(f"{what} need about {_size(n_bytes)} of memory, more than the "
                          f"{_size(available)} available; {hint}")
+    limit = None if task_bytes is None else worker_memory_limit(partitions)
+    if limit is not None and task_bytes > WORKER_SHARE * limit:
+        raise ValueError(f"{what} need about {_size(task_bytes)} of memory in one task, more than half of "
+                         f"a worker's memory limit of {_size(limit)}; {hint}")
 
 
 def table_bytes(n_table_rows, n_columns, n_partitions):
     """Count tables alive at once: one per running task and one per pending merge, plus the result."""
     in_flight = (1 if n_partitions <= 1 else min(n_partitions, execution.available_workers())) + 2
     return CELL_BYTES * n_table_rows * n_columns * in_flight
+
+
+def task_table_bytes(n_table_rows, n_columns):
+    """Count tables one task holds at once (:data:`TABLES_PER_TASK`)."""
+    return CELL_BYTES * n_table_rows * n_columns * TABLES_PER_TASK
 
 
 def _size(n_bytes):
@@ -83,3 +104,12 @@ def available_memory(partitions=None):
     except ImportError:  # pragma: no cover - psutil comes with distributed
         return None
     return psutil.virtual_memory().available
+
+
+def worker_memory_limit(partitions=None):
+    """The smallest memory limit of the cluster's workers, or None (no cluster, no limits, or a local pass)."""
+    client = execution.active_client()
+    if client is None or (partitions is not None and execution.runs_locally(partitions, client)):
+        return None
+    limits = [w.get("memory_limit") or 0 for w in client.scheduler_info()["workers"].values()]
+    return min(limits) if limits and min(limits) > 0 else None

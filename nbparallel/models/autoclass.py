@@ -250,7 +250,8 @@ class AutoClass(Clusterer, PartitionedModel):
             + 4 * memory.CELL_BYTES * R * K * rows_per_partition * min(len(scheduler.dataset.partitions),
                                                                      execution.available_workers()),
             f"the expected counts of n_clusters={K} x n_restarts={R}", "use fewer clusters or restarts",
-            scheduler.dataset.partitions)
+            scheduler.dataset.partitions, task_bytes=memory.task_table_bytes(schema.offsets[-1], R * K)
+            + 4 * memory.CELL_BYTES * R * K * rows_per_partition)
         checkpoint = Checkpoint.for_fit(self, schema, n_rows, ignore=("max_iter",))
         state = checkpoint.load(lambda saved: _restore(saved, schema.offsets[-1], R, K))
         if state is None:

@@ -207,7 +207,8 @@ class CountingPlan:
             table = schema.counted()
             memory.check_memory(memory.table_bytes(table.offsets[-1], len(schema.classes), len(dataset.partitions)),
                                 f"the count tables of {len(schema.classes)} classes x {table.offsets[-1]} values",
-                                "use fewer bins (n_bins) or fewer categorical values", dataset.partitions)
+                                "use fewer bins (n_bins) or fewer categorical values", dataset.partitions,
+                                task_bytes=memory.task_table_bytes(table.offsets[-1], len(schema.classes)))
         if summary is None and count:
             summary, record = run_pass("count", plan.count, dataset, schema)
         n_rows = scan.n_rows if scan is not None else int(summary.class_totals.sum()) + summary.n_missing_target

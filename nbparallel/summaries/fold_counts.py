@@ -314,7 +314,8 @@ def check_text_tables(data, n_classes, k, n_repeats):
     """ValueError when the fold tables of a count matrix's ``data`` (:func:`count_text_folds`) do not fit."""
     memory.check_memory(memory.table_bytes(data.n_features, n_classes * k * n_repeats, len(data.partitions)),
                         f"the fold tables of {n_classes} classes x {k} folds x {n_repeats} repeats x "
-                        f"{data.n_features} features", "use fewer folds, repeats or features", data.partitions)
+                        f"{data.n_features} features", "use fewer folds, repeats or features", data.partitions,
+                        task_bytes=memory.task_table_bytes(data.n_features, n_classes * k * n_repeats))
 
 
 def counts_and_moments(summary):
