@@ -295,33 +295,40 @@ def cmd_text_predict(args):
     print(f"{len(out)} predictions written to {args.output}")
 
 
+def report_feature_names(model, args):
+    """The words of a text model's hashed features, read from ``--documents`` (None without it)."""
+    if args.documents is None:
+        return None
+    from nbparallel.data.documents import hashed_words
+
+    if not hasattr(model, "feature_count_"):
+        raise ValueError("--documents names the hashed features of text models; "
+                         f"{args.model} holds a {type(model).__name__} model")
+    return hashed_words(args.documents, model.n_features_in_)
+
+
+def explained_prediction(model, args):
+    """The evidence of row ``--row`` of ``--explain DATA`` for the report (None without ``--explain``)."""
+    if args.explain is None:
+        return None
+    from nbparallel.models.prediction_files import scoring_files
+    from nbparallel.report import explained_row
+
+    files, _, _ = scoring_files(model, args.explain, read_settings(args))
+    return explained_row(model, files, args.row, for_class=class_label(model, args.for_class))
+
+
 def cmd_report(args):
     from nbparallel.loading import load
-    from nbparallel.report import write_report
+    from nbparallel.report import write_nomogram, write_report
 
     model = load(args.model)
     if args.nomogram:
-        from nbparallel.report import write_nomogram
-
         path = write_nomogram(model, args.output, for_class=class_label(model, args.for_class))
         print(f"nomogram written to {path}")
         return
-    words = None
-    if args.documents is not None:
-        from nbparallel.data.documents import hashed_words
-
-        if not hasattr(model, "feature_count_"):
-            raise ValueError("--documents names the hashed features of text models; "
-                             f"{args.model} holds a {type(model).__name__} model")
-        words = hashed_words(args.documents, model.n_features_in_)
-    explained = None
-    if args.explain is not None:
-        from nbparallel.models.prediction_files import scoring_files
-        from nbparallel.report import explained_row
-
-        files, _, _ = scoring_files(model, args.explain, read_settings(args))
-        explained = explained_row(model, files, args.row, for_class=class_label(model, args.for_class))
-    path = write_report(model, args.output, max_attributes=args.top, feature_names=words, explained=explained)
+    path = write_report(model, args.output, max_attributes=args.top, feature_names=report_feature_names(model, args),
+                        explained=explained_prediction(model, args))
     print(f"report written to {path}")
 
 
