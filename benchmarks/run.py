@@ -37,6 +37,7 @@ EXPERIMENTS = {
 SCRIPTS = {name: name for name in (
     "cv", "cv_family", "encoding", "explain", "factorize", "fresh_memory", "input_sizes", "kernel", "langley", "mdl",
     "memory_encoding", "object_store", "out_of_core", "partial_fit_ranges", "predict_files", "selection",
+    "memory_limit",
     "startup", "text")}
 
 

@@ -79,6 +79,7 @@ SCRIPT_RUNS = {
     "langley": (["--quick"], ["bench_langley-quick.json"]),
     "mdl": (["--quick"], []),
     "memory_encoding": (["uint8", "--quick"], None),
+    "memory_limit": (["--quick"], ["memory_limit-quick.json"]),
     "partial_fit_ranges": (["--quick"], ["partial_fit_ranges-quick.json"]),
     "selection": (["--quick"], []),
     "startup": (["--quick"], ["startup-quick.json"]),
