@@ -16,11 +16,39 @@ import numpy as np
 import pandas as pd
 
 from nbparallel.data.columns import CATEGORICAL, NUMERIC
-from nbparallel.data.encoding import numeric_values, observed, value_range
+from nbparallel.data.encoding import MAX_CATEGORIES, numeric_values, observed, value_range
 from nbparallel.data.schema import Schema
 from nbparallel.data.vocabularies import EqualValuesOfTypes, check_equal_values, union_of_values
 from nbparallel.engine import execution
 from nbparallel.kernels.ranges import column_ranges, columns_values
+
+
+class TooManyCategories(ValueError):
+    """A categorical column with more values than a schema holds, met in a task of the schema pass.
+
+    Raised where the values are collected (a partition, a merge), before sets of millions of values
+    fill a worker's memory; ``position`` is the attribute's, named by :meth:`naming`.
+    """
+
+    def __init__(self, position, n_values):
+        super().__init__(f"column at position {position} has more than {MAX_CATEGORIES} categories "
+                         f"(at least {n_values}); at most {MAX_CATEGORIES} are supported")
+        self.position, self.n_values = position, n_values
+
+    def __reduce__(self):
+        return type(self), (self.position, self.n_values)
+
+    def naming(self, columns):
+        """The error with the attribute's column name."""
+        return ValueError(str(self).replace(f"column at position {self.position}",
+                                            f"column {columns[self.position]!r}"))
+
+
+def check_vocabulary_sizes(values):
+    """Raise :class:`TooManyCategories` when a categorical attribute's set of ``values`` is too large."""
+    for a, v in enumerate(values):
+        if v is not None and len(v) > MAX_CATEGORIES:
+            raise TooManyCategories(a, len(v))
 
 
 @dataclass
@@ -77,6 +105,7 @@ def scan_partition(columns, kinds, known_ranges, X, y, w):
                 values[a] = check_equal_values(observed(column), column, name)
             else:
                 lo[a], hi[a] = value_range(numeric_values(column, name))
+    check_vocabulary_sizes(values)
     infinite = np.isinf(lo) | np.isinf(hi)
     if infinite.any():
         name = columns[int(np.flatnonzero(infinite)[0])]
@@ -112,6 +141,7 @@ def merge_scans(*scans):
         integers = tuple(a or b for a, b in zip(integers, s.integers)) if integers and s.integers \
             else integers or tuple(s.integers)
         labelled = labelled or s.labelled
+    check_vocabulary_sizes(values)
     return ColumnScan(values, lo, hi, classes, n, partition_rows, integers, labelled)
 
 
@@ -139,7 +169,7 @@ def scan_schema(dataset, *, n_bins=10, classes=None, split_every=2, verbose=Fals
             token=dataset.token,
             verbose=verbose,
         )
-    except EqualValuesOfTypes as exc:
+    except (EqualValuesOfTypes, TooManyCategories) as exc:
         raise exc.naming(dataset.columns) from None
     return schema_of_scan(dataset, scan, n_bins, classes, require_labels), scan, record
 

@@ -85,3 +85,19 @@ def test_count_tables_beyond_one_worker_are_refused_before_the_fit(limited, wide
     assert "count tables of 150 classes" in message and "in one task" in message, message
     assert "memory limit of 488.3 MiB" in message and "fewer categorical values" in message, message
     assert worker_pids(limited) == before, "a worker was restarted"
+
+
+def test_a_column_of_a_million_categories_is_refused_in_the_schema_pass(limited, tmp_path):
+    # Each partition holds 250,000 distinct ids: the schema pass's sets of values once filled a merge's
+    # worker beyond its limit, four workers killed in turn; now the partition's task refuses the column.
+    for i in range(4):
+        rng = np.random.default_rng(i)
+        frame = pd.DataFrame({"id": np.arange(i * 250_000, (i + 1) * 250_000), "x": rng.normal(size=250_000),
+                              "label": rng.integers(0, 3, 250_000)})
+        frame.to_parquet(tmp_path / f"part-{i}.parquet", index=False)
+    before = worker_pids(limited)
+    with limited.as_current(), pytest.raises(ValueError) as info:
+        NaiveBayes(n_partitions=4, categorical_features=["id"]).fit(str(tmp_path), "label")
+    assert str(info.value) == ("column 'id' has more than 65534 categories (at least 250000); "
+                               "at most 65534 are supported")
+    assert worker_pids(limited) == before, "a worker was restarted"
