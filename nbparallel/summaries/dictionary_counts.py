@@ -328,6 +328,8 @@ def _column_dictionary(column, numeric, classes_of_rows, n_classes, name=None):
     else:
         counts, uniques = count_trusted_values(column if plain is None else plain, classes_of_rows, n_classes)
         dictionary = _Dictionary([python_value(v) for v in uniques], np.zeros(len(uniques), bool), counts=counts)
+    if len(dictionary.values) > MAX_CATEGORIES:  # more than a schema holds: the two passes name the column
+        raise WideIntegers(f"a column has {len(dictionary.values)} values in a partition, more than {MAX_CATEGORIES}")
     if plain is not None and plain.dtype == object:
         check_equal_values(set(dictionary.values), plain, column.name if isinstance(column, pd.Series) else name)
     return dictionary

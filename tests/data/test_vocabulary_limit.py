@@ -43,3 +43,11 @@ def test_merge_refuses_the_union_and_the_error_pickles():
     error = pickle.loads(pickle.dumps(info.value))  # as a worker sends it back
     assert (error.position, error.n_values) == (1, 80_000)
     assert str(error.naming(["x", "id"])).startswith(f"column 'id' has more than {MAX_CATEGORIES} categories")
+
+
+def test_the_pass_by_value_leaves_a_partition_of_too_many_values_to_the_schema_pass():
+    """All-categorical data are counted in one pass by value; a partition's dictionary beyond the limit
+    stops that pass at once, and the schema pass names the column (no table of its values is built)."""
+    data = frame(np.arange(MAX_CATEGORIES + 10))[["id", "label"]]
+    with pytest.raises(ValueError, match=f"^column 'id' has more than {MAX_CATEGORIES} categories"):
+        NaiveBayes(categorical_features="all", n_partitions=1).fit(data, "label")
