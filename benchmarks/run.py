@@ -31,6 +31,7 @@ EXPERIMENTS = {
     "network": ("network", "run"),
     "passes": ("pass_costs", "run"),
     "gaussian": ("gaussian", "run"),
+    "latency": ("latency", "run"),
 }
 
 #: experiment -> module of ``harness`` whose ``main(argv)`` parses its own options and writes its results

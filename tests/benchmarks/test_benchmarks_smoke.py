@@ -20,6 +20,7 @@ COLUMNS = {
     "network": {"rate", "size", "summary_bytes", "hosts", "strategy", "best_s", "model_s", "model_error"},
     "passes": {"input", "rows", "classes", "pass", "best_s", "per_unit_s", "runs", "ratio_to_fit"},
     "gaussian": {"measure", "classes", "nbparallel_s", "reference_s", "ratio", "partitions", "relative_error"},
+    "latency": {"measure", "kind", "peer", "nbparallel_s", "peer_s", "ratio", "target"},
 }
 
 
