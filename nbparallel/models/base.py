@@ -59,6 +59,10 @@ from nbparallel.persistence import model_files
 from nbparallel.summaries.evaluation import Evaluation
 from nbparallel.summaries.protocol import merge_summaries
 
+#: the most rows of an array that predict and the probabilities score directly (see
+#: :meth:`PartitionedClassifier._direct`): one partition's rows, whatever the workers
+SMALL_ROWS = 4096
+
 
 class NBParallelMixin:
     """Estimators that take missing values, categories and strings as they are,
@@ -390,6 +394,7 @@ class PartitionedClassifier(Classifier, PartitionedModel):
     """True when a model scores a partition from codes with no (row x class) block (NaiveBayes without
     Gaussian attributes): then its rows are scored in one block, else in blocks of bounded memory."""
 
+
     # ------------------------------------------------------------- what models supply
 
     @abstractmethod
@@ -423,14 +428,44 @@ class PartitionedClassifier(Classifier, PartitionedModel):
         """
         return ScoringInputs.of_joint(self.joint_log_likelihood_part(X))
 
+    # ------------------------------------------------------------- small arrays, directly
+
+    def set_params(self, **params):
+        """Set parameters (see :meth:`Estimator.set_params`); the small arrays' checks are made again."""
+        self.__dict__.get("_direct_inputs_", set()).clear()
+        return super().set_params(**params)
+
+    def _direct(self, X):
+        """True when ``X`` is a small numeric array (at most ``SMALL_ROWS`` rows) of a dtype and width this
+        fitted model has already scored by the route of :meth:`scoring_data`: its rows are then scored here,
+        by the same kernels, with no dataset and no task graph (that route's checks of such an array depend
+        only on its dtype and width, which are the same)."""
+        return (type(X) is np.ndarray and X.ndim == 2 and 0 < X.shape[0] <= SMALL_ROWS
+                and (X.dtype, X.shape[1]) in self.__dict__.get("_direct_inputs_", ()))
+
+    def _checked_directly(self, X):
+        """Remember that a small numeric array of ``X``'s dtype and width passed :meth:`scoring_data`'s
+        checks, so that the next such array takes :meth:`_direct`'s path (a fresh fit or
+        :meth:`set_params` forgets it). The set is the fitted model's own (made by its fit: predict leaves
+        ``__dict__`` as it was, as scikit-learn asks)."""
+        checked = self.__dict__.get("_direct_inputs_")
+        if (checked is not None and type(X) is np.ndarray and X.ndim == 2 and X.dtype.kind in "biuf"
+                and X.dtype != np.float16 and 0 < X.shape[0] <= SMALL_ROWS):
+            checked.add((X.dtype, X.shape[1]))
+
     # ------------------------------------------------------------- scoring, once
 
     def _scores(self, X, mode, name):
         """Scores of every row (``mode`` of :func:`~nbparallel.kernels.scoring.score_rows`), in one array:
         written in place by the partitions' tasks when their rows are known beforehand, by this process's
-        threads from the partitions' codes when they are known once read, and joined once on a cluster."""
+        threads from the partitions' codes when they are known once read, and joined once on a cluster;
+        a small array directly (:meth:`_direct`)."""
         check_is_fitted(self, self._fitted_attribute)
+        if self._direct(X):
+            self._check_input_features(n_features=X.shape[1])
+            return _scores_task(self, mode, None, X, None, None)
         data = self.scoring_data(X)
+        self._checked_directly(X)
         sizes = _partition_sizes(data)  # files' too, from their footers; a Dask DataFrame's shape is lazy
         n_rows = sum(sizes) if sizes is not None else getattr(X, "shape", (None,))[0]
         n_classes = len(self.classes_)
@@ -474,7 +509,11 @@ class PartitionedClassifier(Classifier, PartitionedModel):
     def predict(self, X):
         """The class with the largest posterior (ties as the model's :class:`ScoringInputs` order them)."""
         check_is_fitted(self, self._fitted_attribute)
+        if self._direct(X):
+            self._check_input_features(n_features=X.shape[1])
+            return self.classes_[_predict_task(self, None, X, None, None)]
         data = self.scoring_data(X)
+        self._checked_directly(X)
         out, slots = _slots(data, (), np.int64)
         tasks = [data.map(_predict_task, self, slot, tables=True)
                  for slot in (slots or [None] * len(data.partitions))]

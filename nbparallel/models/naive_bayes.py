@@ -275,6 +275,7 @@ class NaiveBayes(PartitionedClassifier):
         """Count ``dataset`` as ``plan`` says and derive the model (added to the fitted counts, if any);
         ``batch``: a ``partial_fit`` batch (see :meth:`CountingPlan.run`)."""
         self.passes_ = []  # the passes of this call only
+        self._direct_inputs_ = set()  # a small array's partition is the array: see PartitionedClassifier._direct
         previous = []  # the fitted counts, in the layout of the (possibly grown) schema
 
         def extend(schema):  # partial_fit after a fit: the batch counted in the fitted schema, grown

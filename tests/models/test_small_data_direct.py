@@ -1,0 +1,105 @@
+"""Small arrays scored directly (PartitionedClassifier._direct): once an array of a dtype and width has passed
+the route of scoring_data, the next small one skips the dataset and the task graph and gives the same answers
+bit for bit, and the same errors, as that route."""
+
+import numpy as np
+import pytest
+
+from nbparallel import MultinomialNaiveBayes, NaiveBayes
+from nbparallel.models import base
+
+RNG = np.random.default_rng(7)
+Y = RNG.integers(0, 3, 300)
+CODES = (RNG.integers(0, 4, (300, 5)) + Y[:, None]) % 6
+FLOATS = CODES + RNG.random(CODES.shape)
+MIXED = np.column_stack([CODES[:, :2], FLOATS[:, 2:]]).astype(np.float64)
+
+KINDS = {
+    "categorical": (lambda: NaiveBayes(categorical_features="all"), CODES),
+    "binned": (lambda: NaiveBayes(n_bins=4), FLOATS),
+    "gaussian": (lambda: NaiveBayes(numeric="gaussian"), FLOATS),
+    "mixed": (lambda: NaiveBayes(categorical_features=["0", "1"], numeric={"2": "gaussian", "3": "gaussian"}),
+              MIXED),
+    "text": (lambda: MultinomialNaiveBayes(), CODES),
+}
+METHODS = ("predict", "predict_proba", "predict_log_proba", "predict_joint_log_proba")
+
+
+def fitted(kind):
+    make, X = KINDS[kind]
+    return make().fit(X, Y), X
+
+
+def routed_calls(monkeypatch):
+    """Count the calls that take the route of scoring_data."""
+    calls = []
+    original = base.PartitionedModel.scoring_data
+    monkeypatch.setattr(base.PartitionedModel, "scoring_data", lambda self, *a, **k: calls.append(1) or
+                        original(self, *a, **k))
+    return calls
+
+
+@pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.parametrize("rows", [1, 100])
+def test_direct_answers_equal_the_routes_bit_for_bit(kind, rows, monkeypatch):
+    model, X = fitted(kind)
+    X = X[:rows] if kind != "categorical" else np.where(X[:rows] == 5, 99, X[:rows])  # 99: unknown category
+    routed = {m: getattr(model, m)(X) for m in METHODS}  # the first array of its dtype and width: the route
+    calls = routed_calls(monkeypatch)
+    for m in METHODS:
+        again = getattr(model, m)(X.copy())
+        assert again.dtype == routed[m].dtype and np.array_equal(again, routed[m]), m
+    if kind != "text":  # the text models keep their route
+        assert not calls
+
+
+def outcome(method, X):
+    """The answer, or the type and message of the error."""
+    try:
+        return method(X)
+    except (ValueError, TypeError) as error:
+        return type(error), str(error)
+
+
+@pytest.mark.parametrize("kind", ["categorical", "gaussian", "mixed"])
+def test_direct_path_raises_as_the_route_for_bad_arrays(kind):
+    model, X = fitted(kind)
+    fresh, _ = fitted(kind)
+    model.predict(X[:3])
+    bad = [X[:2, :-1], X[:2, 0], np.full((2, X.shape[1]), "a", dtype=object), X[:2].astype(np.complex128),
+           X[:0], np.c_[X[:2], X[:2, :1]]]
+    errors = 0
+    for b in bad:
+        direct, routed = outcome(model.predict_proba, b), outcome(fresh.predict_proba, b)
+        if isinstance(routed, tuple):
+            errors += 1
+            assert direct == routed
+        else:
+            assert np.array_equal(direct, routed)
+    assert errors >= 4
+
+
+def test_refit_partial_fit_and_set_params_forget_the_checked_arrays(monkeypatch):
+    model, X = fitted("binned")
+    model.predict(X[:5])
+    calls = routed_calls(monkeypatch)
+    model.predict(X[:5])
+    assert not calls
+    for change in (lambda: model.set_params(n_bins=3), lambda: model.fit(X, Y),
+                   lambda: model.partial_fit(X[:50], Y[:50])):
+        change()
+        model.predict(X[:5])
+        assert calls, "the first array after a change takes the route"
+        calls.clear()
+    assert np.array_equal(model.predict_proba(X[:5]), NaiveBayes(n_bins=3).fit(X, Y).partial_fit(
+        X[:50], Y[:50]).predict_proba(X[:5]))
+
+
+def test_arrays_beyond_the_small_rows_and_other_dtypes_take_the_route(monkeypatch):
+    model, X = fitted("gaussian")
+    model.predict(X[:5])
+    calls = routed_calls(monkeypatch)
+    model.predict(np.repeat(X, base.SMALL_ROWS // len(X) + 1, axis=0))
+    model.predict(X[:5].astype(np.float32))
+    model.predict(X[:5].tolist())
+    assert len(calls) == 3
