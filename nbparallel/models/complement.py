@@ -17,7 +17,7 @@ import numpy as np
 
 from nbparallel.models.params import BOOLEAN
 from nbparallel.models.plan import CountingPlan
-from nbparallel.models.text import TextNaiveBayes
+from nbparallel.models.text import TextNaiveBayes, row_products
 
 
 class ComplementNaiveBayes(TextNaiveBayes):
@@ -93,7 +93,7 @@ class ComplementNaiveBayes(TextNaiveBayes):
         return self.feature_log_prob_, self.class_log_prior_ if n_classes == 1 else np.zeros(n_classes)
 
     def joint_log_likelihood_part(self, X):
-        jll = np.asarray(X @ self.feature_log_prob_.T, dtype=np.float64)
+        jll = np.asarray(row_products(X, self.feature_log_prob_), dtype=np.float64)
         if len(self.classes_) == 1:
             jll = jll + self.class_log_prior_
         return jll

@@ -28,6 +28,18 @@ from nbparallel.summaries.features import FeatureCounts, check_sparse_threshold
 ALPHA_LOWER_BOUND = 1e-10
 
 
+def row_products(X, weights):
+    """``X @ weights.T`` as a dense array whose every row is the same for any number of rows scored with it.
+
+    numpy multiplies a dense single row by BLAS's matrix-vector product, whose sums are rounded otherwise than
+    the matrix product of several rows: a lone row (a row scored alone, a partition's last row) is given a
+    second row of zeros so that it takes the matrix product too.
+    """
+    if isinstance(X, np.ndarray) and X.ndim == 2 and X.shape[0] == 1:
+        return np.asarray(np.vstack([X, np.zeros_like(X)]) @ weights.T)[:1]
+    return np.asarray(X @ weights.T)
+
+
 class TextNaiveBayes(PartitionedClassifier):
     """What the models of count matrices share (multinomial, Bernoulli, complement): counting, priors, files."""
 
@@ -320,7 +332,7 @@ class MultinomialNaiveBayes(TextNaiveBayes):
         return smoothed
 
     def joint_log_likelihood_part(self, X):
-        return np.asarray(X @ self.feature_log_prob_.T) + self.class_log_prior_
+        return row_products(X, self.feature_log_prob_) + self.class_log_prior_
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -406,7 +418,7 @@ class BernoulliNaiveBayes(TextNaiveBayes):
 
     def joint_log_likelihood_part(self, X):
         weights, intercept = self.term_weights()
-        return np.asarray(self.term_values(X) @ weights.T) + intercept
+        return row_products(self.term_values(X), weights) + intercept
 
     def report_sections(self):
         """What :mod:`nbparallel.report` draws of this model: each class's most telling words."""
