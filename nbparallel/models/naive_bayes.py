@@ -11,13 +11,14 @@ import numpy as np
 import pandas as pd
 
 from nbparallel.data.columns import BINNED, CATEGORICAL, GAUSSIAN, NUMERIC
+from nbparallel.data.encoding import code_dtype, integer_range
 from nbparallel.data.inputs import as_dataset
 from nbparallel.data.partitions import input_feature_names
 from nbparallel.data.schema import Schema
 from nbparallel.data.vocabularies import class_array, sort_values
 from nbparallel.kernels.scoring import JOINT
 from nbparallel.models import kinds
-from nbparallel.models.base import PartitionedClassifier, ScoringInputs
+from nbparallel.models.base import SMALL_ROWS, PartitionedClassifier, ScoringInputs
 from nbparallel.models.discretisation import FINE_BINS, MDL
 from nbparallel.models.estimator import check_is_fitted
 from nbparallel.models.params import Interval, Options
@@ -26,6 +27,9 @@ from nbparallel.persistence import validate
 from nbparallel.summaries.moments import CountsAndMoments, GaussianMoments, gaussian_columns
 
 AUTO_SMOOTHING = "1/N"
+
+
+INT64_MIN, INT64_MAX = int(np.iinfo(np.int64).min), int(np.iinfo(np.int64).max)
 
 
 def check_counts(counts):
@@ -456,6 +460,7 @@ class NaiveBayes(PartitionedClassifier):
         self._log_table, self._log_offsets = kinds.Counted.log_table(self.counted_fits_, n_classes)
         binned = [fit for at, fit in zip(schema.counted().attributes, self.counted_fits_) if at.kind == NUMERIC]
         self._final_bins = kinds.BinnedNumeric.final_bins(binned)
+        self._integer_runs = _integer_runs(schema.counted())
 
     @cached_property
     def log_probabilities_(self):
@@ -502,8 +507,22 @@ class NaiveBayes(PartitionedClassifier):
         counting gets them (a uint8 input array itself, a ``Categorical``'s codes through a lookup table of
         its categories, strings hashed once per partition and their dictionary mapped to the vocabulary),
         its numeric values binned under the final bins, and its Gaussian attributes' log-likelihoods."""
+        codes = self._small_integer_codes(X)
+        if codes is not None:
+            return self.inputs_of_split(codes, None, X)
         codes, values = self.schema_.counted().split(X)
         return self.inputs_of_split(codes, values, X)
+
+    def _small_integer_codes(self, X):
+        """The codes of a small signed-integer array (at most ``SMALL_ROWS`` rows) whose counted attributes are
+        all categorical with runs of consecutive integers as vocabularies, by one comparison and subtraction
+        (the codes :meth:`Schema.split` gives, without its per-call look at each vocabulary); else None."""
+        runs = getattr(self, "_integer_runs", None)
+        if runs is None or type(X) is not np.ndarray or X.dtype.kind != "i" or X.ndim != 2 or len(X) > SMALL_ROWS:
+            return None
+        positions, lo, hi, dtype = runs
+        block = X[:, positions]
+        return np.where((block >= lo) & (block <= hi), block - (lo - 1), 0).astype(dtype)
 
     def inputs_of_split(self, codes, values, X=None):
         """The :class:`~nbparallel.models.base.ScoringInputs` of rows already split by
@@ -629,6 +648,19 @@ class NaiveBayes(PartitionedClassifier):
     def report_sections(self):
         """What :mod:`nbparallel.report` draws of this model: the evidence of its attributes' values."""
         return {"kind": "naive Bayes", "model": self, "note": None}
+
+
+def _integer_runs(counted):
+    """``(positions, lo, hi, code dtype)`` of the counted attributes when each is categorical with every integer
+    from ``lo`` to ``hi`` (within int64) as its vocabulary (see :meth:`NaiveBayes._small_integer_codes`);
+    else None."""
+    attributes = counted.attributes
+    runs = [integer_range(at.categories) if at.kind == CATEGORICAL else None for at in attributes]
+    if not runs or any(run is None or not INT64_MIN < run[0] <= run[1] < INT64_MAX for run in runs):
+        return None
+    positions = [counted.columns.index(at.name) for at in attributes]
+    lo, hi = (np.array(ends, dtype=np.int64) for ends in zip(*runs))
+    return positions, lo, hi, code_dtype([at.n_values for at in attributes])
 
 
 def _names(attributes):

@@ -103,3 +103,24 @@ def test_arrays_beyond_the_small_rows_and_other_dtypes_take_the_route(monkeypatc
     model.predict(X[:5].astype(np.float32))
     model.predict(X[:5].tolist())
     assert len(calls) == 3
+
+
+@pytest.mark.parametrize("dtype", [np.int64, np.int32, np.int8])
+def test_small_integer_codes_are_the_schemas_codes(dtype):
+    model, X = fitted("categorical")
+    odd = np.array([[-5, 0, 5, 99, 127]] * 2, dtype=dtype)  # below, at and above the runs, unseen
+    X = np.vstack([X[:50].astype(dtype), odd])
+    codes = model._small_integer_codes(X)
+    expected, _ = model.schema_.counted().split(X)
+    assert codes is not None and codes.dtype == expected.dtype and np.array_equal(codes, expected)
+    big = np.tile(X, (base.SMALL_ROWS // len(X) + 1, 1))  # beyond the small rows: the schema's codes
+    assert model._small_integer_codes(big) is None
+    assert np.array_equal(model.predict_proba(big)[:len(X)], model.predict_proba(X))
+
+
+def test_integer_codes_need_integer_runs():
+    words = NaiveBayes().fit(np.array([["a"], ["b"]], dtype=object), [0, 1])
+    gaps = NaiveBayes(categorical_features="all").fit(np.array([[1], [500]]), [0, 1])  # vocabulary [1, 500]
+    assert words._small_integer_codes(np.array([[1]])) is None and gaps._small_integer_codes(np.array([[1]])) is None
+    assert np.array_equal(gaps.predict_proba(np.array([[500], [3], [1]])),
+                          np.vstack([gaps.predict_proba(np.array([[v]])) for v in (500, 3, 1)]))
