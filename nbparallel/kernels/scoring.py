@@ -3,6 +3,7 @@ evaluation sums; and the Gaussian attributes' log-likelihoods from their values 
 the block the other kernels add last."""
 
 import math
+from typing import NamedTuple
 
 import numpy as np
 from numba import njit
@@ -433,27 +434,51 @@ def _evaluation_kernel(first, second, extra, offsets, table, prior, lanes, order
     return outside
 
 
-def _check_scoring(first, second, table, offsets, log_prior, extra, n_rows):
+class PreparedTable(NamedTuple):
+    """A log table, its offsets and log prior, checked once and laid out as the kernels read them
+    (:func:`prepare_table`): what a fitted model hands to every scoring call of its table, so that a call of a
+    few rows does not check and pad the same table again. ``source`` holds the arrays it was made of."""
+
+    source: tuple
+    offsets: np.ndarray
+    flat: np.ndarray
+    prior: np.ndarray
+    lanes: tuple
+
+
+def prepare_table(table, offsets, log_prior):
+    """The :class:`PreparedTable` of ``table``, ``offsets`` and ``log_prior`` (as :func:`score_rows` takes
+    them), checked; ValueError as :func:`score_rows` raises for them."""
+    check_offsets(offsets, len(offsets) - 1)
+    require_array("log_prior", log_prior, 1)
+    require_dtype("log_prior", log_prior, (np.dtype(np.float64),))
+    require_array("table", table, 2)
+    require_dtype("table", table, (np.dtype(np.float64),))
+    expected = (int(offsets[-1]), log_prior.shape[0])
+    if table.shape != expected:
+        raise ValueError(f"table must have shape {expected}, got {table.shape}")
+    return PreparedTable((table, offsets, log_prior), np.array(offsets, dtype=np.int64),
+                         *padded_table(table, log_prior))
+
+
+def _check_scoring(first, second, table, offsets, log_prior, extra, n_rows, prepared=None):
     """The scoring kernels' first arguments, ``(first, second, extra, offsets, table, prior, lanes)``, from
     checked ones: the codes as :class:`~nbparallel.kernels.row_sums.CodeBlock`, ``extra`` (an empty block
     when None) and ``offsets`` C-contiguous and writeable, the table padded
-    (:func:`~nbparallel.kernels.row_sums.padded_table`). The kernels so meet one numba type whatever the
-    caller's layouts and flags: one compilation per code type and vector width."""
+    (:func:`~nbparallel.kernels.row_sums.padded_table`), or taken from ``prepared`` when it was made of these
+    very arrays. The kernels so meet one numba type whatever the caller's layouts and flags: one compilation
+    per code type and vector width."""
     for name, codes in (("first", first), ("second", second)):
         require_array(name, codes, 2)
         if codes.shape[1]:
             require_dtype(name, codes, CODE_DTYPES)
         if codes.shape[0] != n_rows:
             raise ValueError(f"{name} has {codes.shape[0]} rows, expected {n_rows}")
-    check_offsets(offsets, first.shape[1] + second.shape[1])
-    require_array("log_prior", log_prior, 1)
-    require_dtype("log_prior", log_prior, (np.dtype(np.float64),))
-    require_array("table", table, 2)
-    require_dtype("table", table, (np.dtype(np.float64),))
+    if prepared is None or any(a is not b for a, b in zip(prepared.source, (table, offsets, log_prior))):
+        prepared = prepare_table(table, offsets, log_prior)
+    if len(prepared.offsets) != first.shape[1] + second.shape[1] + 1:
+        check_offsets(offsets, first.shape[1] + second.shape[1])
     n_classes = log_prior.shape[0]
-    expected = (int(offsets[-1]), n_classes)
-    if table.shape != expected:
-        raise ValueError(f"table must have shape {expected}, got {table.shape}")
     if extra is None:
         extra = np.empty((0, n_classes))
     else:
@@ -461,8 +486,8 @@ def _check_scoring(first, second, table, offsets, log_prior, extra, n_rows):
         if extra.shape != (n_rows, n_classes):
             raise ValueError(f"extra must have shape {(n_rows, n_classes)}, got {extra.shape}")
         extra = np.require(extra, np.float64, ["C", "W"])
-    offsets = np.array(offsets, dtype=np.int64)
-    return (code_block(first), code_block(second), extra, offsets, *padded_table(table, log_prior))
+    return (code_block(first), code_block(second), extra, prepared.offsets, prepared.flat, prepared.prior,
+            prepared.lanes)
 
 
 def _empty_codes(n_rows):
@@ -476,7 +501,8 @@ def _raise_out_of_table(outside, first, second, offsets):
                          "bounds)")
 
 
-def score_rows(first, second, table, offsets, log_prior, *, extra=None, mode=POSTERIOR, out=None):
+def score_rows(first, second, table, offsets, log_prior, *, extra=None, mode=POSTERIOR, out=None,
+               prepared=None):
     """Scores of every row and class, written into ``out``.
 
     Parameters
@@ -495,6 +521,9 @@ def score_rows(first, second, table, offsets, log_prior, *, extra=None, mode=POS
         Unnormalised log P(x, c), normalised log P(c | x), or P(c | x).
     out : ndarray of float64, shape (n_rows, n_classes), optional
         Where to write (a slice of a larger array); allocated when None.
+    prepared : PreparedTable, optional
+        :func:`prepare_table` of these ``table``, ``offsets`` and ``log_prior`` (the same objects; else
+        ignored): their checks and padding are not made again.
 
     Returns
     -------
@@ -506,7 +535,7 @@ def score_rows(first, second, table, offsets, log_prior, *, extra=None, mode=POS
         When a code lies outside its attribute's table rows (none is read).
     """
     n_rows = first.shape[0]
-    arguments = _check_scoring(first, second, table, offsets, log_prior, extra, n_rows)
+    arguments = _check_scoring(first, second, table, offsets, log_prior, extra, n_rows, prepared)
     if mode not in (JOINT, LOG_POSTERIOR, POSTERIOR):
         raise ValueError(f"mode must be JOINT, LOG_POSTERIOR or POSTERIOR, got {mode!r}")
     if out is None:
@@ -532,11 +561,11 @@ def block_rows(n_columns):
     return max(ROWS_AT_ONCE, (1 << 14) // n_columns // ROWS_AT_ONCE * ROWS_AT_ONCE)
 
 
-def best_of_rows(first, second, table, offsets, log_prior, order, *, extra=None, out=None):
+def best_of_rows(first, second, table, offsets, log_prior, order, *, extra=None, out=None, prepared=None):
     """The best class of every row (ties to the class first in ``order``), from codes as :func:`score_rows`
-    takes them, written into ``out`` (int64, shape (n_rows,))."""
+    takes them (and its ``prepared``), written into ``out`` (int64, shape (n_rows,))."""
     n_rows = first.shape[0]
-    arguments = _check_scoring(first, second, table, offsets, log_prior, extra, n_rows)
+    arguments = _check_scoring(first, second, table, offsets, log_prior, extra, n_rows, prepared)
     order = np.array(order, dtype=np.int64)
     if sorted(order.tolist()) != list(range(log_prior.shape[0])):
         raise ValueError(f"order must list each of the {log_prior.shape[0]} classes once")
@@ -599,11 +628,13 @@ def roc_sums(scores):
     return out
 
 
-def evaluate_rows(first, second, table, offsets, log_prior, order, truth, *, extra=None, roc=True):
+def evaluate_rows(first, second, table, offsets, log_prior, order, truth, *, extra=None, roc=True,
+                  prepared=None):
     """One pass of evaluation sums over the rows with a known class (``truth >= 0``).
 
     ``roc=False`` leaves out the ROC histograms (None), which with many classes cost as much as the rest of
-    the pass after the row sums: each row adds to one histogram per class.
+    the pass after the row sums: each row adds to one histogram per class. ``prepared`` as :func:`score_rows`
+    takes it.
 
     Returns
     -------
@@ -620,7 +651,7 @@ def evaluate_rows(first, second, table, offsets, log_prior, order, truth, *, ext
         not ``roc``.
     """
     n_rows = first.shape[0]
-    arguments = _check_scoring(first, second, table, offsets, log_prior, extra, n_rows)
+    arguments = _check_scoring(first, second, table, offsets, log_prior, extra, n_rows, prepared)
     n_classes = log_prior.shape[0]
     truth = np.require(truth, np.int64, ["C", "W"])
     if truth.shape != (n_rows,) or (n_rows and truth.max() >= n_classes):

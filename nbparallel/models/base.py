@@ -104,6 +104,9 @@ class ScoringInputs(NamedTuple):
     log_prior: np.ndarray
     extra: np.ndarray | None
     order: np.ndarray
+    prepared: scoring.PreparedTable | None = None
+    """:func:`~nbparallel.kernels.scoring.prepare_table` of ``table``, ``offsets`` and ``log_prior``, made once
+    per fitted model, so that scoring a few rows does not check and pad the table again (or None)."""
 
     @classmethod
     def of_joint(cls, jll, order=None):
@@ -116,19 +119,19 @@ class ScoringInputs(NamedTuple):
     def scores(self, mode, out=None):
         """:func:`~nbparallel.kernels.scoring.score_rows` of these inputs."""
         return scoring.score_rows(self.first, self.second, self.table, self.offsets, self.log_prior,
-                                  extra=self.extra, mode=mode, out=out)
+                                  extra=self.extra, mode=mode, out=out, prepared=self.prepared)
 
     def best(self, out=None):
         """:func:`~nbparallel.kernels.scoring.best_of_rows` of these inputs."""
         return scoring.best_of_rows(self.first, self.second, self.table, self.offsets, self.log_prior, self.order,
-                                    extra=self.extra, out=out)
+                                    extra=self.extra, out=out, prepared=self.prepared)
 
     def evaluation(self, truth, roc=True):
         """The :class:`Evaluation` of the rows with a known class (``truth >= 0``); without its ROC histograms
         when not ``roc``."""
         confusion, log_likelihood, log_loss, histogram = scoring.evaluate_rows(
             self.first, self.second, self.table, self.offsets, self.log_prior, self.order, truth, extra=self.extra,
-            roc=roc)
+            roc=roc, prepared=self.prepared)
         return Evaluation(confusion, log_likelihood, log_loss, histogram)
 
     def joined_codes(self):

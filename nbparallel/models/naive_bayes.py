@@ -16,7 +16,7 @@ from nbparallel.data.inputs import as_dataset
 from nbparallel.data.partitions import input_feature_names
 from nbparallel.data.schema import Schema
 from nbparallel.data.vocabularies import class_array, sort_values
-from nbparallel.kernels.scoring import JOINT
+from nbparallel.kernels.scoring import JOINT, prepare_table
 from nbparallel.models import kinds
 from nbparallel.models.base import SMALL_ROWS, PartitionedClassifier, ScoringInputs
 from nbparallel.models.discretisation import FINE_BINS, MDL
@@ -461,6 +461,7 @@ class NaiveBayes(PartitionedClassifier):
         binned = [fit for at, fit in zip(schema.counted().attributes, self.counted_fits_) if at.kind == NUMERIC]
         self._final_bins = kinds.BinnedNumeric.final_bins(binned)
         self._integer_runs = _integer_runs(schema.counted())
+        self._prepared_table = prepare_table(self._log_table, self._log_offsets, self.class_log_prior_)
 
     @cached_property
     def log_probabilities_(self):
@@ -537,7 +538,7 @@ class NaiveBayes(PartitionedClassifier):
         if self._gaussian_fit is not None and X is not None:
             extra = kinds.GaussianNumeric.score(*gaussian_columns(X, self._gaussian_positions), self._gaussian_fit)
         return ScoringInputs(codes, binned, self._log_table, self._log_offsets, self.class_log_prior_, extra,
-                             self._tie_order)
+                             self._tie_order, self._prepared_table)
 
     def counted_attribute_names(self):
         """The counted (categorical and binned) attributes' names, in the order of their codes in

@@ -124,3 +124,20 @@ def test_integer_codes_need_integer_runs():
     assert words._small_integer_codes(np.array([[1]])) is None and gaps._small_integer_codes(np.array([[1]])) is None
     assert np.array_equal(gaps.predict_proba(np.array([[500], [3], [1]])),
                           np.vstack([gaps.predict_proba(np.array([[v]])) for v in (500, 3, 1)]))
+
+
+def test_a_prepared_table_scores_as_the_arrays_and_only_its_own():
+    from nbparallel.kernels import scoring
+
+    model, X = fitted("binned")
+    inputs = model.scoring_inputs(X[:20])
+    assert inputs.prepared is not None
+    plain = inputs._replace(prepared=None)
+    for mode in (scoring.JOINT, scoring.LOG_POSTERIOR, scoring.POSTERIOR):
+        assert np.array_equal(inputs.scores(mode), plain.scores(mode))
+    assert np.array_equal(inputs.best(), plain.best())
+    other_prior = np.log(np.full(3, 1 / 3))  # not the prepared table's prior: the prepared one is not used
+    assert np.array_equal(inputs._replace(log_prior=other_prior).scores(scoring.JOINT),
+                          plain._replace(log_prior=other_prior).scores(scoring.JOINT))
+    with pytest.raises(ValueError, match="table must have shape"):
+        scoring.prepare_table(model._log_table[:-1], model._log_offsets, model.class_log_prior_)
