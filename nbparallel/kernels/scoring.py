@@ -698,7 +698,24 @@ def _gaussian_kernel(X, columns, mean, half_precision, log_norm, out):
             out[i, k] = total
 
 
-def gaussian_log_likelihoods(X, columns, theta, var, out=None):
+def gaussian_constants(theta, var):
+    """``(mean, half_precision, log_norm)``, C-contiguous (n_classes, g) arrays, of means ``theta`` and
+    variances ``var`` as :func:`gaussian_log_likelihoods` reads them: a NaN variance gives zeros (it adds
+    nothing), a variance of 0 scores as log N does (NaN).
+
+    >>> [c.tolist() for c in gaussian_constants(np.array([[1.0, 2.0]]), np.array([[0.5, np.nan]]))][:2]
+    [[[1.0, 0.0]], [[-1.0, 0.0]]]
+    """
+    usable = ~np.isnan(var)
+    safe = np.where(usable, var, 1.0)
+    mean = np.ascontiguousarray(np.where(usable, theta, 0.0))
+    with np.errstate(divide="ignore"):  # a variance of 0 (no var_smoothing) scores as log N does: NaN
+        half_precision = np.ascontiguousarray(np.where(usable, -0.5 / safe, 0.0))
+        log_norm = np.ascontiguousarray(np.where(usable, -0.5 * np.log(2.0 * np.pi * safe), 0.0))
+    return mean, half_precision, log_norm
+
+
+def gaussian_log_likelihoods(X, columns, theta, var, out=None, constants=None):
     """Sum over Gaussian attributes of ``log N(x; theta_kj, var_kj)`` for every row and class, in one compiled
     pass over the rows.
 
@@ -712,6 +729,9 @@ def gaussian_log_likelihoods(X, columns, theta, var, out=None):
         Means and variances; a NaN variance (a class or attribute without one) adds nothing.
     out : ndarray of float64, shape (n_rows, n_classes), C-contiguous, optional
         Where to write; allocated when None.
+    constants : tuple, optional
+        :func:`gaussian_constants` of these ``theta`` and ``var``, made once by the caller (a fitted model);
+        computed here when None.
 
     Returns
     -------
@@ -733,12 +753,7 @@ def gaussian_log_likelihoods(X, columns, theta, var, out=None):
     if theta.ndim != 2 or var.shape != theta.shape or theta.shape[1] != columns.size:
         raise ValueError(f"theta and var must both have shape (n_classes, {columns.size}), got {theta.shape} "
                          f"and {var.shape}")
-    usable = ~np.isnan(var)
-    safe = np.where(usable, var, 1.0)
-    mean = np.ascontiguousarray(np.where(usable, theta, 0.0))
-    with np.errstate(divide="ignore"):  # a variance of 0 (no var_smoothing) scores as log N does: NaN
-        half_precision = np.ascontiguousarray(np.where(usable, -0.5 / safe, 0.0))
-        log_norm = np.ascontiguousarray(np.where(usable, -0.5 * np.log(2.0 * np.pi * safe), 0.0))
+    mean, half_precision, log_norm = gaussian_constants(theta, var) if constants is None else constants
     shape = (X.shape[0], theta.shape[0])
     if out is None:
         out = np.empty(shape)

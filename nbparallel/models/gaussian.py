@@ -38,11 +38,12 @@ def constant_columns(moments):
     return (n > 0) & (m2 <= 0)
 
 
-def gaussian_log_likelihood(X, columns, theta, var):
+def gaussian_log_likelihood(X, columns, theta, var, constants=None):
     """Sum over the Gaussian attributes (the columns ``columns`` of the float array ``X``) of
     log N(x; theta_k, var_k), shape (n_rows, n_classes), in one compiled pass
     (:func:`nbparallel.kernels.scoring.gaussian_log_likelihoods`).
 
-    A missing value (NaN) or a (class, attribute) without data contributes 0.
+    A missing value (NaN) or a (class, attribute) without data contributes 0. ``constants``: the
+    :func:`~nbparallel.kernels.scoring.gaussian_constants` of ``theta`` and ``var``, when made once.
     """
-    return gaussian_log_likelihoods(X, columns, theta, var)
+    return gaussian_log_likelihoods(X, columns, theta, var, constants=constants)

@@ -24,10 +24,12 @@ its attributes at once (vectorised): the counted kinds share one log table
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 
 from nbparallel.kernels.binning import bin_values
+from nbparallel.kernels.scoring import gaussian_constants
 from nbparallel.models.discretisation import mdl_intervals
 from nbparallel.models.gaussian import constant_columns, gaussian_log_likelihood, gaussian_parameters
 
@@ -241,6 +243,16 @@ class GaussianFit:
     epsilon: float
     ignored: np.ndarray  # per attribute: no observed value
 
+    def __post_init__(self):
+        for parameters in (self.theta, self.var):  # read by the scoring constants, made once: never changed
+            parameters.setflags(write=False)
+
+    @cached_property
+    def scoring_constants(self):
+        """:func:`~nbparallel.kernels.scoring.gaussian_constants` of ``theta`` and ``var``, made on the first
+        scoring call and kept (scoring a few rows then costs no derivation)."""
+        return gaussian_constants(self.theta, self.var)
+
 
 class GaussianNumeric:
     """A numeric attribute modelled by a normal distribution per class (the primer).
@@ -266,7 +278,7 @@ class GaussianNumeric:
     def score(X, columns, fit):
         """Sum over the Gaussian attributes (columns ``columns`` of the float array ``X``) of
         log N(x; theta_k, var_k); NaN (missing) adds 0."""
-        return gaussian_log_likelihood(X, columns, fit.theta, fit.var)
+        return gaussian_log_likelihood(X, columns, fit.theta, fit.var, fit.scoring_constants)
 
 
 KINDS = {kind.name: kind for kind in (Categorical, BinnedNumeric, GaussianNumeric)}

@@ -141,3 +141,19 @@ def test_a_prepared_table_scores_as_the_arrays_and_only_its_own():
                           plain._replace(log_prior=other_prior).scores(scoring.JOINT))
     with pytest.raises(ValueError, match="table must have shape"):
         scoring.prepare_table(model._log_table[:-1], model._log_offsets, model.class_log_prior_)
+
+
+def test_gaussian_constants_are_made_once_from_parameters_that_cannot_change():
+    from nbparallel.kernels.scoring import gaussian_constants, gaussian_log_likelihoods
+
+    model, X = fitted("gaussian")
+    fit = model._gaussian_fit
+    assert fit.scoring_constants is fit.scoring_constants
+    for kept, fresh in zip(fit.scoring_constants, gaussian_constants(model.theta_, model.var_)):
+        assert np.array_equal(kept, fresh)
+    columns = list(range(X.shape[1]))
+    assert np.array_equal(gaussian_log_likelihoods(X[:7], columns, model.theta_, model.var_),
+                          gaussian_log_likelihoods(X[:7], columns, model.theta_, model.var_,
+                                                   constants=fit.scoring_constants))
+    with pytest.raises(ValueError, match="read-only"):
+        model.theta_[0, 0] = 1.0
