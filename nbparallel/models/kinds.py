@@ -28,7 +28,7 @@ from functools import cached_property
 
 import numpy as np
 
-from nbparallel.kernels.binning import bin_values
+from nbparallel.kernels.binning import bin_values, block_binner
 from nbparallel.kernels.scoring import gaussian_constants
 from nbparallel.models.discretisation import mdl_intervals
 from nbparallel.models.gaussian import constant_columns, gaussian_log_likelihood, gaussian_parameters
@@ -145,6 +145,13 @@ class FinalBins:
     n_bins: np.ndarray  # int64, bins of each attribute (at least 1)
     empty: np.ndarray  # positions of the attributes with no bin left
 
+    @cached_property
+    def _binner(self):
+        """``(code dtype, bin_block)``: :func:`~nbparallel.kernels.binning.block_binner` of the edges, checked
+        once (by :func:`~nbparallel.kernels.binning.bin_values` of no rows) and kept for every call."""
+        dtype = bin_values(np.empty((0, len(self.n_bins))), self.edges, self.n_bins).dtype
+        return dtype, block_binner(self.edges, self.n_bins)
+
     def codes(self, values):
         """Codes of numeric ``values`` (n_rows x n_binned, float or integer), uint8 or uint16."""
         n_rows = values.shape[0]
@@ -152,7 +159,11 @@ class FinalBins:
             return np.empty((n_rows, 0), dtype=np.uint8)
         if values.dtype not in (np.float64, np.float32):
             values = np.asarray(values, dtype=np.float64)
-        out = bin_values(values, self.edges, self.n_bins)
+        if values.ndim != 2 or values.shape[1] != len(self.n_bins):
+            raise ValueError(f"values must have {len(self.n_bins)} columns, got shape {values.shape}")
+        dtype, bin_block = self._binner
+        out = np.empty(values.shape, dtype)
+        bin_block(values, out)
         if len(self.empty):
             out[:, self.empty] = 0
         return out
