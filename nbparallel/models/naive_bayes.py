@@ -461,6 +461,9 @@ class NaiveBayes(PartitionedClassifier):
         binned = [fit for at, fit in zip(schema.counted().attributes, self.counted_fits_) if at.kind == NUMERIC]
         self._final_bins = kinds.BinnedNumeric.final_bins(binned)
         self._integer_runs = _integer_runs(schema.counted())
+        counted = schema.counted()
+        self._binned_positions = ([counted.columns.index(at.name) for at in counted.attributes]
+                                  if counted.attributes and counted.n_categorical == 0 else None)
         self._prepared_table = prepare_table(self._log_table, self._log_offsets, self.class_log_prior_)
 
     @cached_property
@@ -511,8 +514,21 @@ class NaiveBayes(PartitionedClassifier):
         codes = self._small_integer_codes(X)
         if codes is not None:
             return self.inputs_of_split(codes, None, X)
+        values = self._small_float_values(X)
+        if values is not None:
+            return self.inputs_of_split(np.empty((len(X), 0), dtype=np.uint8, order="F"), values, X)
         codes, values = self.schema_.counted().split(X)
         return self.inputs_of_split(codes, values, X)
+
+    def _small_float_values(self, X):
+        """The binned attributes' values of a small float array (at most ``SMALL_ROWS`` rows) whose counted
+        attributes are all binned: ``X`` itself when they are its every column, else those columns (what
+        :meth:`Schema.split` gives, without its per-call layout of the schema); else None."""
+        positions = getattr(self, "_binned_positions", None)
+        if (positions is None or type(X) is not np.ndarray or X.dtype not in (np.float64, np.float32)
+                or X.ndim != 2 or len(X) > SMALL_ROWS):
+            return None
+        return X if positions == list(range(X.shape[1])) else np.asarray(X[:, positions], dtype=np.float64)
 
     def _small_integer_codes(self, X):
         """The codes of a small signed-integer array (at most ``SMALL_ROWS`` rows) whose counted attributes are

@@ -157,3 +157,15 @@ def test_gaussian_constants_are_made_once_from_parameters_that_cannot_change():
                                                    constants=fit.scoring_constants))
     with pytest.raises(ValueError, match="read-only"):
         model.theta_[0, 0] = 1.0
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_small_float_values_are_the_schemas_values(dtype):
+    for model in (fitted("binned")[0], NaiveBayes(n_bins=4, numeric={"1": "gaussian"}).fit(FLOATS, Y)):
+        X = np.vstack([FLOATS[:20], [[np.nan, -1e9, 1e9, 0.0, 2.5]]]).astype(dtype)
+        codes, values = model.schema_.counted().split(X)
+        got = model._small_float_values(X)
+        assert got.dtype == values.dtype and np.array_equal(got, values, equal_nan=True)
+        assert np.array_equal(model.predict_proba(X), model.predict_proba(np.tile(X, (300, 1)))[:len(X)])
+    assert fitted("categorical")[0]._small_float_values(FLOATS[:3]) is None
+    assert fitted("gaussian")[0]._small_float_values(FLOATS[:3]) is None
