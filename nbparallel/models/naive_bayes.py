@@ -463,7 +463,7 @@ class NaiveBayes(PartitionedClassifier):
         self._integer_runs = _integer_runs(schema.counted())
         counted = schema.counted()
         self._binned_positions = ([counted.columns.index(at.name) for at in counted.attributes]
-                                  if counted.attributes and counted.n_categorical == 0 else None)
+                                  if counted.n_categorical == 0 else None)
         self._prepared_table = prepare_table(self._log_table, self._log_offsets, self.class_log_prior_)
 
     @cached_property
@@ -522,7 +522,7 @@ class NaiveBayes(PartitionedClassifier):
 
     def _small_float_values(self, X):
         """The binned attributes' values of a small float array (at most ``SMALL_ROWS`` rows) whose counted
-        attributes are all binned: ``X`` itself when they are its every column, else those columns (what
+        attributes are all binned (or none): ``X`` itself when they are its every column, else those columns (what
         :meth:`Schema.split` gives, without its per-call layout of the schema); else None."""
         positions = getattr(self, "_binned_positions", None)
         if (positions is None or type(X) is not np.ndarray or X.dtype not in (np.float64, np.float32)

@@ -168,4 +168,7 @@ def test_small_float_values_are_the_schemas_values(dtype):
         assert got.dtype == values.dtype and np.array_equal(got, values, equal_nan=True)
         assert np.array_equal(model.predict_proba(X), model.predict_proba(np.tile(X, (300, 1)))[:len(X)])
     assert fitted("categorical")[0]._small_float_values(FLOATS[:3]) is None
-    assert fitted("gaussian")[0]._small_float_values(FLOATS[:3]) is None
+    gaussian = fitted("gaussian")[0]  # no counted attribute: no values
+    values = gaussian._small_float_values(FLOATS[:3])
+    assert values.dtype == np.float64 and values.shape == (3, 0)
+    assert gaussian.schema_.counted().split(FLOATS[:3])[1].shape == (3, 0)
