@@ -84,3 +84,14 @@ def test_results_table_directive_reads_the_records_it_names():
         results_table.selected_records(cv, "method, nope")
     with pytest.raises(ValueError, match="no record"):
         results_table.selected_records(cv, None, "experiment=nothing")
+
+
+def test_results_table_directive_reads_a_named_list():
+    import json
+
+    import results_table
+
+    latency = ROOT / "benchmarks" / "results" / "latency.json"
+    rows = results_table.selected_records(latency, "label=measure, passed=met", name="targets")
+    targets = json.loads(latency.read_text())["targets"]
+    assert rows == [{"measure": t["label"], "met": t["passed"]} for t in targets]

@@ -8,7 +8,8 @@ A page shows a measurement by naming its result file, never by copying its figur
     ```
 
 ``:columns:`` picks the records' keys (``key=Header`` renames one); ``:where:`` keeps the records whose
-key has that value. The records are those :func:`results_tables.records_of` finds in the file, or the file
+key has that value; ``:records: targets`` takes the file's list of that name (an experiment file's targets)
+instead. The records are those :func:`results_tables.records_of` finds in the file, or the file
 itself when it is one record.
 """
 
@@ -30,10 +31,14 @@ def parse_columns(text):
     return [(key.strip(), (header or key).strip()) for key, _, header in pairs]
 
 
-def selected_records(path, columns=None, where=None):
-    """The rows of the table: the file's records kept by ``where``, each with the ``columns`` asked for."""
+def selected_records(path, columns=None, where=None, name=None):
+    """The rows of the table: the file's records (its list ``name``, if given) kept by ``where``, each with the
+    ``columns`` asked for."""
     data = json.loads(Path(path).read_text())
-    records = records_of(data) or ([data] if isinstance(data, dict) else None)  # a file of one record
+    if name is not None:
+        records = data.get(name) if isinstance(data, dict) else None
+    else:
+        records = records_of(data) or ([data] if isinstance(data, dict) else None)  # a file of one record
     if records is None:
         raise ValueError(f"{path} holds no records")
     records = [flat_record(r) for r in records]
@@ -56,12 +61,13 @@ class ResultsTable(Directive):
     """The ``results-table`` directive."""
 
     required_arguments = 1
-    option_spec = {"columns": directives.unchanged, "where": directives.unchanged}
+    option_spec = {"columns": directives.unchanged, "where": directives.unchanged, "records": directives.unchanged}
 
     def run(self):
         path = RESULTS / self.arguments[0]
         try:
-            records = selected_records(path, self.options.get("columns"), self.options.get("where"))
+            records = selected_records(path, self.options.get("columns"), self.options.get("where"),
+                                       self.options.get("records"))
         except (OSError, ValueError) as error:
             raise self.error(f"results-table: {error}")
         self.state.document.settings.record_dependencies.add(str(path))
