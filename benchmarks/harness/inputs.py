@@ -85,7 +85,6 @@ def make_codes(n_rows, seed=0):
 
 def build_input(name, codes, y, directory):
     """The input ``name`` holding ``codes``: an array, a DataFrame or a directory path."""
-    n = len(codes)
     if name.startswith("uint8 1..10"):
         return codes + np.uint8(1)
     if name.startswith("uint8 0..9"):
