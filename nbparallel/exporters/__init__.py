@@ -1,14 +1,19 @@
 """Export of fitted models to formats other tools score: PMML (``.pmml``) and ONNX (``.onnx``).
 
-:func:`export` (``nbparallel.export``) picks the format from the path's suffix.
+:func:`export` (``nbparallel.export``) picks the format from the path's suffix and writes the whole file or none.
 """
 
-from nbparallel.exporters.onnx_graph import write_onnx
-from nbparallel.exporters.pmml import write_pmml
+import os
+import pathlib
+import tempfile
+
+from nbparallel.exporters.onnx_graph import onnx_bytes
+from nbparallel.exporters.pmml import pmml_bytes
 
 __all__ = ["export"]
 
-WRITERS = {".pmml": write_pmml, ".onnx": write_onnx}
+#: suffix -> the function giving a model's file in that format, as bytes
+FORMATS = {".pmml": pmml_bytes, ".onnx": onnx_bytes}
 
 
 def export(model, path):
@@ -33,9 +38,23 @@ def export(model, path):
     >>> os.path.exists(path)
     True
     """
-    import pathlib
-
     suffix = pathlib.Path(path).suffix.lower()
-    if suffix not in WRITERS:
-        raise ValueError(f"cannot export to {str(path)!r}: unknown suffix {suffix!r}; expected one of {sorted(WRITERS)}")
-    WRITERS[suffix](model, path)
+    if suffix not in FORMATS:
+        raise ValueError(f"cannot export to {str(path)!r}: unknown suffix {suffix!r}; expected one of {sorted(FORMATS)}")
+    write_whole(FORMATS[suffix](model), path)
+
+
+def write_whole(content, path):
+    """Write ``content`` (bytes) to ``path`` through a temporary file in the same folder, then renamed, so
+    that the file is never partially written."""
+    folder = pathlib.Path(path).resolve().parent
+    if not folder.is_dir():
+        raise ValueError(f"the output directory {str(folder)!r} of {str(path)!r} does not exist")
+    handle, temporary = tempfile.mkstemp(dir=folder, suffix=".tmp")
+    try:
+        with os.fdopen(handle, "wb") as stream:
+            stream.write(content)
+        os.replace(temporary, path)
+    except BaseException:
+        os.unlink(temporary)
+        raise

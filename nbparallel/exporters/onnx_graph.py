@@ -25,10 +25,6 @@ counts (a graph input per term would be thousands), and score it by one ``MatMul
 The ``onnx`` package builds the graph: ``pip install 'nbparallel[export]'``.
 """
 
-import os
-import pathlib
-import tempfile
-
 import numpy as np
 
 from nbparallel.exporters.linear import LINEAR_KINDS, binarize_threshold, linear_scores
@@ -240,17 +236,6 @@ def onnx_model(model):
                          doc=f"nbparallel {kind}")
 
 
-def write_onnx(model, path):
-    """Write ``model`` as ONNX to ``path`` (temporary file in the same folder, then renamed)."""
-    proto = onnx_model(model)
-    folder = pathlib.Path(path).resolve().parent
-    if not folder.is_dir():
-        raise ValueError(f"the output directory {str(folder)!r} of {str(path)!r} does not exist")
-    handle, temporary = tempfile.mkstemp(dir=folder, suffix=".tmp")
-    try:
-        with os.fdopen(handle, "wb") as stream:
-            stream.write(proto.SerializeToString())
-        os.replace(temporary, path)
-    except BaseException:
-        os.unlink(temporary)
-        raise
+def onnx_bytes(model):
+    """The ONNX file of ``model``, as bytes."""
+    return onnx_model(model).SerializeToString()

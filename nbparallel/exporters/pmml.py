@@ -1,4 +1,4 @@
-"""PMML 4.4 documents of fitted models, and their writing: the document's frame (header, data dictionary,
+"""PMML 4.4 documents of fitted models, as bytes: the document's frame (header, data dictionary,
 outputs) and the choice of model element by model kind.
 
 - :class:`~nbparallel.NaiveBayes` (categorical, binned numeric, Gaussian, and mixed): a ``NaiveBayesModel``
@@ -15,9 +15,7 @@ The target field is named ``target`` (``target_`` and so on if a column has that
 gives ``label`` and ``probability(CLASS)`` for each class, in ``classes_`` order.
 """
 
-import os
-import pathlib
-import tempfile
+import io
 import xml.etree.ElementTree as ET
 
 from nbparallel.exporters import pmml_bayes, pmml_linear
@@ -84,17 +82,8 @@ def add_output(element, classes):
     element.insert(position, output)
 
 
-def write_pmml(model, path):
-    """Write ``model`` as PMML to ``path`` (temporary file in the same folder, then renamed)."""
-    tree = pmml_tree(model)
-    folder = pathlib.Path(path).resolve().parent
-    if not folder.is_dir():
-        raise ValueError(f"the output directory {str(folder)!r} of {str(path)!r} does not exist")
-    handle, temporary = tempfile.mkstemp(dir=folder, suffix=".tmp")
-    try:
-        with os.fdopen(handle, "wb") as stream:
-            tree.write(stream, encoding="utf-8", xml_declaration=True)
-        os.replace(temporary, path)
-    except BaseException:
-        os.unlink(temporary)
-        raise
+def pmml_bytes(model):
+    """The PMML file of ``model``, as UTF-8 bytes with an XML declaration."""
+    stream = io.BytesIO()
+    pmml_tree(model).write(stream, encoding="utf-8", xml_declaration=True)
+    return stream.getvalue()
