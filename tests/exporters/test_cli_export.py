@@ -9,28 +9,7 @@ import pytest
 from sklearn.datasets import load_iris
 
 from nbparallel.cli.commands import main
-
-
-def weather(n=150, seed=3):
-    """Nominal and numeric attributes with missing values, and the class ``play``."""
-    rng = np.random.default_rng(seed)
-    play = rng.choice(["yes", "no"], n)
-    frame = pd.DataFrame({
-        "outlook": rng.choice(["sunny", "overcast", "rainy"], n),
-        "temperature": np.round(rng.normal(np.where(play == "yes", 70, 78), 6), 1),
-        "humidity": np.round(rng.normal(np.where(play == "yes", 75, 86), 8), 1),
-        "windy": rng.choice(["TRUE", "FALSE"], n),
-    })
-    frame.iloc[::11, 0] = None
-    frame.iloc[::7, 1] = None
-    return frame, play
-
-
-def write_arff(path, frame, play):
-    header = ["@relation weather", "@attribute outlook {sunny, overcast, rainy}", "@attribute temperature numeric",
-              "@attribute humidity real", "@attribute windy {TRUE, FALSE}", "@attribute play {yes, no}", "@data"]
-    rows = [",".join("?" if pd.isna(v) else str(v) for v in row) + f",{p}" for row, p in zip(frame.to_numpy(), play)]
-    path.write_text("\n".join(header + rows) + "\n")
+from tests.exporters.weather import weather, write_arff
 
 
 def fit_export_and_compare(tmp_path, data, target, rows, options=(), fmt="pmml"):

@@ -8,6 +8,7 @@ from sklearn.datasets import load_breast_cancer, load_iris
 
 import nbparallel as nb
 from nbparallel.exporters import export
+from tests.exporters.weather import weather, write_arff
 
 
 def categorical_frame(seed, n=300):
@@ -149,33 +150,11 @@ def test_gaussian_column_a_class_never_saw_adds_nothing_for_it_in_onnx(tmp_path)
     assert labels.tolist() == model.predict(rows).tolist()
 
 
-ARFF = """% weather, with numeric attributes
-@relation weather
-@attribute outlook {sunny, overcast, rainy}
-@attribute temperature numeric
-@attribute humidity real
-@attribute windy {TRUE, FALSE}
-@attribute play {yes, no}
-@data
-"""
-
-
 @pytest.mark.parametrize("numeric", ["binned", "gaussian"])
 def test_arff_file_with_numeric_and_nominal_attributes(assert_exported_scores_as_model, tmp_path, numeric):
-    rng = np.random.default_rng(11)
-    n = 120
-    play = rng.choice(["yes", "no"], n)
-    rows = pd.DataFrame({
-        "outlook": rng.choice(["sunny", "overcast", "rainy"], n),
-        "temperature": np.round(rng.normal(np.where(play == "yes", 70, 78), 6), 1),
-        "humidity": np.round(rng.normal(np.where(play == "yes", 75, 86), 8), 1),
-        "windy": rng.choice(["TRUE", "FALSE"], n),
-    })
-    rows.iloc[::17, 0] = None
-    rows.iloc[::13, 2] = None
-    lines = [",".join("?" if pd.isna(v) else str(v) for v in row) + f",{p}" for row, p in zip(rows.to_numpy(), play)]
+    rows, play = weather(120, seed=11, missing=((0, 17), (2, 13)))
     path = tmp_path / "weather.arff"
-    path.write_text(ARFF + "\n".join(lines) + "\n")
+    write_arff(path, rows, play)
     model = nb.NaiveBayes(numeric=numeric, n_partitions=2).fit(str(path), "play")
     assert_exported_scores_as_model(model, rows)
 
