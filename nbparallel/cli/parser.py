@@ -164,6 +164,15 @@ def add_cluster_options(p):
                        help="run on N threads of this machine (default: one per core)")
 
 
+def add_scoring_run_options(p):
+    """The options of a verb that reads data to score with a saved model: quiet, missing-value strings,
+    the files' read options and where it runs."""
+    p.add_argument("--quiet", action="store_true", help="no progress bars")
+    add_na_values(p)
+    add_read_options(p)
+    add_cluster_options(p)
+
+
 def _add_smoothing(p):
     p.add_argument("--alpha", type=smoothing, default="1/N", help="cell smoothing f (default 1/N; 1 = Laplace)")
     p.add_argument("--class-alpha", type=smoothing, default="1/N", help="class-prior smoothing lambda (default 1/N)")
@@ -235,10 +244,7 @@ def build_parser(commands=None):
                         "file per partition into: CSV when its name ends in .csv, Parquet otherwise")
     p.add_argument("--proba", action="store_true", help="also write class probabilities")
     p.add_argument("--keep", nargs="+", metavar="COLUMN", help="columns to copy into the output (ids)")
-    p.add_argument("--quiet", action="store_true", help="no progress bars")
-    add_na_values(p)
-    add_read_options(p)
-    add_cluster_options(p)
+    add_scoring_run_options(p)
 
     p = verb("explain", help="per-row evidence of each attribute for a saved model's predictions (CSV)")
     p.add_argument("model")
@@ -250,10 +256,7 @@ def build_parser(commands=None):
     p.add_argument("--against", metavar="CLASS", help="the class it is weighed against (default: the best other)")
     p.add_argument("--top", type=int, metavar="N", help="text models: the N terms of each row with the largest "
                    "evidence (default 10), then (other terms) and (prior), one CSV row each")
-    p.add_argument("--quiet", action="store_true", help="no progress bars")
-    add_na_values(p)
-    add_read_options(p)
-    add_cluster_options(p)
+    add_scoring_run_options(p)
 
     p = verb("export", help="write a saved model as PMML (.pmml) or ONNX (.onnx) for other tools to score")
     p.add_argument("model")
