@@ -12,8 +12,6 @@ Multinomial, Bernoulli and complement naive Bayes score a row ``x`` by ``jll_c =
 
 import numpy as np
 
-LINEAR_KINDS = ("MultinomialNaiveBayes", "BernoulliNaiveBayes", "ComplementNaiveBayes")
-
 
 def feature_names(model):
     """The model's feature names, or ``x0`` .. ``x{F-1}`` when it was fitted without names."""

@@ -27,9 +27,9 @@ The ``onnx`` package builds the graph: ``pip install 'nbparallel[export]'``.
 
 import numpy as np
 
-from nbparallel.exporters.linear import LINEAR_KINDS, binarize_threshold, linear_scores
+from nbparallel.exporters.linear import binarize_threshold, linear_scores
+from nbparallel.exporters.model_kinds import BOOSTED_KIND, LINEAR_KINDS, exported_kind
 
-NAIVE_BAYES_KINDS = ("NaiveBayes", "SelectedNaiveBayes")
 #: opsets of the graph: the default domain's and ai.onnx.ml's (LabelEncoder with string keys)
 OPSETS = {"": 17, "ai.onnx.ml": 3}
 IR_VERSION = 8
@@ -209,16 +209,11 @@ def class_labels(classes):
 
 def onnx_model(model):
     """The ONNX ModelProto of the fitted ``model``."""
-    kind = type(model).__name__
-    if kind not in (*NAIVE_BAYES_KINDS, "BoostedNaiveBayes", *LINEAR_KINDS):
-        raise ValueError(f"ONNX export supports NaiveBayes, BoostedNaiveBayes, MultinomialNaiveBayes, "
-                         f"BernoulliNaiveBayes and ComplementNaiveBayes; got {kind}")
-    if not hasattr(model, "classes_"):
-        raise ValueError(f"ONNX export needs a fitted model; this {kind} is not fitted")
+    kind = exported_kind(model, "ONNX")
     builder = GraphBuilder()
     if kind in LINEAR_KINDS:
         scores = linear_log_likelihood(builder, model)
-    elif kind == "BoostedNaiveBayes":
+    elif kind == BOOSTED_KIND:
         scores = boosted_vote_shares(builder, model)
     else:
         inputs = column_inputs(builder, model)
@@ -227,7 +222,7 @@ def onnx_model(model):
     best = builder.node("ArgMax", [scores], axis=1, keepdims=0)
     labels = class_labels(list(model.classes_))
     builder.nodes.append(builder.helper.make_node("Gather", [builder.constant(labels, "classes"), best], ["label"]))
-    probabilities = scores if kind == "BoostedNaiveBayes" else builder.node("Softmax", [scores], axis=1)
+    probabilities = scores if kind == BOOSTED_KIND else builder.node("Softmax", [scores], axis=1)
     builder.nodes.append(builder.helper.make_node("Identity", [probabilities], ["probabilities"]))
     label_type = builder.helper.np_dtype_to_tensor_dtype(labels.dtype) if labels.dtype != object \
         else builder.onnx.TensorProto.STRING

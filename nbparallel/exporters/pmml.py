@@ -19,22 +19,17 @@ import io
 import xml.etree.ElementTree as ET
 
 from nbparallel.exporters import pmml_bayes, pmml_linear
-from nbparallel.exporters.linear import LINEAR_KINDS
+from nbparallel.exporters.model_kinds import BOOSTED_KIND, NAIVE_BAYES_KINDS, exported_kind
 from nbparallel.exporters.pmml_schema import NS
 
 
 def model_element_writer(model):
     """The function that adds ``model``'s PMML model element to a document, and the fields it reads
     (``[(name, values, data type)]``: a categorical field's values, None for a continuous field)."""
-    kind = type(model).__name__
-    if kind not in (*pmml_bayes.NAIVE_BAYES_KINDS, "BoostedNaiveBayes", *LINEAR_KINDS):
-        raise ValueError(f"PMML export supports NaiveBayes, BoostedNaiveBayes, MultinomialNaiveBayes, "
-                         f"BernoulliNaiveBayes and ComplementNaiveBayes; got {kind}")
-    if not hasattr(model, "classes_"):
-        raise ValueError(f"PMML export needs a fitted model; this {kind} is not fitted")
-    if kind in pmml_bayes.NAIVE_BAYES_KINDS:
+    kind = exported_kind(model, "PMML")
+    if kind in NAIVE_BAYES_KINDS:
         return pmml_bayes.add_naive_bayes_model, pmml_bayes.fields(model)
-    if kind == "BoostedNaiveBayes":
+    if kind == BOOSTED_KIND:
         return pmml_bayes.add_boosted_model, pmml_bayes.fields(model.estimators_[0])
     return pmml_linear.add_regression_model, pmml_linear.fields(model)
 

@@ -31,7 +31,6 @@ import numpy as np
 
 from nbparallel.exporters.pmml_schema import add_mining_schema
 
-NAIVE_BAYES_KINDS = ("NaiveBayes", "SelectedNaiveBayes")
 TOTAL = 1.0e6
 
 
