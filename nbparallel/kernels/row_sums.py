@@ -127,6 +127,11 @@ def code_block(codes):
         empty = np.empty(0, dtype=np.uint8 if n_columns == 0 else codes.dtype)
         empty.flags.writeable = False
         return CodeBlock(empty, n_columns, 0, 0)
+    if codes.flags.c_contiguous or codes.flags.f_contiguous:  # its elements in memory order, by a plain view
+        row_major = codes.flags.c_contiguous
+        elements = (codes if row_major else codes.T).reshape(-1)
+        elements.flags.writeable = False
+        return CodeBlock(elements, n_columns, n_columns if row_major else 1, 1 if row_major else n_rows)
     size = codes.itemsize
     if any(stride < 0 or stride % size for stride in codes.strides):
         codes = np.ascontiguousarray(codes)
