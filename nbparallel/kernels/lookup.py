@@ -123,6 +123,38 @@ def integer_codes(X, columns, lo, tables, below, above, out, targets=None):
     _integer_codes_kernel(X, columns, np.asarray(lo, dtype=X.dtype), span, padded, out, targets)
 
 
+@njit(nogil=True, cache=True)
+def _run_codes_kernel(X, columns, lo, span, out):
+    for i in range(X.shape[0]):
+        for k in range(columns.shape[0]):
+            offset = np.uint64(np.int64(X[i, columns[k]]) - lo[k])  # below lo: a huge unsigned offset
+            out[i, k] = offset + 1 if offset <= span[k] else 0
+    return out
+
+
+def run_codes(X, columns, lo, span, dtype):
+    """The codes of columns ``columns`` of a signed-integer array whose vocabularies are runs of consecutive
+    integers, in one pass: ``x - lo[k] + 1`` for ``lo[k] <= x <= lo[k] + span[k]``, else 0 (unseen).
+
+    Parameters
+    ----------
+    X : ndarray of signed integers, shape (n_rows, n_columns), any layout
+    columns : ndarray of int64, shape (k,)
+    lo : ndarray of int64, shape (k,)
+        Each run's first value, above int64's least.
+    span : ndarray of uint64, shape (k,)
+        Each run's last value less its first; ``lo + span`` below int64's largest, so that one unsigned
+        comparison of ``x - lo`` tests both ends.
+    dtype : uint8 or uint16
+        The codes' type, holding ``span + 1``.
+
+    Returns
+    -------
+    ndarray of ``dtype``, shape (n_rows, k), C-contiguous
+    """
+    return _run_codes_kernel(X, columns, lo, span, np.empty((X.shape[0], len(columns)), dtype=dtype))
+
+
 def lookup_codes(indices, table, out):
     """``out[i] = table[indices[i]]``, a negative index taking ``table[-1]``: a dictionary's
     local indices (pandas codes, factorize, Arrow) onto global codes in one pass, no temporary.

@@ -16,6 +16,7 @@ from nbparallel.data.inputs import as_dataset
 from nbparallel.data.partitions import input_feature_names
 from nbparallel.data.schema import Schema
 from nbparallel.data.vocabularies import class_array, sort_values
+from nbparallel.kernels.lookup import run_codes
 from nbparallel.kernels.scoring import JOINT, prepare_table
 from nbparallel.models import kinds
 from nbparallel.models.base import SMALL_ROWS, PartitionedClassifier, ScoringInputs
@@ -532,14 +533,13 @@ class NaiveBayes(PartitionedClassifier):
 
     def _small_integer_codes(self, X):
         """The codes of a small signed-integer array (at most ``SMALL_ROWS`` rows) whose counted attributes are
-        all categorical with runs of consecutive integers as vocabularies, by one comparison and subtraction
-        (the codes :meth:`Schema.split` gives, without its per-call look at each vocabulary); else None."""
+        all categorical with runs of consecutive integers as vocabularies, in one compiled pass
+        (:func:`~nbparallel.kernels.lookup.run_codes`: the codes :meth:`Schema.split` gives, without its
+        per-call look at each vocabulary); else None."""
         runs = getattr(self, "_integer_runs", None)
         if runs is None or type(X) is not np.ndarray or X.dtype.kind != "i" or X.ndim != 2 or len(X) > SMALL_ROWS:
             return None
-        positions, lo, hi, dtype = runs
-        block = X[:, positions]
-        return np.where((block >= lo) & (block <= hi), block - (lo - 1), 0).astype(dtype)
+        return run_codes(X, *runs)
 
     def inputs_of_split(self, codes, values, X=None):
         """The :class:`~nbparallel.models.base.ScoringInputs` of rows already split by
@@ -668,16 +668,16 @@ class NaiveBayes(PartitionedClassifier):
 
 
 def _integer_runs(counted):
-    """``(positions, lo, hi, code dtype)`` of the counted attributes when each is categorical with every integer
-    from ``lo`` to ``hi`` (within int64) as its vocabulary (see :meth:`NaiveBayes._small_integer_codes`);
-    else None."""
+    """``(positions, lo, span, code dtype)`` (as :func:`~nbparallel.kernels.lookup.run_codes` takes them) of the
+    counted attributes when each is categorical with every integer from ``lo`` to ``lo + span`` (within int64)
+    as its vocabulary (see :meth:`NaiveBayes._small_integer_codes`); else None."""
     attributes = counted.attributes
     runs = [integer_range(at.categories) if at.kind == CATEGORICAL else None for at in attributes]
     if not runs or any(run is None or not INT64_MIN < run[0] <= run[1] < INT64_MAX for run in runs):
         return None
-    positions = [counted.columns.index(at.name) for at in attributes]
+    positions = np.array([counted.columns.index(at.name) for at in attributes], dtype=np.int64)
     lo, hi = (np.array(ends, dtype=np.int64) for ends in zip(*runs))
-    return positions, lo, hi, code_dtype([at.n_values for at in attributes])
+    return positions, lo, (hi - lo).astype(np.uint64), code_dtype([at.n_values for at in attributes])
 
 
 def _names(attributes):

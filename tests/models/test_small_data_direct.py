@@ -108,7 +108,9 @@ def test_arrays_beyond_the_small_rows_and_other_dtypes_take_the_route(monkeypatc
 @pytest.mark.parametrize("dtype", [np.int64, np.int32, np.int8])
 def test_small_integer_codes_are_the_schemas_codes(dtype):
     model, X = fitted("categorical")
-    odd = np.array([[-5, 0, 5, 99, 127]] * 2, dtype=dtype)  # below, at and above the runs, unseen
+    info = np.iinfo(dtype)
+    odd = np.array([[-5, 0, 5, 99, 127], [info.min, info.max, info.min + 1, info.max - 1, -1]],
+                   dtype=dtype)  # below, at and above the runs, unseen, the dtype's extremes
     X = np.vstack([X[:50].astype(dtype), odd])
     codes = model._small_integer_codes(X)
     expected, _ = model.schema_.counted().split(X)
