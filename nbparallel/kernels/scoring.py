@@ -723,8 +723,9 @@ def gaussian_log_likelihoods(X, columns, theta, var, out=None, constants=None):
     ----------
     X : ndarray of float64 or float32, shape (n_rows, n_columns)
         Any memory layout; NaN means missing (adds nothing).
-    columns : sequence of int
-        The columns of ``X`` holding the ``g`` attributes, in the order of ``theta``'s columns.
+    columns : sequence of int or None
+        The columns of ``X`` holding the ``g`` attributes, in the order of ``theta``'s columns; None: every
+        column of ``X``, in order.
     theta, var : ndarray of float64, shape (n_classes, g)
         Means and variances; a NaN variance (a class or attribute without one) adds nothing.
     out : ndarray of float64, shape (n_rows, n_classes), C-contiguous, optional
@@ -746,20 +747,22 @@ def gaussian_log_likelihoods(X, columns, theta, var, out=None, constants=None):
     """
     require_array("X", X, 2)
     require_dtype("X", X, (np.dtype(np.float64), np.dtype(np.float32)))
-    columns = np.asarray(columns, dtype=np.int64).reshape(-1)
-    if columns.size and (columns.min() < 0 or columns.max() >= X.shape[1]):
-        raise ValueError(f"columns must lie in [0, {X.shape[1]}), got {columns.tolist()}")
+    if columns is not None:
+        columns = np.asarray(columns, dtype=np.int64).reshape(-1)
+        if columns.size and (columns.min() < 0 or columns.max() >= X.shape[1]):
+            raise ValueError(f"columns must lie in [0, {X.shape[1]}), got {columns.tolist()}")
+    g = X.shape[1] if columns is None else columns.size
     theta, var = np.asarray(theta, dtype=np.float64), np.asarray(var, dtype=np.float64)
-    if theta.ndim != 2 or var.shape != theta.shape or theta.shape[1] != columns.size:
-        raise ValueError(f"theta and var must both have shape (n_classes, {columns.size}), got {theta.shape} "
-                         f"and {var.shape}")
+    if theta.ndim != 2 or var.shape != theta.shape or theta.shape[1] != g:
+        raise ValueError(f"theta and var must both have shape (n_classes, {g}), got {theta.shape} and {var.shape}")
     mean, half_precision, log_norm = gaussian_constants(theta, var) if constants is None else constants
     shape = (X.shape[0], theta.shape[0])
     if out is None:
         out = np.empty(shape)
     elif out.shape != shape or out.dtype != np.float64 or not out.flags.c_contiguous:
         raise ValueError(f"out must be C-contiguous float64 of shape {shape}, got {out.dtype} {out.shape}")
-    if columns.size and np.array_equal(columns, np.arange(columns[0], columns[0] + columns.size)):
+    if columns is not None and columns.size and np.array_equal(columns, np.arange(columns[0],
+                                                                                  columns[0] + columns.size)):
         X, columns = X[:, columns[0]:columns[0] + columns.size], None  # a range of columns: a view, no index
     _gaussian_kernel(X, columns, mean, half_precision, log_norm, out)
     return out

@@ -529,6 +529,8 @@ class NaiveBayes(PartitionedClassifier):
         if (positions is None or type(X) is not np.ndarray or X.dtype not in (np.float64, np.float32)
                 or X.ndim != 2 or len(X) > SMALL_ROWS):
             return None
+        if not positions:  # no counted attribute: no values
+            return np.empty((len(X), 0))
         return X if positions == list(range(X.shape[1])) else np.asarray(X[:, positions], dtype=np.float64)
 
     def _small_integer_codes(self, X):
@@ -552,9 +554,18 @@ class NaiveBayes(PartitionedClassifier):
                   else self._final_bins.codes(values))
         extra = None
         if self._gaussian_fit is not None and X is not None:
-            extra = kinds.GaussianNumeric.score(*gaussian_columns(X, self._gaussian_positions), self._gaussian_fit)
+            extra = kinds.GaussianNumeric.score(*self._gaussian_block(X), self._gaussian_fit)
         return ScoringInputs(codes, binned, self._log_table, self._log_offsets, self.class_log_prior_, extra,
                              self._tie_order, self._prepared_table)
+
+    def _gaussian_block(self, X):
+        """``(array, columns)`` of :func:`~nbparallel.summaries.moments.gaussian_columns`, or ``(X, None)`` (its
+        every column, in order, as the Gaussian kernel reads None) for a float array whose columns are the
+        Gaussian attributes: no columns to check at each call."""
+        if (self._gaussian_positions == list(range(len(self.schema_.columns))) and type(X) is np.ndarray
+                and X.dtype in (np.float64, np.float32) and X.ndim == 2 and X.shape[1] == len(self.schema_.columns)):
+            return X, None
+        return gaussian_columns(X, self._gaussian_positions)
 
     def counted_attribute_names(self):
         """The counted (categorical and binned) attributes' names, in the order of their codes in
