@@ -50,6 +50,10 @@ WITH_SCHEMA = "with schema"
 WITH_MOMENTS = "with moments"
 SPARSE = "sparse"
 
+ALWAYS_FITS = 1 << 20
+"""Bytes of count tables that any machine or worker running Python has to spare: tables up to this size are
+not compared with the memory (a look at it costs more than a small fit's counting)."""
+
 
 class Counting(NamedTuple):
     """What :meth:`CountingPlan.run` counted.
@@ -204,11 +208,7 @@ class CountingPlan:
             check_classes(schema.classes, "; pass classes= to name every class of partial_fit's batches"
                           if batch and extend is None and classes is None else "")
         if count:
-            table = schema.counted()
-            memory.check_memory(memory.table_bytes(table.offsets[-1], len(schema.classes), len(dataset.partitions)),
-                                f"the count tables of {len(schema.classes)} classes x {table.offsets[-1]} values",
-                                "use fewer bins (n_bins) or fewer categorical values", dataset.partitions,
-                                task_bytes=memory.task_table_bytes(table.offsets[-1], len(schema.classes)))
+            check_table_memory(schema, dataset.partitions)
         if summary is None and count:
             summary, record = run_pass("count", plan.count, dataset, schema)
         n_rows = scan.n_rows if scan is not None else int(summary.class_totals.sum()) + summary.n_missing_target
@@ -272,6 +272,19 @@ class CountingPlan:
         summarise = data.map(count_part, classes, data.n_features, self.binarize, self.allow_negative, model_name)
         return execution.run_pass(data.partitions, summarise, merge_summaries, split_every=split_every,
                                   name="nbparallel-text-count", token=data.token, verbose=verbose)
+
+
+def check_table_memory(schema, partitions):
+    """ValueError naming the count tables of ``schema`` when those a pass over ``partitions`` holds at once
+    do not fit the memory (:func:`~nbparallel.engine.memory.check_memory`); tables of at most
+    :data:`ALWAYS_FITS` bytes are not compared with it."""
+    n_values, n_classes = int(schema.counted().offsets[-1]), len(schema.classes)
+    n_bytes = memory.table_bytes(n_values, n_classes, len(partitions))
+    task_bytes = memory.task_table_bytes(n_values, n_classes)
+    if max(n_bytes, task_bytes) <= ALWAYS_FITS:
+        return
+    memory.check_memory(n_bytes, f"the count tables of {n_classes} classes x {n_values} values",
+                        "use fewer bins (n_bins) or fewer categorical values", partitions, task_bytes=task_bytes)
 
 
 def recorded_by(scheduler):

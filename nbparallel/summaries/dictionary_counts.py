@@ -216,23 +216,25 @@ class DictionaryCounts:
         kernel that bins them in the counting pass.
         """
         columns = _block_columns(_positions(self.classes, schema.classes), len(self.classes) + 1, self.n_blocks)
-        offsets = self.offsets
-        table = np.zeros((int(schema.offsets[-1]), len(columns)))
-        for at, start in zip(schema.attributes, schema.offsets):
+        offsets, layout = self.offsets, schema.offsets
+        counted = self.table[:, columns]  # the schema's classes, in its order
+        table = np.zeros((int(layout[-1]), len(columns)))
+        for at, start in zip(schema.attributes, layout):
             a = schema.columns.index(at.name)
             vocabulary = self.vocabularies[a]
-            if at.kind == CATEGORICAL:  # an integer range's values that never occur have zero rows
+            if at.kind == CATEGORICAL and vocabulary == at.categories:  # the same values in the same order
+                table[start:start + len(vocabulary) + 1] = counted[offsets[a]:offsets[a + 1]]
+            elif at.kind == CATEGORICAL:  # an integer range's values that never occur have zero rows
                 index = {v: i for i, v in enumerate(vocabulary)}
                 found = [(j, index[v]) for j, v in enumerate(at.categories) if v in index]
                 places = start + np.array([0] + [j + 1 for j, _ in found], dtype=np.int64)
                 rows = offsets[a] + np.array([0] + [i + 1 for _, i in found], dtype=np.int64)
-                table[places] = self.table[np.ix_(rows, columns)]
-                continue
-            values = np.asarray(vocabulary, dtype=np.float64)[:, None]
-            bins = bin_values(values, at.edges()[None, :], np.array([at.n_bins], dtype=np.int64))[:, 0]
-            np.add.at(table, start + np.append(0, bins).astype(np.int64),
-                      self.table[offsets[a] : offsets[a + 1]][:, columns])
-        return CountTable(table, schema.offsets, self.class_totals[columns], self.all_missing[columns],
+                table[places] = counted[rows]
+            else:
+                values = np.asarray(vocabulary, dtype=np.float64)[:, None]
+                bins = bin_values(values, at.edges()[None, :], np.array([at.n_bins], dtype=np.int64))[:, 0]
+                np.add.at(table, start + np.append(0, bins).astype(np.int64), counted[offsets[a]:offsets[a + 1]])
+        return CountTable(table, layout, self.class_totals[columns], self.all_missing[columns],
                           self.n_missing_target)
 
 
