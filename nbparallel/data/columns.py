@@ -124,14 +124,16 @@ def kinds_for(names, dtypes, categorical_features, numeric_features=None):
     ("all" included); naming a column in both lists is an error. Dates, time
     spans and complex numbers are refused, listed in ``numeric_features`` or not.
     """
-    _refuse_unsupported(names, dtypes)
+    distinct = list(dict.fromkeys(dtypes))  # an array's columns share one dtype: each looked at once
+    _refuse_unsupported([names[list(dtypes).index(d)] for d in distinct], distinct)
     if numeric_features is None:
         numeric_features = ()
     if isinstance(numeric_features, str) or not hasattr(numeric_features, "__iter__"):
         raise TypeError(f"numeric_features must be None or a list of column names or indices, "
                         f"got {numeric_features!r}")
     forced = _named_columns(numeric_features, names, "numeric_features")
-    numeric = [pd.api.types.is_numeric_dtype(d) and not pd.api.types.is_bool_dtype(d) for d in dtypes]
+    is_number = {d: pd.api.types.is_numeric_dtype(d) and not pd.api.types.is_bool_dtype(d) for d in distinct}
+    numeric = [is_number[d] for d in dtypes]
     if isinstance(categorical_features, str) and categorical_features in ("auto", "all"):
         chosen = set(names) - forced if categorical_features == "all" else set()
     elif isinstance(categorical_features, str) or not hasattr(categorical_features, "__iter__"):

@@ -355,7 +355,7 @@ def _memory_dataset(X, y, sample_weight, n_partitions, categorical_features, req
         if not sample_weight.any():
             raise ValueError("sample_weight is zero for every row: at least one positive weight is needed")
     P = min(n_partitions or default_partitions(n), n)  # no empty partitions
-    bounds = np.linspace(0, n, P + 1).astype(int)
+    bounds = [0, n] if P == 1 else np.linspace(0, n, P + 1).astype(int)
     take = (lambda a, s, e: a.iloc[s:e]) if isinstance(X, pd.DataFrame) else (lambda a, s, e: a[s:e])
     parts = [
         (
