@@ -4,9 +4,10 @@ Run: nbparallel bench explain [--quick]
 Writes benchmarks/results/explain.json: best seconds of each, interleaved, and their ratio, for a
 mixed categorical/binned model and a Gaussian one, on a DataFrame in memory; and the parts of each on the
 whole input in one thread (best of several, interleaved): the rows' scoring inputs (codes, Gaussian
-log-likelihoods), predict_proba's scoring kernel, explain's joint scoring pass (its classes), the evidence
-kernel, and the DataFrame made of the evidence array; and the ratio of explain's parts (scoring inputs,
-joint pass, evidence kernel, DataFrame) to predict_proba's (scoring inputs, posterior pass).
+log-likelihoods), predict_proba's scoring kernel, explain's scoring pass that finds each row's best two
+classes, the evidence kernel (into a new column-major array, as explain writes), and the DataFrame made of
+the evidence array; and the ratio of explain's parts (scoring inputs, classes pass, evidence kernel,
+DataFrame) to predict_proba's (scoring inputs, posterior pass).
 """
 
 import argparse
@@ -40,7 +41,7 @@ def measure(numeric, n_rows, repeat):
     best, _ = best_interleaved({"predict_proba": lambda: model.predict_proba(X),
                                 "explain": lambda: model.explain(X)}, repeat)
     part = parts(model, X, repeat)
-    explain_parts = part["scoring_inputs"] + part["joint_kernel"] + part["evidence_kernel"] + part["dataframe"]
+    explain_parts = part["scoring_inputs"] + part["classes_kernel"] + part["evidence_kernel"] + part["dataframe"]
     return {"rows": n_rows, "predict_proba_s": best["predict_proba"], "explain_s": best["explain"],
             "ratio": best["explain"] / best["predict_proba"], "parts_s": part,
             "parts_ratio": explain_parts / (part["scoring_inputs"] + part["posterior_kernel"])}
@@ -53,14 +54,16 @@ def parts(model, X, repeat):
     columns = evidence_columns(model)
     names = {name: j for j, name in enumerate(columns)}
     order = [names[name] for name in (*model.counted_attribute_names(), *model.gaussian_features_)]
-    joint = inputs.scores(scoring.JOINT)
-    proba, evidence = np.empty_like(joint), np.empty((len(joint), len(columns)))
+    proba = np.empty((len(inputs.first), len(model.classes_)))
+    best_two = inputs.two_best()
+    evidence = np.empty((len(proba), len(columns)), order="F")
     best, _ = best_interleaved({
         "scoring_inputs": lambda: model.explanation_inputs(X),
         "posterior_kernel": lambda: inputs.scores(scoring.POSTERIOR, proba),
-        "joint_kernel": lambda: inputs.scores(scoring.JOINT, joint),
+        "classes_kernel": lambda: inputs.two_best(),
         "evidence_kernel": lambda: evidence_rows(inputs.first, inputs.second, inputs.table, inputs.offsets,
-                                                 inputs.log_prior, joint, inputs.order, -1, -1, order, evidence,
+                                                 inputs.log_prior, *best_two, -1, -1, order,
+                                                 np.empty((len(proba), len(columns)), order="F"),
                                                  values, value_columns, theta, var),
         "dataframe": lambda: pd.DataFrame(evidence, columns=columns, index=X.index, copy=False)}, repeat)
     return best

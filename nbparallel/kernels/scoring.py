@@ -578,6 +578,58 @@ def best_of_rows(first, second, table, offsets, log_prior, order, *, extra=None,
     return out
 
 
+@njit(nogil=True, cache=True, inline="always")
+def _two_best(sums, at, order):
+    """The best and second-best class of the row of sums at ``sums[at:]``, ties to the class first in
+    ``order`` (one scan, with selects)."""
+    best, runner_up = order[0], -1
+    top, second = sums[at + best], -np.inf
+    for q in range(1, order.shape[0]):
+        k = order[q]
+        score = sums[at + k]
+        higher, next_best = score > top, (score > second) | (runner_up < 0)
+        runner_up = best if higher else (k if next_best else runner_up)
+        second = top if higher else (score if next_best else second)
+        best = k if higher else best
+        top = score if higher else top
+    return best, runner_up
+
+
+@njit(nogil=True, cache=True)
+def _two_best_of_rows_kernel(first, second, extra, offsets, table, prior, lanes, order, best, runner_up):
+    n_columns = prior.shape[0]
+    step = block_rows(n_columns)
+    sums = aligned_empty((step + ROWS_AT_ONCE) * n_columns)
+    space = sum_space(first, second, offsets)
+    outside = False
+    for start in range(0, best.shape[0], step):
+        stop = min(start + step, best.shape[0])
+        outside |= block_sums(first, second, extra, start, stop, offsets, table, prior, lanes, space, sums)
+        for j in range(stop - start):
+            best[start + j], runner_up[start + j] = _two_best(sums, j * n_columns, order)
+    return outside
+
+
+def two_best_of_rows(first, second, table, offsets, log_prior, order, *, extra=None, prepared=None):
+    """The best and the second-best class of every row (ties to the class first in ``order``), from codes as
+    :func:`score_rows` takes them (and its ``prepared``): what a row's explanation compares by default.
+
+    Returns
+    -------
+    best, runner_up : ndarray of int64, shape (n_rows,)
+        With one class, ``runner_up`` is -1.
+    """
+    n_rows = first.shape[0]
+    arguments = _check_scoring(first, second, table, offsets, log_prior, extra, n_rows, prepared)
+    order = np.array(order, dtype=np.int64)
+    if sorted(order.tolist()) != list(range(log_prior.shape[0])):
+        raise ValueError(f"order must list each of the {log_prior.shape[0]} classes once")
+    best, runner_up = np.empty(n_rows, dtype=np.int64), np.empty(n_rows, dtype=np.int64)
+    outside = _two_best_of_rows_kernel(*arguments, order, best, runner_up)
+    _raise_out_of_table(outside, first, second, offsets)
+    return best, runner_up
+
+
 def histogram_bits(n_classes):
     """Mantissa bits of the ROC score histograms of ``n_classes`` classes (fewer with more curves).
 

@@ -20,7 +20,6 @@ import pandas as pd
 import scipy.sparse as sp
 
 from nbparallel.engine import execution
-from nbparallel.kernels import scoring
 from nbparallel.kernels.evidence import evidence_rows
 
 PRIOR = "(prior)"
@@ -53,16 +52,17 @@ def explain_part(model, X, for_class, against, out=None):
     """The evidence of one partition's rows, written into ``out`` (rows x (attributes + 1), then None) or
     returned as an array (columns as :meth:`explain` documents): one compiled pass over the rows
     (:func:`~nbparallel.kernels.evidence.evidence_rows`) after the scoring kernels' pass that finds each
-    row's classes (the joint log-likelihoods :meth:`predict` reads)."""
+    row's best two classes (:meth:`~nbparallel.models.base.ScoringInputs.two_best`), written column by
+    column (a new output is column-major)."""
     inputs, gaussian = model.explanation_inputs(X)
     names = model.explained_features()
     column = {name: j for j, name in enumerate(names)}
     given = out is not None
-    out = np.empty((len(inputs.first), len(names) + 1)) if out is None else out
+    out = np.empty((len(inputs.first), len(names) + 1), order="F") if out is None else out
     columns = [column[name] for name in (*model.counted_attribute_names(), *model.gaussian_features_)]
     values, value_columns, theta, var = gaussian if gaussian is not None else (None, None, None, None)
-    joint = inputs.scores(scoring.JOINT) if for_class is None or against is None else None
-    evidence_rows(inputs.first, inputs.second, inputs.table, inputs.offsets, inputs.log_prior, joint, inputs.order,
+    best, runner_up = inputs.two_best() if for_class is None or against is None else (None, None)
+    evidence_rows(inputs.first, inputs.second, inputs.table, inputs.offsets, inputs.log_prior, best, runner_up,
                   -1 if for_class is None else for_class, -1 if against is None else against, columns, out,
                   values, value_columns, theta, var)
     return None if given else out

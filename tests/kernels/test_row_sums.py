@@ -14,7 +14,7 @@ from scipy.special import logsumexp
 from nbparallel.kernels.row_sums import FAST_COLUMNS, SHARED_POSITIONS_BYTES, padded_table, vector_width
 from nbparallel.kernels.vectors import exp, load, log, store
 from nbparallel.kernels.scoring import (JOINT, LOG_POSTERIOR, POSTERIOR, SCORE_OCTAVES, best_of_rows, evaluate_rows,
-                                        histogram_bits, n_score_bins, score_bin, score_rows)
+                                        histogram_bits, n_score_bins, score_bin, score_rows, two_best_of_rows)
 
 
 def problem(n_rows, n_classes, seed, *, layout="C", specials=False, extra=False, sizes=(3, 5, 2, 4, 6)):
@@ -61,6 +61,17 @@ def reference_best(jll, order):
     return best
 
 
+def reference_runner_up(jll, order, best):
+    """Each row's largest score of a class other than ``best``, ties to the class first in ``order`` (-1 with
+    one class)."""
+    runner_up = np.full(len(jll), -1, dtype=np.int64)
+    for i, row in enumerate(jll):
+        for k in order:
+            if k != best[i] and (runner_up[i] < 0 or row[k] > row[runner_up[i]]):
+                runner_up[i] = k
+    return runner_up
+
+
 CASES = [(1, 70), (2, 1), (2, 7), (2, 130), (3, 65), (4, 90), (5, 33), (8, 64), (9, 200), (20, 333), (24, 70), (40, 129), (70, 90)]
 
 
@@ -74,6 +85,9 @@ def test_scores_and_classes_equal_the_references(n_classes, n_rows, specials):
     for order in (np.arange(n_classes), np.random.default_rng(n_rows).permutation(n_classes)):
         np.testing.assert_array_equal(best_of_rows(first, second, table, offsets, prior, order, extra=extra),
                                       reference_best(jll, order))
+        best, runner_up = two_best_of_rows(first, second, table, offsets, prior, order, extra=extra)
+        np.testing.assert_array_equal(best, reference_best(jll, order))
+        np.testing.assert_array_equal(runner_up, reference_runner_up(jll, order, best))
     with np.errstate(invalid="ignore"):
         log_post = jll - logsumexp(jll, axis=1, keepdims=True)
     finite = np.isfinite(jll).all(axis=1)
