@@ -7,6 +7,7 @@ import pandas as pd
 import pytest
 
 import nbparallel as nb
+from nbparallel.kernels import evidence as evidence_kernel
 from nbparallel.models.explanation import PRIOR
 
 
@@ -123,6 +124,22 @@ def test_float_array_with_a_gaussian_column_and_missing_values(dtype):
     rival = -0.5 * np.log(2 * np.pi * var[o, 0]) - 0.5 * (x - theta[o, 0]) ** 2 / var[o, 0]
     known = ~np.isnan(x)
     assert np.allclose(evidence.iloc[:, 2].to_numpy()[known], (own - rival)[known], atol=1e-9)
+
+
+def test_the_per_class_tables_give_the_class_pairs_tables_evidence(monkeypatch):
+    """With many classes the kernel reads each class's table twice instead of one class-pair table."""
+    frame = _data()
+    model = nb.NaiveBayes(numeric={"x1": "gaussian", "x2": "binned"}).fit(frame, "target")
+    paired = model.explain(frame)
+    monkeypatch.setattr(evidence_kernel, "PAIR_CELLS", 0)
+    assert evidence_kernel.class_pairs(np.zeros((4, 3))).shape[0] == 0
+    pd.testing.assert_frame_equal(model.explain(frame), paired, check_exact=False, atol=1e-12)
+    for_class = model.explain(frame, for_class="b")
+    log_proba = model.predict_log_proba(frame)
+    masked = log_proba.copy()
+    masked[:, 1] = -np.inf
+    n = len(frame)
+    assert np.abs(for_class.sum(axis=1).to_numpy() - _log_odds(log_proba, np.full(n, 1), masked.argmax(1))).max() < 1e-9
 
 
 def test_a_model_without_per_attribute_evidence_says_so():
