@@ -68,8 +68,9 @@ def _gaussian_evidence(gaussian, g, j, column, start, n, terms, term_pairs, pair
 def _evidence_kernel(first, second, offsets, table, pairs, log_prior, best, runner_up, for_class, against,
                      gaussian, gaussian_columns, terms, term_pairs, columns, chosen, other, out):
     """Each row's classes and its evidence for them into ``out``, a block of rows at a time: ``c`` is
-    ``for_class``, else the row's best class; ``c'`` is ``against``, else the best class other than ``c``. A counted attribute reads ``pairs`` (row ``c * n_classes + c'``: the table's column c minus
-    column c') when it has rows, else ``table``; a Gaussian one ``term_pairs`` likewise, else ``terms``."""
+    ``for_class``, else the row's best class; ``c'`` is ``against``, else the best class other than ``c``. A
+    counted attribute reads ``pairs`` (row ``c * n_classes + c'``: the table's column c minus column c') when it
+    has rows, else ``table``; a Gaussian one ``term_pairs`` likewise, else ``terms``."""
     n_rows, n_classes, last = out.shape[0], log_prior.shape[0], out.shape[1] - 1
     n_first, n_counted = first.shape[1], first.shape[1] + second.shape[1]
     pair = np.empty(BLOCK_ROWS, np.int64)
