@@ -192,8 +192,10 @@ def map_locally(fns, partitions):
     state); one that runs a pass itself runs that pass in its own thread.
     """
     global _pools
+    if len(partitions) < 2 or getattr(_local, "pool", False):  # one partition: no threads to ask about
+        return [f(p) for f, p in zip(fns, partitions)]
     threads = local_threads()
-    if len(partitions) < 2 or threads < 2 or getattr(_local, "pool", False):
+    if threads < 2:
         return [f(p) for f, p in zip(fns, partitions)]
     with _pool_lock:
         if _pools[0] != os.getpid():
