@@ -216,6 +216,8 @@ class BinnedNumeric(Counted):
     @staticmethod
     def final_bins(fits):
         """The :class:`FinalBins` of binned attributes' fits (in table order)."""
+        if not fits:  # no binned attribute
+            return FinalBins(np.empty((0, 0)), np.empty(0, dtype=np.int64), np.empty(0, dtype=np.int64))
         n_bins = np.array([max(len(fit.log_prob), 1) for fit in fits], dtype=np.int64)
         edges = np.full((len(fits), max([len(fit.edges) for fit in fits] + [0])), np.inf)
         for j, fit in enumerate(fits):
