@@ -119,12 +119,20 @@ class CodeBlock(NamedTuple):
     column_step: int
 
 
+_NO_CODES = np.empty(0, dtype=np.uint8)
+_NO_CODES.flags.writeable = False
+_NO_COLUMNS = CodeBlock(_NO_CODES, 0, 0, 0)
+"""The block of every array of codes with no columns (read-only and empty, so one serves all)."""
+
+
 def code_block(codes):
     """The :class:`CodeBlock` of a 2-D array of codes (a view: nothing is copied unless its strides are
     negative or not whole elements). A block with no columns is an empty uint8 block."""
     n_rows, n_columns = codes.shape
-    if n_rows == 0 or n_columns == 0:
-        empty = np.empty(0, dtype=np.uint8 if n_columns == 0 else codes.dtype)
+    if n_columns == 0:
+        return _NO_COLUMNS
+    if n_rows == 0:
+        empty = np.empty(0, dtype=codes.dtype)
         empty.flags.writeable = False
         return CodeBlock(empty, n_columns, 0, 0)
     if codes.flags.c_contiguous or codes.flags.f_contiguous:  # its elements in memory order, by a plain view
