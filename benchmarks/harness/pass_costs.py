@@ -30,6 +30,14 @@ A subset runs with ``NBPARALLEL_BENCH_INPUTS`` (input names, comma-separated), `
 ``NBPARALLEL_BENCH_PEERS=0`` (no scikit-learn peers); it is written as ``passes-partial.*``, never over the
 full table. ``NBPARALLEL_BENCH_WORKERS`` (default 2) sets the threads of every pass (a many-core machine's run).
 
+Beside the passes, on the uint8 codes with 20 classes (``NBPARALLEL_BENCH_PARTS=0`` leaves them out), the parts
+the 20-class targets are made of (:func:`part_thunks`), each timed as the passes are, interleaved with the fit,
+on the same threads: the counting kernel of a fit; the scoring kernels over the model's partitions (the best
+class, as predict; the posterior into a kept output, as predict_proba; the evaluation sums without and with
+the ROC histograms, as evaluate); the derivation of a 10-fold CV's ten models from their counts; a boosting
+round's labels and reweighting and its weighted count of 2K classes. They are rows of the result (pass
+``part: ...``), outside the summary table.
+
 Targets (:data:`TARGETS`, :data:`RELATIVE_TARGETS`), as multiples of the input's fit: with 2 classes ``predict``
 <= 1.5, ``predict_proba`` and ``evaluate`` <= 2, boosting round <= 2.5, 10-fold CV, select and EM iteration <= 3;
 with 20 classes ``predict`` and ``predict_proba`` <= 4 and ``evaluate`` <= 6 (its row sums, exponentials and ROC
@@ -186,6 +194,51 @@ def _attributes(X, target):
     return X.drop(columns=target)
 
 
+def part_thunks(X, y, n_classes, workers):
+    """The parts of the 20-class scoring passes on an in-memory array (see the module's docstring), as thunks
+    with their units: the kernels run over the fitted model's partitions on ``workers`` threads."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from nbparallel import NaiveBayes
+    from nbparallel.kernels import count_partition, scoring
+    from nbparallel.kernels.boosting import reweight, round_labels
+
+    model = NaiveBayes(categorical_features="all").fit(X, y)
+    bounds = np.linspace(0, len(y), model.n_partitions_ + 1).astype(int)
+    blocks = [(model.scoring_inputs(X[a:b]), np.asarray(y[a:b], dtype=np.int64)) for a, b in zip(bounds, bounds[1:])]
+    posteriors = [np.empty((len(truth), n_classes)) for _, truth in blocks]
+    pool = ThreadPoolExecutor(workers)
+    no_edges = np.empty((0, 0))
+
+    def each(fn):
+        return lambda: list(pool.map(fn, range(len(blocks))))
+
+    def count(i, labels=None, weights=None, columns=n_classes):
+        inputs, truth = blocks[i]
+        labels = truth.astype(np.int32) if labels is None else labels
+        return count_partition(inputs.first, np.empty((len(truth), 0)), labels, weights, inputs.offsets, no_edges,
+                               columns)
+
+    rounds = []
+    for inputs, truth in blocks:  # a round's predictions, labels and weights, made once
+        predicted = inputs.best()
+        rounds.append((predicted, *round_labels(predicted, truth, n_classes), np.ones(len(truth))))
+    return {
+        "part: counting kernel (fit's)": (each(count), 1),
+        "part: best class (predict's kernel)": (each(lambda i: blocks[i][0].best()), 1),
+        "part: posterior (predict_proba's kernel)": (each(lambda i: blocks[i][0].scores(scoring.POSTERIOR,
+                                                                                          posteriors[i])), 1),
+        "part: evaluation without ROC": (each(lambda i: blocks[i][0].evaluation(blocks[i][1], roc=False)), 1),
+        "part: evaluation with ROC (evaluate's kernel)": (each(lambda i: blocks[i][0].evaluation(blocks[i][1])), 1),
+        "part: 10 fold models derived (CV)": (lambda: [NaiveBayes.from_counts(
+            model.counts_, model.schema_, n_features_in=X.shape[1], **model.get_params()) for _ in range(10)], 1),
+        "part: round labels and reweighting (boosting)": (each(lambda i: (
+            round_labels(rounds[i][0], blocks[i][1], n_classes), reweight(rounds[i][3], rounds[i][1], 0.5, 2.0))), 1),
+        "part: weighted count of 2K classes (boosting)": (each(lambda i: count(
+            i, rounds[i][2], rounds[i][3], 2 * n_classes)), 1),
+    }
+
+
 def peer_thunks(name, X, y, n_classes):
     """scikit-learn on the in-memory inputs: CategoricalNB.predict_proba (of codes; of strings or categories
     through an OrdinalEncoder pipeline) and 10 SAMME rounds."""
@@ -266,6 +319,7 @@ def run(ctx):
     class_counts = [int(k) for k in _chosen("NBPARALLEL_BENCH_CLASSES", ["2", "20"])]
     peers = os.environ.get("NBPARALLEL_BENCH_PEERS", "1") != "0"
     workers = int(os.environ.get("NBPARALLEL_BENCH_WORKERS", "2"))
+    parts = os.environ.get("NBPARALLEL_BENCH_PARTS", "1") != "0"
     unknown = sorted(set(inputs) - set(INPUTS)) + sorted(passes - set(PASSES))
     if unknown:
         raise ValueError(f"unknown inputs or passes {unknown}: inputs are {INPUTS}, passes {PASSES}")
@@ -286,6 +340,10 @@ def run(ctx):
                         built = {name: build(name, codes, y, files) for name in group}
                         thunks = {(name, p): t for name, (X, target, kind) in built.items()
                                   for p, t in pass_thunks(X, target, kind, n_classes).items() if p in passes}
+                        if parts and group == ["uint8 codes"] and n_classes == 20 and n_rows <= 1_000_000:
+                            X, target, _ = built["uint8 codes"]
+                            thunks.update({("uint8 codes", p): t
+                                           for p, t in part_thunks(X, target, n_classes, workers).items()})
                         timed = measure({key: f for key, (f, _) in thunks.items()}, notes, label, max_repeat)
                         for name, (X, _, _) in built.items():
                             mine = {p: value for (owner, p), value in timed.items() if owner == name}

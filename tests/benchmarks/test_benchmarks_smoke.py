@@ -62,6 +62,8 @@ def test_quick_run_writes_results(harness, experiment, tmp_path, capsys):
         from harness.pass_costs import INPUTS, PASSES
 
         assert {(name, p) for name in INPUTS for p in PASSES} <= set(zip(rows["input"], rows["pass"]))
+        parts = rows[rows["pass"].str.startswith("part: ")]  # the 20-class parts, on the uint8 codes only
+        assert len(parts) == 8 and set(parts["input"]) == {"uint8 codes"} and set(parts["classes"]) == {20}
     if experiment == "reduction":
         tree = rows[rows["strategy"] == "tree k=2"]
         assert (tree["height"] == tree["ceil_log2_P"]).all()
