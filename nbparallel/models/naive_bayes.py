@@ -539,7 +539,8 @@ class NaiveBayes(PartitionedClassifier):
         (:func:`~nbparallel.kernels.lookup.run_codes`: the codes :meth:`Schema.split` gives, without its
         per-call look at each vocabulary); else None."""
         runs = getattr(self, "_integer_runs", None)
-        if runs is None or type(X) is not np.ndarray or X.dtype.kind != "i" or X.ndim != 2 or len(X) > SMALL_ROWS:
+        if (runs is None or type(X) is not np.ndarray or X.dtype.kind != "i" or X.ndim != 2 or len(X) > SMALL_ROWS
+                or X.shape[1] != len(self.schema_.columns)):  # another width: the schema's route says what is wrong
             return None
         return run_codes(X, *runs)
 

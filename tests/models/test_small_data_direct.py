@@ -115,6 +115,7 @@ def test_small_integer_codes_are_the_schemas_codes(dtype):
     codes = model._small_integer_codes(X)
     expected, _ = model.schema_.counted().split(X)
     assert codes is not None and codes.dtype == expected.dtype and np.array_equal(codes, expected)
+    assert model._small_integer_codes(X[:, :-1]) is None  # another width: the schema's route
     big = np.tile(X, (base.SMALL_ROWS // len(X) + 1, 1))  # beyond the small rows: the schema's codes
     assert model._small_integer_codes(big) is None
     assert np.array_equal(model.predict_proba(big)[:len(X)], model.predict_proba(X))
