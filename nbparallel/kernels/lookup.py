@@ -125,11 +125,14 @@ def integer_codes(X, columns, lo, tables, below, above, out, targets=None):
 
 @njit(nogil=True, cache=True)
 def _run_codes_kernel(X, columns, lo, span, out):
+    for k in range(columns.shape[0]):
+        if not 0 <= columns[k] < X.shape[1]:
+            return False
     for i in range(X.shape[0]):
         for k in range(columns.shape[0]):
             offset = np.uint64(np.int64(X[i, columns[k]]) - lo[k])  # below lo: a huge unsigned offset
             out[i, k] = offset + 1 if offset <= span[k] else 0
-    return out
+    return True
 
 
 def run_codes(X, columns, lo, span, dtype):
@@ -151,8 +154,16 @@ def run_codes(X, columns, lo, span, dtype):
     Returns
     -------
     ndarray of ``dtype``, shape (n_rows, k), C-contiguous
+
+    Raises
+    ------
+    ValueError
+        When a column lies outside X (nothing is read).
     """
-    return _run_codes_kernel(X, columns, lo, span, np.empty((X.shape[0], len(columns)), dtype=dtype))
+    out = np.empty((X.shape[0], len(columns)), dtype=dtype)
+    if not _run_codes_kernel(X, columns, lo, span, out):
+        raise ValueError(f"columns must lie in [0, {X.shape[1]}), got {columns.tolist()}")
+    return out
 
 
 def lookup_codes(indices, table, out):

@@ -175,3 +175,17 @@ def test_small_float_values_are_the_schemas_values(dtype):
     values = gaussian._small_float_values(FLOATS[:3])
     assert values.dtype == np.float64 and values.shape == (3, 0)
     assert gaussian.schema_.counted().split(FLOATS[:3])[1].shape == (3, 0)
+
+
+def test_run_codes_are_a_plain_reference_and_refuse_columns_outside():
+    from nbparallel.kernels.lookup import run_codes
+
+    info = np.iinfo(np.int64)
+    X = np.array([[1, 5, info.min], [3, -2, info.max], [0, 6, 7]], dtype=np.int64)
+    columns, lo, hi = np.array([1, 0, 2]), np.array([-2, 1, 5]), np.array([5, 3, 9])
+    got = run_codes(X, columns, lo, (hi - lo).astype(np.uint64), np.uint8)
+    expected = [[x - low + 1 if low <= x <= high else 0 for x, low, high in zip(row, lo.tolist(), hi.tolist())]
+                for row in X[:, columns].tolist()]  # Python integers: no wrap-around
+    assert got.dtype == np.uint8 and got.tolist() == expected
+    with pytest.raises(ValueError, match=r"columns must lie in \[0, 3\)"):
+        run_codes(X, np.array([3]), lo[:1], np.zeros(1, dtype=np.uint64), np.uint8)
