@@ -5,7 +5,7 @@ Writes benchmarks/results/explain.json: best seconds of each, interleaved, and t
 mixed categorical/binned model and a Gaussian one, on a DataFrame in memory; and the parts of each on the
 whole input in one thread (best of several, interleaved): the rows' scoring inputs (codes, Gaussian
 log-likelihoods), predict_proba's scoring kernel, explain's scoring pass that finds each row's best two
-classes, the evidence kernel (into a new column-major array, as explain writes), and the DataFrame made of
+classes, the evidence kernel (into a new array, as explain writes), and the DataFrame made of
 the evidence array; and the ratio of explain's parts (scoring inputs, classes pass, evidence kernel,
 DataFrame) to predict_proba's (scoring inputs, posterior pass).
 """
@@ -56,14 +56,14 @@ def parts(model, X, repeat):
     order = [names[name] for name in (*model.counted_attribute_names(), *model.gaussian_features_)]
     proba = np.empty((len(inputs.first), len(model.classes_)))
     best_two = inputs.two_best()
-    evidence = np.empty((len(proba), len(columns)), order="F")
+    evidence = np.empty((len(proba), len(columns)))
     best, _ = best_interleaved({
         "scoring_inputs": lambda: model.explanation_inputs(X),
         "posterior_kernel": lambda: inputs.scores(scoring.POSTERIOR, proba),
         "classes_kernel": lambda: inputs.two_best(),
         "evidence_kernel": lambda: evidence_rows(inputs.first, inputs.second, inputs.table, inputs.offsets,
-                                                 inputs.log_prior, *best_two, -1, -1, order,
-                                                 np.empty((len(proba), len(columns)), order="F"),
+                                                 inputs.log_prior, *best_two, order,
+                                                 np.empty((len(proba), len(columns))),
                                                  values, value_columns, theta, var),
         "dataframe": lambda: pd.DataFrame(evidence, columns=columns, index=X.index, copy=False)}, repeat)
     return best

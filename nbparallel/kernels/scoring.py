@@ -613,6 +613,8 @@ def _two_best_of_rows_kernel(first, second, extra, offsets, table, prior, lanes,
 def two_best_of_rows(first, second, table, offsets, log_prior, order, *, extra=None, prepared=None):
     """The best and the second-best class of every row (ties to the class first in ``order``), from codes as
     :func:`score_rows` takes them (and its ``prepared``): what a row's explanation compares by default.
+    ``best`` is :func:`best_of_rows`'; ``runner_up`` the first class in ``order`` other than ``best``, unless
+    another scores higher (the first of those scoring highest).
 
     Returns
     -------

@@ -180,19 +180,19 @@ def _partition_sizes(data):
     return None
 
 
-def _slots(data, out_shape, dtype, order="C"):
-    """``(out, slots)``: one preallocated output (in memory ``order``) and each partition's rows of it, when
-    every partition's size is known (:func:`_partition_sizes`) and no cluster runs the tasks (they run in this
-    process); else ``(None, None)``."""
+def _slots(data, out_shape, dtype):
+    """``(out, slots)``: one preallocated output and each partition's rows of it, when every partition's
+    size is known (:func:`_partition_sizes`) and no cluster runs the tasks (they run in this process); else
+    ``(None, None)``."""
     sizes = _partition_sizes(data)
     if execution.active_client() is not None or sizes is None:
         return None, None
-    return _output(sizes, out_shape, dtype, order)
+    return _output(sizes, out_shape, dtype)
 
 
-def _output(sizes, out_shape, dtype, order="C"):
+def _output(sizes, out_shape, dtype):
     """``(out, slots)``: one output of ``sum(sizes)`` rows and each partition's rows of it."""
-    out = np.empty((sum(sizes), *out_shape), dtype=dtype, order=order)
+    out = np.empty((sum(sizes), *out_shape), dtype=dtype)
     bounds = np.concatenate([[0], np.cumsum(sizes)]).astype(int)
     return out, [_Slot(out, int(a), int(b)) for a, b in itertools.pairwise(bounds)]
 
@@ -554,7 +554,7 @@ class PartitionedClassifier(Classifier, PartitionedModel):
         c, other = explanation.explained_classes(self, for_class, against)
         data = self.scoring_data(X)
         columns = explanation.evidence_columns(self)
-        out, slots = _slots(data, (len(columns),), np.float64, order="F")  # the evidence kernel's fastest
+        out, slots = _slots(data, (len(columns),), np.float64)
         tasks = [data.map(_explain_task, self, c, other, slot, tables=True)
                  for slot in (slots or [None] * len(data.partitions))]
         parts = execution.map_partitions(data.partitions, tasks, name="nbparallel-explain", token=data.token,

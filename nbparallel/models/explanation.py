@@ -48,23 +48,35 @@ def explained_classes(model, for_class, against):
     return c, other
 
 
+def compared_classes(inputs, for_class, against):
+    """Each row's ``c`` (``for_class``, or the row's best class) and ``c'`` (``against``, or the best class
+    other than ``c``), as int64 arrays, from the rows' best two classes
+    (:meth:`~nbparallel.models.base.ScoringInputs.two_best`) when either is None."""
+    n_rows = len(inputs.first)
+    if for_class is not None and against is not None:
+        return np.full(n_rows, for_class), np.full(n_rows, against)
+    best, runner_up = inputs.two_best()
+    if for_class is None:
+        return best, (runner_up if against is None else np.full(n_rows, against))
+    return np.full(n_rows, for_class), (np.where(best == for_class, runner_up, best) if against is None
+                                        else np.full(n_rows, against))
+
+
 def explain_part(model, X, for_class, against, out=None):
     """The evidence of one partition's rows, written into ``out`` (rows x (attributes + 1), then None) or
     returned as an array (columns as :meth:`explain` documents): one compiled pass over the rows
     (:func:`~nbparallel.kernels.evidence.evidence_rows`) after the scoring kernels' pass that finds each
-    row's best two classes (:meth:`~nbparallel.models.base.ScoringInputs.two_best`), written column by
-    column (a new output is column-major)."""
+    row's best two classes (:meth:`~nbparallel.models.base.ScoringInputs.two_best`)."""
     inputs, gaussian = model.explanation_inputs(X)
     names = model.explained_features()
     column = {name: j for j, name in enumerate(names)}
     given = out is not None
-    out = np.empty((len(inputs.first), len(names) + 1), order="F") if out is None else out
+    out = np.empty((len(inputs.first), len(names) + 1)) if out is None else out
     columns = [column[name] for name in (*model.counted_attribute_names(), *model.gaussian_features_)]
     values, value_columns, theta, var = gaussian if gaussian is not None else (None, None, None, None)
-    best, runner_up = inputs.two_best() if for_class is None or against is None else (None, None)
-    evidence_rows(inputs.first, inputs.second, inputs.table, inputs.offsets, inputs.log_prior, best, runner_up,
-                  -1 if for_class is None else for_class, -1 if against is None else against, columns, out,
-                  values, value_columns, theta, var)
+    chosen, other = compared_classes(inputs, for_class, against)
+    evidence_rows(inputs.first, inputs.second, inputs.table, inputs.offsets, inputs.log_prior, chosen, other,
+                  columns, out, values, value_columns, theta, var)
     return None if given else out
 
 
