@@ -225,7 +225,7 @@ def _write_scores(mode, slot, inputs):
 def _chunks(model, n_rows):
     """Row blocks of a partition whose (row x class) scores stay under ``memory.PREDICT_CHUNK_CELLS``
     (one block when the model scores from codes without a per-row block)."""
-    if model.scores_from_codes:
+    if model.scores_from_codes or 0 < n_rows * len(model.classes_) <= memory.PREDICT_CHUNK_CELLS:
         return [(0, n_rows)]
     step = max(1, memory.PREDICT_CHUNK_CELLS // len(model.classes_))
     return [(start, min(start + step, n_rows)) for start in range(0, n_rows, step)]

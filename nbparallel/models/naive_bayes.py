@@ -452,6 +452,7 @@ class NaiveBayes(PartitionedClassifier):
         if gaussian_fit is not None:
             self.theta_, self.var_, self.epsilon_ = gaussian_fit.theta, gaussian_fit.var, gaussian_fit.epsilon
             self._gaussian_positions = [schema.position_of(c) for c in self.gaussian_features_]
+            self._gaussian_every_column = self._gaussian_positions == list(range(len(schema.columns)))
             ignored |= {c for c, unseen in zip(self.gaussian_features_, gaussian_fit.ignored) if unseen}
         self.ignored_attributes_ = [c for c in schema.columns if c in ignored]
         self.feature_log_prob_ = [counted[c].log_prob if c in counted else np.zeros((0, n_classes))
@@ -563,8 +564,8 @@ class NaiveBayes(PartitionedClassifier):
         """``(array, columns)`` of :func:`~nbparallel.summaries.moments.gaussian_columns`, or ``(X, None)`` (its
         every column, in order, as the Gaussian kernel reads None) for a float array whose columns are the
         Gaussian attributes: no columns to check at each call."""
-        if (self._gaussian_positions == list(range(len(self.schema_.columns))) and type(X) is np.ndarray
-                and X.dtype in (np.float64, np.float32) and X.ndim == 2 and X.shape[1] == len(self.schema_.columns)):
+        if (self._gaussian_every_column and type(X) is np.ndarray and X.dtype in (np.float64, np.float32)
+                and X.ndim == 2 and X.shape[1] == len(self._gaussian_positions)):
             return X, None
         return gaussian_columns(X, self._gaussian_positions)
 
