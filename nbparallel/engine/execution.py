@@ -28,6 +28,7 @@ import os
 import sys
 import threading
 import uuid
+from concurrent.futures import FIRST_EXCEPTION, ThreadPoolExecutor, wait
 
 from nbparallel.engine.reduce import fan_in, reduce_now, tree_reduce
 
@@ -190,6 +191,8 @@ def map_locally(fns, partitions):
     time, one per thread, not one after the other. Each function runs
     in a copy of the caller's context (its ``local_below`` and numpy error
     state); one that runs a pass itself runs that pass in its own thread.
+    A function's error is raised once no other one runs (those not yet
+    started are dropped), so no task writes after the caller cleans up.
     """
     global _pools
     if len(partitions) < 2 or getattr(_local, "pool", False):  # one partition: no threads to ask about
@@ -202,12 +205,17 @@ def map_locally(fns, partitions):
             _pools = (os.getpid(), {})
         pool = _pools[1].get(threads)
         if pool is None:
-            from concurrent.futures import ThreadPoolExecutor
-
             pool = _pools[1][threads] = ThreadPoolExecutor(threads, thread_name_prefix="nbparallel-local",
                                                            initializer=lambda: setattr(_local, "pool", True))
-    contexts = [contextvars.copy_context() for _ in partitions]
-    return list(pool.map(lambda context, f, p: context.run(f, p), contexts, fns, partitions))
+    futures = [pool.submit(contextvars.copy_context().run, f, p) for f, p in zip(fns, partitions)]
+    wait(futures, return_when=FIRST_EXCEPTION)
+    for future in futures:  # after a failure, the tasks not yet started never start
+        future.cancel()
+    wait(futures)  # and the failure is raised once no task runs: none writes after the caller cleans up
+    failed = next((f for f in futures if not f.cancelled() and f.exception() is not None), None)
+    if failed is not None:
+        raise failed.exception()
+    return [future.result() for future in futures]
 
 
 def _per_partition(fn, partitions):

@@ -150,6 +150,36 @@ def test_several_local_partitions_are_summarised_on_a_thread_per_core(monkeypatc
     assert run_pass([np.zeros(3)] * 4, _where, _concat)[0] == ("here",) * 4
 
 
+def test_a_local_pass_that_fails_raises_once_its_other_tasks_have_stopped(monkeypatch):
+    """A failing partition's error reaches the caller once no other task runs (those not started are dropped),
+    so that no task writes after the caller cleans up (predict_to's staging directory)."""
+    import threading
+    import time
+
+    monkeypatch.setattr(os, "cpu_count", lambda: 2)
+    running, finished, lock, started = [], [], threading.Lock(), threading.Event()
+
+    def task(part):
+        if part == 0:
+            started.wait(5)  # fail while another partition runs
+            raise RuntimeError("partition 0 failed")
+        with lock:
+            running.append(part)
+        started.set()
+        time.sleep(0.3)
+        with lock:
+            running.remove(part)
+            finished.append(part)
+        return part
+
+    with pytest.raises(RuntimeError, match="partition 0 failed"):
+        map_partitions(list(range(8)), task)
+    assert running == [] and 1 in finished
+    seen = list(finished)
+    time.sleep(0.5)
+    assert finished == seen and len(seen) < 7  # nothing ran on after the error; the waiting tasks never started
+
+
 class _Reader:
     """A partition's recipe, read by its task: ``(where it was read, its number)``."""
 
