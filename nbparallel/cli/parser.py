@@ -252,7 +252,8 @@ def build_parser(commands=None):
                    "reads them")
     p.add_argument("-o", "--output", required=True, help="CSV file to write: one row per data row, a column "
                    "per attribute and (prior), each row summing to the log-odds")
-    p.add_argument("--for-class", metavar="CLASS", help="the class explained (default: each row's prediction)")
+    p.add_argument("--for-class", metavar="CLASS", help="the class explained (default: each row's prediction, or "
+                   "the best other one when that is --against)")
     p.add_argument("--against", metavar="CLASS", help="the class it is weighed against (default: the best other)")
     p.add_argument("--top", type=int, metavar="N", help="text models: the N terms of each row with the largest "
                    "evidence (default 10), then (other terms) and (prior), one CSV row each")

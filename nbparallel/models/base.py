@@ -536,9 +536,10 @@ class PartitionedClassifier(Classifier, PartitionedModel):
 
         An attribute's cell is ``log P(x_j | c) - log P(x_j | c')`` and ``(prior)`` is
         ``log pi_c - log pi_c'``, so each row sums to ``log P(c | x) - log P(c' | x)``. ``c`` is
-        ``for_class`` (default: the row's predicted class), ``c'`` is ``against`` (default: the best
-        class other than ``c``). A missing value or an unseen category contributes 0. ``X`` is any input
-        :meth:`predict` takes, read in one pass by the same route.
+        ``for_class`` (default: the row's predicted class, or the best other one when that is
+        ``against``), ``c'`` is ``against`` (default: the best class other than ``c``). A missing value or
+        an unseen category contributes 0. ``X`` is any input :meth:`predict` takes, read in one pass by the
+        same route.
 
         Returns
         -------

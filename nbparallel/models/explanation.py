@@ -49,17 +49,26 @@ def explained_classes(model, for_class, against):
 
 
 def compared_classes(inputs, for_class, against):
-    """Each row's ``c`` (``for_class``, or the row's best class) and ``c'`` (``against``, or the best class
-    other than ``c``), as int64 arrays, from the rows' best two classes
-    (:meth:`~nbparallel.models.base.ScoringInputs.two_best`) when either is None."""
+    """Each row's ``c`` and ``c'`` as int64 arrays (see :func:`pair_of_best_two`), from the rows' best two
+    classes (:meth:`~nbparallel.models.base.ScoringInputs.two_best`) when either is None."""
     n_rows = len(inputs.first)
     if for_class is not None and against is not None:
         return np.full(n_rows, for_class), np.full(n_rows, against)
-    best, runner_up = inputs.two_best()
+    return pair_of_best_two(*inputs.two_best(), for_class, against)
+
+
+def pair_of_best_two(best, runner_up, for_class, against):
+    """Each row's ``c`` and ``c'`` from its best and second-best class: ``c`` is ``for_class``, else the row's
+    best class other than ``against`` (its predicted class, unless that is ``against``); ``c'`` is
+    ``against``, else the best class other than ``c``."""
+    n_rows = len(best)
     if for_class is None:
-        return best, (runner_up if against is None else np.full(n_rows, against))
-    return np.full(n_rows, for_class), (np.where(best == for_class, runner_up, best) if against is None
-                                        else np.full(n_rows, against))
+        chosen = best if against is None else np.where(best == against, runner_up, best)
+    else:
+        chosen = np.full(n_rows, for_class)
+    if against is None:
+        return chosen, np.where(best == chosen, runner_up, best)
+    return chosen, np.full(n_rows, against)
 
 
 def explain_part(model, X, for_class, against, out=None):
@@ -104,15 +113,13 @@ def check_top(top):
 
 
 def row_classes(joint, for_class, against):
-    """Each row's class ``c`` (``for_class``, or its largest joint log-likelihood, ties to the first class)
-    and ``c'`` (``against``, or the largest other class), from ``joint`` (rows x classes)."""
+    """Each row's ``c`` and ``c'`` (:func:`pair_of_best_two`) from ``joint`` (rows x classes): its largest
+    joint log-likelihood and the largest other one (ties to the first class)."""
     rows = np.arange(len(joint))
-    chosen = np.argmax(joint, axis=1) if for_class is None else np.full(len(joint), for_class)
-    if against is not None:
-        return chosen, np.full(len(joint), against)
+    best = np.argmax(joint, axis=1)
     others = np.array(joint, dtype=np.float64)
-    others[rows, chosen] = -np.inf
-    return chosen, np.argmax(others, axis=1)
+    others[rows, best] = -np.inf
+    return pair_of_best_two(best, np.argmax(others, axis=1), for_class, against)
 
 
 def term_evidence_part(model, X, for_class, against, top):

@@ -188,7 +188,7 @@ class TextNaiveBayes(PartitionedClassifier):
         X : array-like or sparse matrix of shape (n_rows, n_features)
             Any input :meth:`predict` takes, read in one pass.
         for_class : label, optional
-            Class ``c``; default: each row's predicted class.
+            Class ``c``; default: each row's predicted class (the best other one when that is ``against``).
         against : label, optional
             Class ``c'``; default: each row's best class other than ``c``.
         top : int or None, default 10

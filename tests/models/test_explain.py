@@ -68,6 +68,12 @@ def test_for_class_and_against():
     masked = log_proba.copy()
     masked[:, 1] = -np.inf
     assert np.abs(best_other.sum(axis=1).to_numpy() - _log_odds(log_proba, np.full(n, 1), masked.argmax(1))).max() < 1e-9
+    against_a = model.explain(frame, against="a")  # the best class other than "a", against "a"
+    masked = log_proba.copy()
+    masked[:, 0] = -np.inf
+    expected = _log_odds(log_proba, masked.argmax(1), np.zeros(n, int))
+    assert np.abs(against_a.sum(axis=1).to_numpy() - expected).max() < 1e-9
+    assert (log_proba.argmax(1) == 0).any() and (against_a.abs().sum(axis=1) > 0).all()
     with pytest.raises(ValueError, match="for_class='z'"):
         model.explain(frame, for_class="z")
     with pytest.raises(ValueError, match="same class"):

@@ -89,6 +89,12 @@ def test_for_class_against_and_bad_arguments():
     joint = _numpy_joint(model, X)
     sums = evidence.groupby("row")["evidence"].sum().to_numpy()
     assert np.abs(sums - (joint[:, 2] - joint[:, 0])).max() < 1e-9
+    against = model.explain(X, against=0, top=None)  # the best class other than 0, against 0
+    masked = joint.copy()
+    masked[:, 0] = -np.inf
+    sums = against.groupby("row")["evidence"].sum().to_numpy()
+    assert (joint.argmax(1) == 0).any()
+    assert np.abs(sums - (masked.max(1) - joint[:, 0])).max() < 1e-9
     with pytest.raises(ValueError, match="top must be a positive integer"):
         model.explain(X, top=0)
     with pytest.raises(ValueError, match="for_class=7 is not a class"):

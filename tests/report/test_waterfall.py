@@ -38,6 +38,10 @@ def test_explained_row_is_the_explain_row_and_its_classes():
     chosen = explained_row(model, X, row=7, for_class="c", against="a")
     assert (chosen["for_class"], chosen["against"]) == ("c", "a")
     assert abs(chosen["evidence"].sum() - (model.predict_log_proba(X)[7, 2] - model.predict_log_proba(X)[7, 0])) < 1e-9
+    predicted = model.classes_[order[0]]  # against the prediction: the runner-up is explained
+    turned = explained_row(model, X, row=7, against=predicted)
+    assert (turned["for_class"], turned["against"]) == (model.classes_[order[1]], predicted)
+    assert abs(turned["evidence"].sum() - turned["log_odds"]) < 1e-9 and turned["log_odds"] < 0
     with pytest.raises(ValueError, match="row must be a position"):
         explained_row(model, X, row=len(X))
 
