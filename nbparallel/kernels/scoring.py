@@ -179,8 +179,26 @@ EXP_LANES = 8
 """Lanes of the vectors exponentiated (or logarithms taken) at once."""
 
 
+@njit(nogil=True, cache=True, inline="always")
+def _two_best(sums, at, order):
+    """The best and second-best class of the row of sums at ``sums[at:]``, ties to the class first in
+    ``order`` (one scan, with selects)."""
+    best, runner_up = order[0], -1
+    top, second = sums[at + best], -np.inf
+    for q in range(1, order.shape[0]):
+        k = order[q]
+        score = sums[at + k]
+        higher, next_best = score > top, (score > second) | (runner_up < 0)
+        runner_up = best if higher else (k if next_best else runner_up)
+        second = top if higher else (score if next_best else second)
+        best = k if higher else best
+        top = score if higher else top
+    return best, runner_up
+
+
 @njit(nogil=True, cache=True)
-def _best_of_rows_kernel(first, second, extra, offsets, table, prior, lanes, order, out):
+def _best_of_rows_kernel(first, second, extra, offsets, table, prior, lanes, order, out, runner_up):
+    """Each row's best class into ``out``, and its second best into ``runner_up`` unless that has no rows."""
     n_columns = prior.shape[0]
     step = block_rows(n_columns)
     sums = aligned_empty((step + ROWS_AT_ONCE) * n_columns)
@@ -189,8 +207,12 @@ def _best_of_rows_kernel(first, second, extra, offsets, table, prior, lanes, ord
     for start in range(0, out.shape[0], step):
         stop = min(start + step, out.shape[0])
         outside |= block_sums(first, second, extra, start, stop, offsets, table, prior, lanes, space, sums)
-        for j in range(stop - start):
-            out[start + j], _, _ = row_summary(sums, j * n_columns, n_columns, lanes, order)
+        if runner_up.shape[0]:
+            for j in range(stop - start):
+                out[start + j], runner_up[start + j] = _two_best(sums, j * n_columns, order)
+        else:
+            for j in range(stop - start):
+                out[start + j], _, _ = row_summary(sums, j * n_columns, n_columns, lanes, order)
     return outside
 
 
@@ -565,49 +587,27 @@ def best_of_rows(first, second, table, offsets, log_prior, order, *, extra=None,
     """The best class of every row (ties to the class first in ``order``), from codes as :func:`score_rows`
     takes them (and its ``prepared``), written into ``out`` (int64, shape (n_rows,))."""
     n_rows = first.shape[0]
-    arguments = _check_scoring(first, second, table, offsets, log_prior, extra, n_rows, prepared)
-    order = np.array(order, dtype=np.int64)
-    if sorted(order.tolist()) != list(range(log_prior.shape[0])):
-        raise ValueError(f"order must list each of the {log_prior.shape[0]} classes once")
     if out is None:
         out = np.empty(n_rows, dtype=np.int64)
     elif out.shape != (n_rows,) or out.dtype != np.int64:
         raise ValueError(f"out must be int64 of shape ({n_rows},), got {out.dtype} {out.shape}")
-    outside = _best_of_rows_kernel(*arguments, order, out)
-    _raise_out_of_table(outside, first, second, offsets)
+    _best_classes(first, second, table, offsets, log_prior, order, extra, prepared, out, _NO_RUNNER_UP)
     return out
 
 
-@njit(nogil=True, cache=True, inline="always")
-def _two_best(sums, at, order):
-    """The best and second-best class of the row of sums at ``sums[at:]``, ties to the class first in
-    ``order`` (one scan, with selects)."""
-    best, runner_up = order[0], -1
-    top, second = sums[at + best], -np.inf
-    for q in range(1, order.shape[0]):
-        k = order[q]
-        score = sums[at + k]
-        higher, next_best = score > top, (score > second) | (runner_up < 0)
-        runner_up = best if higher else (k if next_best else runner_up)
-        second = top if higher else (score if next_best else second)
-        best = k if higher else best
-        top = score if higher else top
-    return best, runner_up
+_NO_RUNNER_UP = np.empty(0, dtype=np.int64)
+"""The second-best classes :func:`best_of_rows` asks for: none (never written)."""
 
 
-@njit(nogil=True, cache=True)
-def _two_best_of_rows_kernel(first, second, extra, offsets, table, prior, lanes, order, best, runner_up):
-    n_columns = prior.shape[0]
-    step = block_rows(n_columns)
-    sums = aligned_empty((step + ROWS_AT_ONCE) * n_columns)
-    space = sum_space(first, second, offsets)
-    outside = False
-    for start in range(0, best.shape[0], step):
-        stop = min(start + step, best.shape[0])
-        outside |= block_sums(first, second, extra, start, stop, offsets, table, prior, lanes, space, sums)
-        for j in range(stop - start):
-            best[start + j], runner_up[start + j] = _two_best(sums, j * n_columns, order)
-    return outside
+def _best_classes(first, second, table, offsets, log_prior, order, extra, prepared, out, runner_up):
+    """:func:`_best_of_rows_kernel` of checked arguments; ValueError for a bad ``order`` or a code outside
+    its attribute's rows."""
+    arguments = _check_scoring(first, second, table, offsets, log_prior, extra, first.shape[0], prepared)
+    order = np.array(order, dtype=np.int64)
+    if sorted(order.tolist()) != list(range(log_prior.shape[0])):
+        raise ValueError(f"order must list each of the {log_prior.shape[0]} classes once")
+    outside = _best_of_rows_kernel(*arguments, order, out, runner_up)
+    _raise_out_of_table(outside, first, second, offsets)
 
 
 def two_best_of_rows(first, second, table, offsets, log_prior, order, *, extra=None, prepared=None):
@@ -621,14 +621,8 @@ def two_best_of_rows(first, second, table, offsets, log_prior, order, *, extra=N
     best, runner_up : ndarray of int64, shape (n_rows,)
         With one class, ``runner_up`` is -1.
     """
-    n_rows = first.shape[0]
-    arguments = _check_scoring(first, second, table, offsets, log_prior, extra, n_rows, prepared)
-    order = np.array(order, dtype=np.int64)
-    if sorted(order.tolist()) != list(range(log_prior.shape[0])):
-        raise ValueError(f"order must list each of the {log_prior.shape[0]} classes once")
-    best, runner_up = np.empty(n_rows, dtype=np.int64), np.empty(n_rows, dtype=np.int64)
-    outside = _two_best_of_rows_kernel(*arguments, order, best, runner_up)
-    _raise_out_of_table(outside, first, second, offsets)
+    best, runner_up = np.empty(first.shape[0], dtype=np.int64), np.empty(first.shape[0], dtype=np.int64)
+    _best_classes(first, second, table, offsets, log_prior, order, extra, prepared, best, runner_up)
     return best, runner_up
 
 
