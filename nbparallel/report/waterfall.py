@@ -9,7 +9,7 @@ import html
 import numpy as np
 import pandas as pd
 
-from nbparallel.models.explanation import PRIOR, pair_of_best_two
+from nbparallel.models.explanation import PRIOR, row_classes
 from nbparallel.report.html import html_table, png_base64, short_label
 
 
@@ -32,11 +32,8 @@ def explained_row(model, X, row=0, for_class=None, against=None):
         raise ValueError(f"row must be a position in 0..{len(evidence) - 1}, got {row!r}")
     log_proba = np.asarray(model.predict_log_proba(X))[int(row)]
     classes = list(model.classes_)
-    best = int(np.argmax(log_proba))
-    runner_up = int(np.argmax(np.where(np.arange(len(classes)) == best, -np.inf, log_proba)))
-    chosen, others = pair_of_best_two(np.array([best]), np.array([runner_up]),
-                                      None if for_class is None else classes.index(for_class),
-                                      None if against is None else classes.index(against))
+    chosen, others = row_classes(log_proba[None, :], None if for_class is None else classes.index(for_class),
+                                 None if against is None else classes.index(against))
     c, other = int(chosen[0]), int(others[0])
     label = evidence.index[int(row)]
     return {"row": int(row), "label": label, "evidence": evidence.iloc[int(row)], "for_class": classes[c],
