@@ -105,7 +105,7 @@ class Attribute:
     """One attribute of the schema: a vocabulary, or a range cut in equal-width bins.
 
     ``kind`` names its kind (``"categorical"``, ``"numeric"`` for binned or
-    ``"gaussian"``); :func:`nbparallel.models.kinds.kind_of` gives the kind's
+    ``"gaussian"``); :func:`nbparallel.models.attribute_kinds.kind_of` gives the kind's
     class, which knows its value labels, how its log-probabilities derive from
     its summary and how its values score. A
     Gaussian attribute keeps the range the schema pass found but is never

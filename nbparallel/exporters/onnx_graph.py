@@ -28,7 +28,7 @@ The ``onnx`` package builds the graph: ``pip install 'nbparallel[export]'``.
 import numpy as np
 
 from nbparallel.exporters.linear import binarize_threshold, linear_scores
-from nbparallel.exporters.model_kinds import BOOSTED_KIND, LINEAR_KINDS, exported_kind
+from nbparallel.exporters.exportable import BOOSTED_KIND, LINEAR_KINDS, exported_kind
 
 #: opsets of the graph: the default domain's and ai.onnx.ml's (LabelEncoder with string keys)
 OPSETS = {"": 17, "ai.onnx.ml": 3}

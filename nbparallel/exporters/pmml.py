@@ -19,7 +19,7 @@ import io
 import xml.etree.ElementTree as ET
 
 from nbparallel.exporters import pmml_bayes, pmml_linear
-from nbparallel.exporters.model_kinds import BOOSTED_KIND, NAIVE_BAYES_KINDS, exported_kind
+from nbparallel.exporters.exportable import BOOSTED_KIND, NAIVE_BAYES_KINDS, exported_kind
 from nbparallel.exporters.pmml_schema import NS
 
 

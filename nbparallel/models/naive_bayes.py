@@ -18,7 +18,7 @@ from nbparallel.data.schema import Schema
 from nbparallel.data.vocabularies import class_array, sort_values
 from nbparallel.kernels.lookup import run_codes
 from nbparallel.kernels.scoring import JOINT, prepare_table
-from nbparallel.models import kinds
+from nbparallel.models import attribute_kinds
 from nbparallel.models.base import SMALL_ROWS, PartitionedClassifier, ScoringInputs
 from nbparallel.models.discretisation import FINE_BINS, MDL
 from nbparallel.models.estimator import check_is_fitted
@@ -132,7 +132,7 @@ class NaiveBayes(PartitionedClassifier):
         Every pass run by the last fit: kind, tree record and wall seconds.
     schema_ : nbparallel.data.schema.Schema
         Every attribute with its kind (categorical, binned "numeric" or
-        "gaussian"; see :mod:`nbparallel.models.kinds`), vocabularies, ranges.
+        "gaussian"; see :mod:`nbparallel.models.attribute_kinds`), vocabularies, ranges.
     feature_kinds_ : dict
         The kind of every input column, in input order: "categorical",
         "numeric" (binned; under "auto", integer columns are numeric) or
@@ -145,7 +145,7 @@ class NaiveBayes(PartitionedClassifier):
         (n_values, n_classes), rows labelled as in :attr:`log_probabilities_`
         (categories; bins after empty-bin elimination); an ignored attribute
         is all zeros, a Gaussian column has no rows (shape (0, n_classes)).
-    counted_fits_ : list of nbparallel.models.kinds.CountedFit
+    counted_fits_ : list of nbparallel.models.attribute_kinds.CountedFit
         The counted attributes derived, in the order of ``schema_.counted()``
         (the count table's and the scoring codes'): log-probabilities, counts,
         value labels, bin edges, whether ignored.
@@ -430,14 +430,14 @@ class NaiveBayes(PartitionedClassifier):
         counted = schema.counted().attributes
         categorical = [a for a, at in enumerate(counted) if at.kind != NUMERIC]
         binned = [a for a, at in enumerate(counted) if at.kind == NUMERIC]
-        fits = dict(zip(categorical, kinds.Categorical.derive([counted[a] for a in categorical],
+        fits = dict(zip(categorical, attribute_kinds.Categorical.derive([counted[a] for a in categorical],
                                                               [counts.attribute(a) for a in categorical], f)))
-        fits.update(zip(binned, kinds.BinnedNumeric.derive([counted[a] for a in binned],
+        fits.update(zip(binned, attribute_kinds.BinnedNumeric.derive([counted[a] for a in binned],
                                                            [counts.attribute(a) for a in binned], f, supervised)))
         fits = [fits[a] for a in range(len(counted))]
         gaussian = schema.by_kind(GAUSSIAN)
         self.gaussian_features_ = _names(gaussian)
-        gaussian_fit = kinds.GaussianNumeric.derive(self.moments_, self.var_smoothing) if gaussian else None
+        gaussian_fit = attribute_kinds.GaussianNumeric.derive(self.moments_, self.var_smoothing) if gaussian else None
         self._set_fits(fits, gaussian_fit)
         self._tie_order = np.argsort(-self.class_log_prior_, kind="stable")
 
@@ -459,9 +459,9 @@ class NaiveBayes(PartitionedClassifier):
                                   for c in schema.columns]
         for built in ("log_probabilities_", "_counting_bins_table"):  # built again from these fits when asked
             self.__dict__.pop(built, None)
-        self._log_table, self._log_offsets = kinds.Counted.log_table(self.counted_fits_, n_classes)
+        self._log_table, self._log_offsets = attribute_kinds.Counted.log_table(self.counted_fits_, n_classes)
         binned = [fit for at, fit in zip(schema.counted().attributes, self.counted_fits_) if at.kind == NUMERIC]
-        self._final_bins = kinds.BinnedNumeric.final_bins(binned)
+        self._final_bins = attribute_kinds.BinnedNumeric.final_bins(binned)
         self._integer_runs = _integer_runs(schema.counted())
         counted = schema.counted()
         self._binned_positions = ([counted.columns.index(at.name) for at in counted.attributes]
@@ -477,7 +477,7 @@ class NaiveBayes(PartitionedClassifier):
         labelled = {name: (fit.log_prob, fit.labels) for name, fit in counted}
         gaussian = self._gaussian_fit
         if gaussian is not None:
-            labelled.update({c: (np.vstack([gaussian.theta[:, g], gaussian.var[:, g]]), kinds.GaussianNumeric.labels)
+            labelled.update({c: (np.vstack([gaussian.theta[:, g], gaussian.var[:, g]]), attribute_kinds.GaussianNumeric.labels)
                              for g, c in enumerate(self.gaussian_features_)})
         return {c: pd.DataFrame(labelled[c][0], index=labelled[c][1], columns=self.classes_)
                 for c in self.schema_.columns}
@@ -556,7 +556,7 @@ class NaiveBayes(PartitionedClassifier):
                   else self._final_bins.codes(values))
         extra = None
         if self._gaussian_fit is not None and X is not None:
-            extra = kinds.GaussianNumeric.score(*self._gaussian_block(X), self._gaussian_fit)
+            extra = attribute_kinds.GaussianNumeric.score(*self._gaussian_block(X), self._gaussian_fit)
         return ScoringInputs(codes, binned, self._log_table, self._log_offsets, self.class_log_prior_, extra,
                              self._tie_order, self._prepared_table)
 
@@ -585,7 +585,7 @@ class NaiveBayes(PartitionedClassifier):
             return inputs, None
         array, columns = gaussian_columns(X, self._gaussian_positions)
         fit = self._gaussian_fit
-        return inputs._replace(extra=kinds.GaussianNumeric.score(array, columns, fit)), (array, columns, fit.theta,
+        return inputs._replace(extra=attribute_kinds.GaussianNumeric.score(array, columns, fit)), (array, columns, fit.theta,
                                                                                         fit.var)
 
     def explained_features(self):
@@ -598,7 +598,7 @@ class NaiveBayes(PartitionedClassifier):
         counting bins), read through the log table re-indexed to the counting bins, so that a pass that
         counted the rows scores them without binning their values again (cross-validation's scoring pass).
         None when a row lies in a counting bin that a final bin edge splits (see
-        :func:`~nbparallel.models.kinds.final_bins_of_counting_bins`) or the model has Gaussian attributes:
+        :func:`~nbparallel.models.attribute_kinds.final_bins_of_counting_bins`) or the model has Gaussian attributes:
         then the rows are scored from their values."""
         if not self.scores_from_codes:
             return None
@@ -622,7 +622,7 @@ class NaiveBayes(PartitionedClassifier):
             if attribute.kind != NUMERIC:
                 table[offsets[a]:offsets[a + 1]] = self._log_table[start:self._log_offsets[a + 1]]
             elif len(fit.log_prob):  # else no bin left: every code reads zeros, as the final bins' code 0
-                final, split = kinds.final_bins_of_counting_bins(attribute.edges(), fit.edges)
+                final, split = attribute_kinds.final_bins_of_counting_bins(attribute.edges(), fit.edges)
                 table[offsets[a] + 1:offsets[a + 1]] = self._log_table[start + 1 + final]
                 if split.any():
                     splits.append((a, np.concatenate([[False], split])))  # code 0 (missing) is never split

@@ -2,7 +2,7 @@
 class's most telling words (text models), its clusters' profiles (AutoClass), a nomogram, and the evidence
 of one prediction.
 
-One module an idea: :mod:`~nbparallel.report.kinds` (which report draws a model, shared labels and mutual
+One module an idea: :mod:`~nbparallel.report.sections` (which report draws a model, shared labels and mutual
 information), :mod:`~nbparallel.report.evidence` (naive Bayes' evidence panels),
 :mod:`~nbparallel.report.text`, :mod:`~nbparallel.report.clusters`, :mod:`~nbparallel.report.nomogram`,
 :mod:`~nbparallel.report.waterfall` (one prediction), :mod:`~nbparallel.report.html` (what the HTML pages
@@ -14,7 +14,7 @@ from nbparallel.report.clusters import cluster_html, cluster_summary, plot_clust
 from nbparallel.report.evidence import (CLASS_LABEL_WIDTH, EVIDENCE_CAPTION, MAX_CLASS_COLUMNS, MAX_RANKED,
                                         MAX_VALUES_SHOWN, evidence_html, gaussian_mutual_information, model_summary,
                                         plot_evidence)
-from nbparallel.report.kinds import bin_labels, mutual_information, report_kind, report_sections
+from nbparallel.report.sections import bin_labels, mutual_information, report_kind, report_sections
 from nbparallel.report.nomogram import nomogram_data, nomogram_html, plot_nomogram, write_nomogram
 from nbparallel.report.pages import DEFAULT_TOP, html_report, plot_report, write_report
 from nbparallel.report.text import MAX_CLASS_PANELS, plot_text, text_html, text_summary

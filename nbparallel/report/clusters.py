@@ -12,7 +12,7 @@ from nbparallel.data.columns import CATEGORICAL
 from nbparallel.models.estimator import check_is_fitted
 from nbparallel.report.evidence import shown_rows
 from nbparallel.report.html import PAGE_HEAD, html_table, png_base64, short_label
-from nbparallel.report.kinds import bin_labels, mutual_information
+from nbparallel.report.sections import bin_labels, mutual_information
 
 
 def cluster_summary(model):

@@ -23,7 +23,7 @@ from scipy.special import logsumexp
 from nbparallel.data.columns import CATEGORICAL
 from nbparallel.models.estimator import check_is_fitted
 from nbparallel.report.html import PAGE_HEAD, png_base64, short_label
-from nbparallel.report.kinds import mutual_information, report_sections, value_labels
+from nbparallel.report.sections import mutual_information, report_sections, value_labels
 from nbparallel.report.waterfall import draw_waterfall, explanation_html, explanation_title, waterfall_bars
 
 

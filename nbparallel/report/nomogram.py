@@ -14,7 +14,7 @@ from scipy.special import logsumexp
 from nbparallel.models.estimator import check_is_fitted
 from nbparallel.models.explanation import class_index
 from nbparallel.report.html import short_label
-from nbparallel.report.kinds import report_sections
+from nbparallel.report.sections import report_sections
 
 
 def nomogram_data(model, for_class=None):

@@ -1,4 +1,4 @@
-"""The report of any model :func:`~nbparallel.report.kinds.report_kind` knows: its figure (PNG, SVG, PDF)
+"""The report of any model :func:`~nbparallel.report.sections.report_kind` knows: its figure (PNG, SVG, PDF)
 or its HTML page (the figure and its tables), written by the path's suffix (:func:`write_report`)."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ from pathlib import Path
 
 from nbparallel.report.clusters import cluster_html, plot_clusters
 from nbparallel.report.evidence import evidence_html, plot_evidence
-from nbparallel.report.kinds import report_kind
+from nbparallel.report.sections import report_kind
 from nbparallel.report.text import plot_text, text_html
 
 

@@ -14,7 +14,7 @@ from scipy.special import logsumexp
 
 from nbparallel.models.estimator import check_is_fitted
 from nbparallel.report.html import PAGE_HEAD, html_table, png_base64, short_label
-from nbparallel.report.kinds import report_sections
+from nbparallel.report.sections import report_sections
 
 
 #: a text model's classes drawn, each in a panel of its own (the HTML page lists every class)

@@ -421,7 +421,7 @@ def test_failed_partial_fit_leaves_the_model_as_it_was(monkeypatch):
 
 
 def test_merged_bin_edges_stay_finite_near_the_float_limit_and_keep_their_bits_elsewhere():
-    from nbparallel.models.kinds import merged_bins
+    from nbparallel.models.attribute_kinds import merged_bins
 
     big = np.array([1.5e308, 1.6e308, 1.7e308])
     _, edges = merged_bins(np.array([1.0, 0.0, 0.0, 1.0]), big)

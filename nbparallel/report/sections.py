@@ -1,4 +1,4 @@
-"""Which report draws a model (its ``report_sections``), and what the reports share: labels of values and
+"""Which report draws a model (its ``report_sections``), and what its sections share: labels of values and
 bins, and the mutual information of an attribute and the class."""
 
 from __future__ import annotations
