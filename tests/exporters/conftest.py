@@ -12,11 +12,14 @@ import onnxruntime
 import pandas as pd
 import pytest
 
+from tests.system_programs import require
+
 
 @pytest.fixture(scope="session")
 def pmml_scores():
     """``score(path, frame)``: the JPMML evaluator's label and probabilities of the PMML file ``path`` on the
     rows of ``frame``, as ``(labels as str, probabilities in the order of classes)``, given the classes."""
+    require("java", "openjdk-17-jre-headless")
     backend = jpmml_evaluator.make_backend("jpype")
 
     def score(path, frame, classes):

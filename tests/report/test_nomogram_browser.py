@@ -1,6 +1,6 @@
 """The HTML nomogram in a real browser (Debian's chromium and chromedriver, driven by selenium): values
 picked on the page give the posterior predict_proba gives for that row, to 1e-6. It fails, not skips,
-when the browser is missing: CI installs it (.ci/run)."""
+when the browser is missing, naming the package: README's test command installs it (tests/run.sh)."""
 
 import numpy as np
 import pandas as pd
@@ -13,6 +13,7 @@ from selenium.webdriver.support.ui import Select
 
 import nbparallel as nb
 from nbparallel.report import nomogram_data, write_nomogram
+from tests.system_programs import require
 
 
 @pytest.fixture(scope="module")
@@ -20,8 +21,8 @@ def browser():
     options = Options()
     for argument in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"):
         options.add_argument(argument)
-    options.binary_location = "/usr/bin/chromium"
-    driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
+    options.binary_location = require("chromium", "chromium")
+    driver = webdriver.Chrome(service=Service(require("chromedriver", "chromium-driver")), options=options)
     yield driver
     driver.quit()
 
