@@ -51,7 +51,19 @@ def test_readme_is_for_users():
     assert len(lines) <= 200
     assert max(map(len, lines)) <= 400
     assert "pip install -e . && nbparallel demo" in lines
-    assert "pip install -e '.[test]' && python -m pytest -q" in lines
+    assert "bash tests/run.sh" in lines
+
+
+def test_ci_runs_exactly_the_readme_test_command_in_a_fresh_virtual_environment():
+    readme = (ROOT / "README.md").read_text().split("```bash\n", 1)[1].split("```", 1)[0]
+    commands = [line for line in readme.splitlines() if line and not line.startswith("#")]
+    assert commands == ["pip install -e . && nbparallel demo", "bash tests/run.sh"]
+    ci = [line.strip() for line in (ROOT / ".ci" / "run").read_text().splitlines()]
+    venv = ci.index('python3 -m venv "$venv"')
+    assert ci.index('source "$venv/bin/activate"') == venv + 1
+    assert commands[1] in ci[venv:]
+    run_sh = (ROOT / "tests" / "run.sh").read_text()
+    assert "pip install -q -e '.[test]'" in run_sh and 'exec python -m pytest -q "$@"' in run_sh
 
 
 def test_cli_reference_names_every_command():
