@@ -1,4 +1,9 @@
-"""The nomogram's numbers against the fitted tables, and its HTML file: self-contained, whole or not at all."""
+"""The nomogram's numbers against the fitted tables, and its HTML file: self-contained, whole or not at all;
+bins labelled as the report labels them, the axis spanning the values with enough training cases."""
+
+import html
+import json
+import re
 
 import numpy as np
 import pandas as pd
@@ -6,7 +11,7 @@ import pytest
 
 import nbparallel as nb
 from nbparallel.cli.commands import main
-from nbparallel.report import nomogram_data, write_nomogram
+from nbparallel.report import nomogram_data, nomogram_html, write_nomogram
 
 
 def _model(numeric="binned"):
@@ -59,3 +64,31 @@ def test_png_nomogram_and_waterfall_draw(tmp_path):
     assert len(bars) == len(evidence)
     assert abs(sum(b.get_width() for b in bars) - evidence.sum()) < 1e-9
     fig.savefig(tmp_path / "w.png")
+
+
+def test_bins_are_labelled_as_the_report_and_the_axis_spans_the_supported_values():
+    from tests.report.test_nomogram_legible import credit_like
+
+    from nbparallel.report import bin_labels
+    from nbparallel.report.nomogram import MIN_SUPPORT
+
+    frame = credit_like(20)
+    model = nb.NaiveBayes().fit(frame, "class")
+    data = nomogram_data(model, "good")
+    ages = next(a for a in data["attributes"] if a["name"] == "age")
+    assert ages["values"] == bin_labels(model.bin_edges_["age"]) and ages["values"][-1].startswith("> ")
+    assert sum(ages["counts"][-1]) == 1  # the far single case
+    good = list(model.classes_).index("good")
+    supported = [0.0]  # every ratio of a value with MIN_SUPPORT cases, some good and some bad
+    for a in data["attributes"]:
+        for row, ratio in zip(a["counts"], a["ratio"]):
+            if sum(row) >= MIN_SUPPORT and row[good] > 0 and sum(row) - row[good] > 0:
+                supported.append(ratio)
+    page = nomogram_html(model, "good")
+    axis = json.loads(re.search(r'<script type="application/json" id="model">(.*?)</script>', page).group(1))["axis"]
+    assert (axis["lo"], axis["hi"]) == (min(supported), max(supported))
+    assert not axis["lo"] <= ages["ratio"][-1] <= axis["hi"]
+    far = ages["values"][-1]
+    marked = f"\u25c2 {far}" if ages["ratio"][-1] < axis["lo"] else f"{far} \u25b8"  # drawn at the axis' end
+    assert f">{html.escape(marked)}</span>" in page
+    assert "(-inf" not in page and "inf]" not in page

@@ -27,6 +27,53 @@ def wide_model(n_attributes, n_classes, n_rows=2000, seed=0):
     return nb.NaiveBayes().fit(frame, "target")
 
 
+_CREDIT_CATEGORIES = {
+    "checking_status": ["<0", "0<=X<200", ">=200", "no checking"],
+    "credit_history": ["no credits/all paid", "all paid", "existing paid", "delayed previously",
+                       "critical/other existing credit"],
+    "purpose": ["new car", "used car", "furniture/equipment", "radio/tv", "domestic appliance", "repairs",
+                "education", "vacation", "retraining", "business"],
+    "savings_status": ["<100", "100<=X<500", "500<=X<1000", ">=1000", "no known savings"],
+    "employment": ["unemployed", "<1", "1<=X<4", "4<=X<7", ">=7"],
+    "personal_status": ["male div/sep", "female div/dep/mar", "male single", "male mar/wid"],
+    "other_parties": ["none", "co applicant", "guarantor"],
+    "property_magnitude": ["real estate", "life insurance", "car", "no known property"],
+    "other_payment_plans": ["bank", "stores", "none"],
+    "housing": ["rent", "own", "for free"],
+    "job": ["unemp/unskilled non res", "unskilled resident", "skilled", "high qualif/self emp/mgmt"],
+    "own_telephone": ["none", "yes"],
+    "foreign_worker": ["yes", "no"],
+}
+_CREDIT_COLUMNS = ["checking_status", "duration", "credit_history", "purpose", "credit_amount", "savings_status",
+                   "employment", "installment_commitment", "personal_status", "other_parties", "residence_since",
+                   "property_magnitude", "age", "other_payment_plans", "housing", "existing_credits", "job",
+                   "num_dependents", "own_telephone", "foreign_worker"]
+
+
+def credit_like(n_attributes=20, n_rows=1000, seed=0):
+    """A frame like credit-g (1000 cases, 70% "good" in the column "class"): its 20 attributes (13
+    categorical, 7 numeric), repeated as copies beyond 20, each leaning on the class; the oldest "age" is a
+    far single case (175), as credit-g's oldest applicants leave single-case bins at the top of the axis."""
+    rng = np.random.default_rng(seed)
+    good = rng.random(n_rows) < 0.7
+    columns = {}
+    for j in range(n_attributes):
+        base = _CREDIT_COLUMNS[j % 20]
+        name = base if j < 20 else f"{base} (copy {j // 20})"
+        lean = (rng.random(n_rows) < 0.25) & good
+        if base in _CREDIT_CATEGORIES:
+            categories = np.array(_CREDIT_CATEGORIES[base], dtype=object)
+            columns[name] = categories[np.where(lean, len(categories) - 1, rng.integers(0, len(categories), n_rows))]
+        else:
+            x = np.round(rng.gamma(4.0, 8.0, n_rows) + 18 + 6 * good, 1)
+            if base == "age":
+                x[np.argmax(x)] = 175.0
+            columns[name] = x
+    frame = pd.DataFrame(columns)
+    frame["class"] = np.where(good, "good", "bad")
+    return frame
+
+
 def _boxes(texts, renderer):
     return np.array([[b.x0, b.y0, b.x1, b.y1] for b in (t.get_window_extent(renderer) for t in texts)])
 
