@@ -233,7 +233,7 @@ def _axis_row(j, attribute, labels, ratio, counts, lo, hi):
             f'<option value="{i}">{html.escape(v)}</option>' for i, v in enumerate(attribute["values"]))
         control = f'<select id="attr-{j}" name="{name}">{options}</select>'
     else:
-        parts.append('<span class="value typed" hidden></span>')
+        parts.append('<span class="value typed picked" hidden></span>')
         control = f'<input id="attr-{j}" name="{name}" type="number" step="any" placeholder="(missing)">'
     parts.append('<span class="chosen" hidden></span>')
     return (f'<div class="axis"><span class="name" title="{name}"><b>{name}</b></span>'

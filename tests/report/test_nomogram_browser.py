@@ -44,19 +44,24 @@ def _frame(seed=0, n=300):
     })
 
 
+def _index(model, attribute, value):
+    """The index of ``value`` among a counted attribute's values: its category's, or its bin's (found from the
+    model's edges, as predict bins)."""
+    if attribute["name"] in model.bin_edges_:
+        return int(np.searchsorted(model.bin_edges_[attribute["name"]], value))
+    return attribute["values"].index(str(value))
+
+
 def _pick(driver, model, data, row):
-    """Set the page's controls to ``row``'s values: a number typed, a category or a bin chosen by its index
-    (a bin found from the model's edges, as predict bins)."""
+    """Set the page's controls to ``row``'s values: a number typed, a category or a bin chosen."""
     for j, attribute in enumerate(data["attributes"]):
         element = driver.find_element(By.ID, f"attr-{j}")
         value = row[attribute["name"]]
         if attribute["kind"] == "gaussian":
             element.clear()
             element.send_keys(repr(float(value)))
-        elif attribute["name"] in model.bin_edges_:
-            Select(element).select_by_index(1 + int(np.searchsorted(model.bin_edges_[attribute["name"]], value)))
         else:
-            Select(element).select_by_index(1 + attribute["values"].index(str(value)))
+            Select(element).select_by_index(1 + _index(model, attribute, value))
 
 
 def _shown_probability(driver, expected):
@@ -84,7 +89,11 @@ def test_the_page_shows_predict_proba(browser, tmp_path, numeric):
     for i in (0, 7, 42):
         _pick(browser, model, data, frame.iloc[i])
         _shown_probability(browser, model.predict_proba(frame.iloc[[i]].drop(columns="target"))[0, column])
-        assert len(browser.execute_script(_BOXES, ".chosen")) == len(data["attributes"])
+        chosen = browser.execute_script(_CHOSEN)
+        assert all(at is not None for at, _ in chosen)  # each value marked, its label shown as chosen
+        assert [[text.strip("\u25c2\u25b8 ") for text in picked] for _, picked in chosen] == [
+            [repr(float(frame.iloc[i][a["name"]]))] if a["kind"] == "gaussian"
+            else [a["values"][_index(model, a, frame.iloc[i][a["name"]])]] for a in data["attributes"]]
 
 
 _BOXES = """
@@ -157,11 +166,9 @@ def test_a_credit_like_nomogram_is_legible_and_marks_the_chosen_values(browser, 
         _pick(browser, model, data, row)
         _check_legible(browser, n_attributes)
         for attribute, (at, picked) in zip(data["attributes"], browser.execute_script(_CHOSEN)):
+            index = _index(model, attribute, row[attribute["name"]])
             if attribute["name"] in model.bin_edges_:
-                index = int(np.searchsorted(model.bin_edges_[attribute["name"]], row[attribute["name"]]))
                 assert attribute["values"][index] == bin_labels(model.bin_edges_[attribute["name"]])[index]
-            else:
-                index = attribute["values"].index(row[attribute["name"]])
             ratio = attribute["ratio"][index]
             assert at == pytest.approx((min(max(ratio, lo), hi) - lo) / (hi - lo), abs=0.01), attribute["name"]
             label = attribute["values"][index]
