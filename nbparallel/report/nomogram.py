@@ -6,6 +6,7 @@ mapped to a probability scale; as numbers (:func:`nomogram_data`), an interactiv
 from __future__ import annotations
 
 import html
+import json
 from pathlib import Path
 
 import numpy as np
@@ -179,6 +180,7 @@ body { font: 14px sans-serif; margin: 1.5em; max-width: 68em; }
 .scale { height: 1em; background: #ddd; } #bar { height: 1em; background: #3a7; }
 .probabilities { position: relative; height: 1.4em; font-size: 11px; }
 .probabilities span { position: absolute; transform: translateX(-50%); }
+.probabilities span:first-child { transform: none; } .probabilities span:last-child { transform: translateX(-100%); }
 """
 
 
@@ -248,10 +250,10 @@ def _points_row(lo, hi):
     parts = [f'<span class="zero" style="left:{100 * -lo / span:.2f}%"></span>'
              '<span class="rule" style="left:0;width:100%"></span>']
     for t in ticks:
-        x = (t * span / 100 - lo) / span
+        x, text = (t * span / 100 - lo) / span, "0" if t == 0 else f"{t:+.0f}"
         parts.append(f'<span class="mark" style="left:{100 * x:.2f}%"></span>'
-                     f'<span class="value" data-x="{x:.4f}" title="{t:+.0f} points: log-odds ratio '
-                     f'{t * span / 100:+.3f}">{t:+.0f}</span>'.replace(">+0<", ">0<"))
+                     f'<span class="value" data-x="{x:.4f}" title="{text} points: log-odds ratio '
+                     f'{t * span / 100:+.3f}">{text}</span>')
     return (f'<div class="axis head"><span class="name"><b>Points</b></span><div class="line">{"".join(parts)}'
             f'</div><span class="control">100 points: {span:.2f} log-odds</span></div>')
 
@@ -265,25 +267,24 @@ def nomogram_html(model, for_class=None):
     on its axis and gives its points; the page shows the total and the posterior P(for_class | chosen values)
     to three decimals in the element ``#posterior`` (its ``data-probability`` holds every digit). Labels
     that would overlap are hidden, the chosen one kept; each keeps its full text and ratio in its title."""
-    import json
-
     data = nomogram_data(model, for_class)
     c, prior = data["class_index"], np.exp(np.asarray(data["log_prior"]))
     points = [_axis_points(a, c, prior) for a in data["attributes"]]
     lo, hi = _axis_range(points)
-    rows = [_points_row(lo, hi)] + [_axis_row(j, a, labels, ratio, counts, lo, hi) for j, (a, (labels, ratio, _, counts))
-                                    in enumerate(zip(data["attributes"], points))]
+    rows = [_points_row(lo, hi)]
+    for j, (a, (labels, ratio, _, counts)) in enumerate(zip(data["attributes"], points)):
+        rows.append(_axis_row(j, a, labels, ratio, counts, lo, hi))
     payload = json.dumps({**data, "axis": {"lo": lo, "hi": hi}}).replace("</", "<\\/")
     target = html.escape(data["for_class"])
-    probabilities = "".join(f'<span style="left:{100 * p:g}%{";transform:none" if p == 0 else ";transform:translateX(-100%)" if p == 1 else ""}">{p:g}</span>'
-                            for p in (0, 0.25, 0.5, 0.75, 1))
+    probabilities = "".join(f'<span style="left:{100 * p:g}%">{p:g}</span>' for p in (0, 0.25, 0.5, 0.75, 1))
     return (f'<!DOCTYPE html>\n<html><head><meta charset="utf-8"><title>Nomogram: {target}</title>'
             f'<style>{_NOMOGRAM_STYLE}</style></head><body>'
             f'<h1>Nomogram of class {target} against the rest</h1>'
             f'<p>Each value sits at its log-odds ratio for {target} against the rest (the dashed line: none), '
-            f'read in points: the axis spans {lo:+.2f} to {hi:+.2f}, 100 points. The axis spans the values '
+            f'read in points (the axis, from {lo:+.2f} to {hi:+.2f}, is 100 points). The axis spans the values '
             f'of at least {MIN_SUPPORT} training cases, some of {target} and some of the rest; one beyond it '
-            f'is drawn at its end, marked \u25c2 or \u25b8. Pick values to read P({target} | x); hover a label for its ratio and cases.</p>'
+            f'is drawn at its end, marked \u25c2 or \u25b8. Pick values to read P({target} | x); hover a label '
+            f'for its ratio and cases.</p>'
             f'{"".join(rows)}'
             f'<p class="result">Total <output id="total"></output> points: P({target} | x) '
             f'<output id="posterior"></output></p>'

@@ -11,7 +11,9 @@ import pytest
 
 import nbparallel as nb
 from nbparallel.cli.commands import main
-from nbparallel.report import nomogram_data, nomogram_html, write_nomogram
+from nbparallel.report import bin_labels, nomogram_data, nomogram_html, write_nomogram
+from nbparallel.report.nomogram import MIN_SUPPORT
+from tests.report.test_nomogram_legible import credit_like
 
 
 def _model(numeric="binned"):
@@ -67,11 +69,6 @@ def test_png_nomogram_and_waterfall_draw(tmp_path):
 
 
 def test_bins_are_labelled_as_the_report_and_the_axis_spans_the_supported_values():
-    from tests.report.test_nomogram_legible import credit_like
-
-    from nbparallel.report import bin_labels
-    from nbparallel.report.nomogram import MIN_SUPPORT
-
     frame = credit_like(20)
     model = nb.NaiveBayes().fit(frame, "class")
     data = nomogram_data(model, "good")

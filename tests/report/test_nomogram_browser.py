@@ -120,7 +120,8 @@ def _overlapping(boxes, others=None):
 
 
 def _inside(box, outer):
-    return box[0] >= outer[0] - 0.5 and box[2] <= outer[2] + 0.5 and box[1] >= outer[1] - 0.5 and box[3] <= outer[3] + 0.5
+    """Whether ``box`` lies within ``outer`` (half a pixel of slack)."""
+    return all(box[k] >= outer[k] - 0.5 for k in (0, 1)) and all(box[k] <= outer[k] + 0.5 for k in (2, 3))
 
 
 def _check_legible(driver, n_attributes):
@@ -139,7 +140,8 @@ def _check_legible(driver, n_attributes):
 
 _CHOSEN = """
 return [...document.querySelectorAll('.line[id]')].map(line => {
-  const chosen = line.querySelector('.chosen'), box = chosen.getBoundingClientRect(), own = line.getBoundingClientRect();
+  const chosen = line.querySelector('.chosen');
+  const box = chosen.getBoundingClientRect(), own = line.getBoundingClientRect();
   const picked = [...line.querySelectorAll('.value.picked')]
     .filter(v => getComputedStyle(v).visibility !== 'hidden').map(v => v.textContent);
   return [chosen.hidden ? null : ((box.left + box.right) / 2 - own.left) / own.width, picked];
