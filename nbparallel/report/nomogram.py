@@ -209,6 +209,11 @@ def _axis_range(points):
     return (lo, hi) if hi > lo else (-1.0, 1.0)
 
 
+def _marked(label, ratio, lo, hi):
+    """``label`` with an arrow where ``ratio`` lies beyond the axis from ``lo`` to ``hi`` (drawn at its end)."""
+    return f"\u25c2 {label}" if ratio < lo else f"{label} \u25b8" if ratio > hi else label
+
+
 def _axis_row(j, attribute, labels, ratio, counts, lo, hi):
     """The HTML of one attribute's row: its name, its axis (a tick and a label per value, a value beyond the
     axis at its end with an arrow, the chosen value's marker) and its control with the chosen value's points."""
@@ -222,7 +227,7 @@ def _axis_row(j, attribute, labels, ratio, counts, lo, hi):
         if not np.isfinite(r):
             continue
         off = r < lo or r > hi
-        text = f"\u25c2 {label}" if r < lo else f"{label} \u25b8" if r > hi else label
+        text = _marked(label, r, lo, hi)
         title = f"{label}: log-odds ratio {r:+.3f} ({100 * r / span:+.0f} points)"
         title += "" if counts is None else f", {counts[i]:g} training cases"
         title += ", beyond the axis (too few cases of one side): drawn at its end" if off else ""
@@ -322,9 +327,10 @@ def plot_nomogram(model, for_class=None, max_attributes=50):
     """A nomogram (Mozina et al., 2004) of ``model`` for ``for_class`` against the rest: one axis per
     attribute (the ``max_attributes`` that can move the log-odds most, largest first) with each value at
     its log-odds ratio, and a scale that maps the sum of the chosen values' ratios to the probability
-    of ``for_class`` (exact for two classes; for more, the rest taken as one class). A value's label that
-    would overlap the one left of it is left out (its tick stays), so that 2 to 50 attributes and classes
-    stay legible.
+    of ``for_class`` (exact for two classes; for more, the rest taken as one class). The axes span the values
+    with enough training cases (:data:`MIN_SUPPORT`), one beyond drawn at the end with an arrow, as on the
+    HTML page. A label (a value's, a probability's) that would overlap the one left of it is left out (its
+    tick stays), so that 2 to 50 attributes and classes stay legible.
 
     Returns
     -------
@@ -335,28 +341,26 @@ def plot_nomogram(model, for_class=None, max_attributes=50):
     data = nomogram_data(model, for_class)
     c, prior = data["class_index"], np.exp(np.asarray(data["log_prior"]))
     attributes = data["attributes"][:max_attributes]
-    axes_points = []
-    for a in attributes:
-        if a["kind"] == "values":
-            axes_points.append((a["values"], np.asarray(a["ratio"])))
-        else:
-            x, ratio = _gaussian_ratios(a, c, prior)
-            axes_points.append(([f"{v:.3g}" for v in x], ratio))
+    axes_points = [_axis_points(a, c, prior) for a in attributes]
+    left, right = _axis_range(axes_points)
     fig = Figure(figsize=(9, 1.2 + 0.42 * (len(attributes) + 2)))
     ax = fig.add_subplot()
     labels_by_axis = []
-    for i, (a, (labels, ratio)) in enumerate(zip(attributes, axes_points)):
-        y = -i
-        ax.hlines(y, ratio.min(), ratio.max(), color="0.4", lw=1)
-        ax.plot(ratio, np.full(len(ratio), y), "|", color="C0", ms=8)
-        labels_by_axis.append([ax.annotate(short_label(str(label), 12), (r, y), xytext=(0, 4),
-                                           textcoords="offset points", ha="center",
+    for i, (a, (labels, ratio, _, _)) in enumerate(zip(attributes, axes_points)):
+        y, shown = -i, np.clip(ratio, left, right)
+        ax.hlines(y, shown.min(), shown.max(), color="0.4", lw=1)
+        ax.plot(shown, np.full(len(shown), y), "|", color="C0", ms=8)
+        labels_by_axis.append([ax.annotate(_marked(short_label(str(label), 12), r, left, right), (x, y),
+                                           xytext=(0, 4), textcoords="offset points",
+                                           ha="left" if x == left else "right" if x == right else "center",
                                            fontsize=6 if len(labels) > 8 else 7)
-                               for label, r in zip(labels, ratio)])
+                               for label, r, x in zip(labels, ratio, shown)])  # the ends' labels inside
+    pad = 0.04 * (right - left)
+    ax.set_xlim(left - pad, right + pad)
     ax.set_yticks([-i for i in range(len(attributes))], [short_label(a["name"], 24) for a in attributes], fontsize=8)
     prior_odds = np.log(prior[c] / prior[np.arange(len(prior)) != c].sum())
-    lo = sum(r.min() for _, r in axes_points) if axes_points else -1.0
-    hi = sum(r.max() for _, r in axes_points) if axes_points else 1.0
+    lo = sum(r.min() for _, r, _, _ in axes_points) if axes_points else -1.0
+    hi = sum(r.max() for _, r, _, _ in axes_points) if axes_points else 1.0
     probabilities = np.array([0.01, 0.05, 0.1, 0.25, 0.5, 0.75, 0.9, 0.95, 0.99])
     totals = np.log(probabilities / (1 - probabilities)) - prior_odds
     scale = ax.secondary_xaxis("top")
@@ -368,7 +372,7 @@ def plot_nomogram(model, for_class=None, max_attributes=50):
                   f"{hi:+.2f})", fontsize=8)
     ax.grid(axis="x", alpha=0.2)
     fig.tight_layout()
-    _hide_overlapping(fig, labels_by_axis)
+    _hide_overlapping(fig, labels_by_axis + [ax.get_xticklabels()])
     return fig
 
 
@@ -382,7 +386,7 @@ def _hide_overlapping(fig, labels_by_axis):
         shown = None
         for text in sorted(texts, key=lambda t: t.get_window_extent(renderer).x0):
             box = text.get_window_extent(renderer)
-            if shown is not None and box.x0 < shown.x1 + 2:
+            if shown is not None and box.x0 < shown.x1 + 4:
                 text.set_visible(False)
                 continue
             shown = box

@@ -11,7 +11,7 @@ import pytest
 
 import nbparallel as nb
 from nbparallel.cli.commands import main
-from nbparallel.report import bin_labels, nomogram_data, nomogram_html, write_nomogram
+from nbparallel.report import bin_labels, nomogram_data, nomogram_html, plot_nomogram, write_nomogram
 from nbparallel.report.nomogram import MIN_SUPPORT
 from tests.report.test_nomogram_legible import credit_like
 
@@ -89,3 +89,7 @@ def test_bins_are_labelled_as_the_report_and_the_axis_spans_the_supported_values
     marked = f"\u25c2 {far}" if ages["ratio"][-1] < axis["lo"] else f"{far} \u25b8"  # drawn at the axis' end
     assert f">{html.escape(marked)}</span>" in page
     assert "(-inf" not in page and "inf]" not in page
+    ax = plot_nomogram(model, "good").axes[0]  # the figure's axes span the same values
+    left, right = ax.get_xlim()
+    assert left < axis["lo"] < left + 0.05 * (right - left) and right - 0.05 * (right - left) < axis["hi"] < right
+    assert marked in [t.get_text() for t in ax.texts]

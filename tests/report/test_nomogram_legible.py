@@ -1,5 +1,6 @@
-"""The nomogram stays legible from 2 to 50 attributes and 2 to 50 classes: in the PNG no two texts overlap
-(measured with matplotlib's renderer) and the figure's size is bounded; the HTML page has one control per
+"""The nomogram stays legible from 2 to 50 attributes and 2 to 50 classes, and on credit-g-like data (far
+single-case bins): in the PNG no two texts overlap (measured with matplotlib's renderer), probabilities'
+ticks included, and the figure's size is bounded; the HTML page has one control per
 attribute whose boxes do not overlap (tests/report/test_nomogram_browser.py measures them in chromium)."""
 
 import numpy as np
@@ -87,10 +88,11 @@ def _overlaps(boxes):
     return np.argwhere(~apart)
 
 
-@pytest.mark.parametrize("n_attributes, n_classes", [(2, 2), (50, 50), (50, 2), (2, 50)])
-def test_png_texts_do_not_overlap_and_the_size_is_bounded(n_attributes, n_classes, tmp_path):
-    model = wide_model(n_attributes, n_classes)
-    for_class = model.classes_[n_classes // 2]
+@pytest.mark.parametrize("n_attributes, n_classes, credit", [(2, 2, False), (50, 50, False), (50, 2, False),
+                                                             (2, 50, False), (20, 2, True), (50, 2, True)])
+def test_png_texts_do_not_overlap_and_the_size_is_bounded(n_attributes, n_classes, credit, tmp_path):
+    model = nb.NaiveBayes().fit(credit_like(n_attributes), "class") if credit else wide_model(n_attributes, n_classes)
+    for_class = model.classes_[len(model.classes_) // 2]
     fig = plot_nomogram(model, for_class=for_class)
     width, height = fig.get_size_inches()
     assert width <= 12 and height <= 0.5 * n_attributes + 4
@@ -101,6 +103,8 @@ def test_png_texts_do_not_overlap_and_the_size_is_bounded(n_attributes, n_classe
     assert len(names) == n_attributes
     texts = values + names
     assert _overlaps(_boxes(texts, renderer)).tolist() == []
+    probabilities = [t for t in ax.get_xticklabels() if t.get_visible() and t.get_text()]
+    assert _overlaps(_boxes(probabilities, renderer)).tolist() == []
     per_axis = {round(t.xy[1]) for t in values}
     assert per_axis == {-i for i in range(n_attributes)}  # every axis keeps a label
     assert min(t.get_fontsize() for t in texts) >= 6
