@@ -161,10 +161,15 @@ Y_REQUIRED = (
 )
 
 
-def column_roles(frame_columns, y, sample_weight, require_target, drop=()):
+def column_roles(frame_columns, y, sample_weight, require_target, drop=(), features=None):
     """``(attributes, target, weight)``: the names of a frame's attribute columns, and of its target and
     weight columns where ``y`` and ``sample_weight`` name them; columns in ``drop`` are no attributes
-    (a model's target column, in data given to predict)."""
+    (a model's target column, in data given to predict).
+
+    ``features`` (a fitted model's column names, for data to score) are the attributes, taken by name in
+    their order whatever the frame's order; its other columns are left out. ValueError names the
+    features it lacks (and the columns it has instead).
+    """
     names = [str(c) for c in frame_columns]
     target = weight = None
     if isinstance(y, str):
@@ -177,8 +182,39 @@ def column_roles(frame_columns, y, sample_weight, require_target, drop=()):
         if sample_weight not in names:
             raise ValueError(f"sample_weight column {sample_weight!r} does not exist; columns are {names}")
         weight = sample_weight
+    if features is not None:
+        return matched_features(features, [n for n in names if n not in (target, weight) and n not in drop]), \
+            target, weight
     attributes = [n for n in names if n not in (target, weight) and n not in drop]
     return attributes, target, weight
+
+
+def matched_features(features, names):
+    """The fitted ``features`` (a list of names), all of them among ``names`` (the data's columns), else
+    ValueError naming those missing and the data's columns that are no feature (scikit-learn's rule,
+    which names what differs)."""
+    features = [str(f) for f in features]
+    present = set(names)
+    if any(f not in present for f in features):
+        raise ValueError(feature_names_differ(names, features))
+    return features
+
+
+def feature_names_differ(names, features):
+    """The error message of data whose column ``names`` are not the fitted ``features``: the features it
+    lacks, the columns it has that are none, or else that their order differs."""
+    known, present = set(features), set(names)
+    missing = [f for f in features if f not in present]
+    unseen = [n for n in names if n not in known]
+    lines = ["The feature names should match those that were passed during fit."]
+    if missing:
+        lines.append(f"Feature names seen at fit time, yet now missing: {missing}")
+    if unseen:
+        lines.append(f"Feature names unseen at fit time: {unseen}")
+    if not missing and not unseen:
+        lines.append(f"Feature names must be in the same order as they were in fit: {list(features)}, "
+                     f"got {list(names)}")
+    return "\n".join(lines)
 
 
 #: The names under which a Dask Series given as the target or the weights joins its DataFrame.

@@ -62,7 +62,7 @@ def _holds_only_numbers(column):
 
 
 def as_dataset(X, y=None, sample_weight=None, *, n_partitions=None, categorical_features="auto",
-               require_target=True, numeric_features=None, drop=()):
+               require_target=True, numeric_features=None, drop=(), features=None):
     """Turn any supported input into a :class:`Dataset`.
 
     Parameters
@@ -88,6 +88,10 @@ def as_dataset(X, y=None, sample_weight=None, *, n_partitions=None, categorical_
     drop : collection of str
         Columns of a DataFrame or file that are no attributes (a fitted
         model's target column, when the data to predict holds it).
+    features : list of str or None
+        A fitted model's column names, for data to score: a DataFrame's or file's attributes are these
+        columns, taken by name (in any order, other columns left out), as
+        :func:`~nbparallel.data.columns.column_roles` takes them; arrays are taken by position.
     """
     if n_partitions is not None and (
         isinstance(n_partitions, bool) or not isinstance(n_partitions, (int, np.integer))
@@ -100,7 +104,7 @@ def as_dataset(X, y=None, sample_weight=None, *, n_partitions=None, categorical_
 
         return file_dataset(X, y, sample_weight, n_partitions=n_partitions,
                             categorical_features=categorical_features, require_target=require_target,
-                            numeric_features=numeric_features, drop=drop)
+                            numeric_features=numeric_features, drop=drop, features=features)
     import dask.array as da
     import dask.dataframe as dd
 
@@ -111,14 +115,14 @@ def as_dataset(X, y=None, sample_weight=None, *, n_partitions=None, categorical_
 
             return file_dataset(files, y, sample_weight, n_partitions=n_partitions,
                                 categorical_features=categorical_features, require_target=require_target,
-                                numeric_features=numeric_features, drop=drop)
+                                numeric_features=numeric_features, drop=drop, features=features)
         return _dask_frame_dataset(X, y, sample_weight, n_partitions, categorical_features, require_target,
-                                   numeric_features, drop)
+                                   numeric_features, drop, features)
     if isinstance(X, da.Array):
         return _dask_array_dataset(X, y, sample_weight, n_partitions, categorical_features, require_target,
                                    numeric_features)
     return _memory_dataset(X, y, sample_weight, n_partitions, categorical_features, require_target,
-                           numeric_features, drop)
+                           numeric_features, drop, features)
 
 
 def _as_target(y):
@@ -159,11 +163,11 @@ def _continuous(y):
 
 
 def _dask_frame_dataset(ddf, y, sample_weight, n_partitions, categorical_features, require_target,
-                        numeric_features=None, drop=()):
+                        numeric_features=None, drop=(), features=None):
     ddf = ddf.rename(columns=dict(zip(ddf.columns, column_names(ddf.columns))))
     ddf, y = _with_series(ddf, y, "y", JOINED_TARGET)
     ddf, sample_weight = _with_series(ddf, sample_weight, "sample_weight", JOINED_WEIGHT)
-    columns, target, weight = column_roles(ddf.columns, y, sample_weight, require_target, drop)
+    columns, target, weight = column_roles(ddf.columns, y, sample_weight, require_target, drop, features)
     if not columns:
         raise ValueError("the data has no attribute columns besides the target")
     kinds = kinds_for(columns, [ddf.dtypes[c] for c in columns], categorical_features, numeric_features)
@@ -304,11 +308,11 @@ def _checked_tuple(x, y, w):
 
 
 def _memory_dataset(X, y, sample_weight, n_partitions, categorical_features, require_target,
-                    numeric_features=None, drop=()):
+                    numeric_features=None, drop=(), features=None):
     target = None  # the target column's name, when y names one
     if isinstance(X, pd.DataFrame):
         frame = X.set_axis(column_names(X.columns), axis=1)
-        columns, target, weight = column_roles(frame.columns, y, sample_weight, require_target, drop)
+        columns, target, weight = column_roles(frame.columns, y, sample_weight, require_target, drop, features)
         dtypes = dict(zip(frame.columns, frame.dtypes))
         kinds = kinds_for(columns, [dtypes[c] for c in columns], categorical_features, numeric_features)
         X = numeric_frame(frame[columns], kinds)

@@ -214,13 +214,13 @@ class AutoClass(Clusterer, PartitionedModel):
             state = state.integers(0, 2**32, size=4, dtype=np.uint64)
         return np.random.SeedSequence(state).spawn(self.n_restarts)
 
-    def dataset(self, X, y=None, sample_weight=None, *, require_target=False, drop=()):
+    def dataset(self, X, y=None, sample_weight=None, *, require_target=False, drop=(), features=None):
         """The rows as partitions, by the route a classifier's fit takes; clustering has no target."""
         if y is not None:
             raise TypeError(f"AutoClass clusters unlabelled rows: y must be None, got {type(y).__name__}")
         return as_dataset(X, None, sample_weight, n_partitions=self.n_partitions,
                           categorical_features=self.categorical_features, require_target=False,
-                          numeric_features=self.numeric_features, drop=drop)
+                          numeric_features=self.numeric_features, drop=drop, features=features)
 
     # ------------------------------------------------------------ fitting
 

@@ -50,6 +50,7 @@ from typing import NamedTuple
 import numpy as np
 import pandas as pd
 
+from nbparallel.data.columns import feature_names_differ
 from nbparallel.data.partitions import feature_names_of, input_feature_names
 from nbparallel.engine import execution, memory
 from nbparallel.kernels import scoring
@@ -335,15 +336,15 @@ class PartitionedModel(NBParallelMixin, Estimator):
             warnings.warn(f"X does not have valid feature names, but {name} was fitted with feature names",
                           UserWarning)
         elif feature_names is not None and list(feature_names) != list(fitted):
-            raise ValueError("The feature names should match those that were passed during fit.\n"
-                             f"X has columns {list(feature_names)}; the model was fitted on {list(fitted)}")
+            raise ValueError(feature_names_differ(list(feature_names), list(fitted)))
         if n_features != self.n_features_in_:
             raise ValueError(f"X has {n_features} features, but {name} is expecting "
                              f"{self.n_features_in_} features as input.")
 
     @abstractmethod
-    def dataset(self, X, y=None, sample_weight=None, *, require_target=True, drop=()):
-        """The input as partitions, with this model's partitioning and column kinds."""
+    def dataset(self, X, y=None, sample_weight=None, *, require_target=True, drop=(), features=None):
+        """The input as partitions, with this model's partitioning and column kinds; ``features`` (the fitted
+        column names, for data to score) are a named input's attributes, taken by name."""
 
     @abstractmethod
     def fitted_to_dict(self):
@@ -357,13 +358,16 @@ class PartitionedModel(NBParallelMixin, Estimator):
         """The data to score or predict as partitions, by the route ``fit`` takes, checked against the
         fitted features.
 
-        A named input (a DataFrame, a Dask DataFrame, files) that holds the
-        fitted target column leaves it out of the attributes unless ``y``
-        names it, so a test file with its labels predicts as it is.
+        A named input (a DataFrame, a Dask DataFrame, files) of a model fitted on named columns gives them by
+        name, as the command line takes a file's: in any order, its other columns left out (a missing one
+        raises ValueError naming it). One that holds the fitted target column leaves it out of the
+        attributes unless ``y`` names it, so a test file with its labels predicts as it is.
         """
         target = getattr(self, "target_column_", None)
         drop = () if target is None or (isinstance(y, str) and y == target) else (target,)
-        dataset = self.dataset(X, y, sample_weight, require_target=y is not None, drop=drop)
+        fitted = getattr(self, "feature_names_in_", None)
+        features = None if fitted is None or input_feature_names(X, ()) is None else list(fitted)
+        dataset = self.dataset(X, y, sample_weight, require_target=y is not None, drop=drop, features=features)
         self._check_input_features(n_features=len(dataset.columns),
                                    feature_names=input_feature_names(X, dataset.columns))
         return dataset

@@ -360,9 +360,10 @@ class BoostedNaiveBayes(PartitionedClassifier):
 
     # --------------------------------------------------------- prediction
 
-    def dataset(self, X, y=None, sample_weight=None, *, require_target=True, drop=()):
+    def dataset(self, X, y=None, sample_weight=None, *, require_target=True, drop=(), features=None):
         """The input as partitions, as the base learner reads it."""
-        return self._base().dataset(X, y, sample_weight, require_target=require_target, drop=drop)
+        return self._base().dataset(X, y, sample_weight, require_target=require_target, drop=drop,
+                                    features=features)
 
     def joint_log_likelihood_part(self, X):
         """The log of each class's share of the learners' weighted votes.

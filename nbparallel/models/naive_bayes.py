@@ -221,13 +221,13 @@ class NaiveBayes(PartitionedClassifier):
         super().validate_params()
         check_ranges(self.numeric_ranges)
 
-    def dataset(self, X, y=None, sample_weight=None, *, require_target=True, drop=()):
+    def dataset(self, X, y=None, sample_weight=None, *, require_target=True, drop=(), features=None):
         """The input as partitions (:class:`nbparallel.data.dataset.Dataset`), with this model's
         partitioning and categorical features; sparse input is refused."""
         _reject_sparse(X)
         return as_dataset(X, y, sample_weight, n_partitions=self.n_partitions,
                           categorical_features=self.categorical_features, require_target=require_target,
-                          numeric_features=self.numeric_features, drop=drop)
+                          numeric_features=self.numeric_features, drop=drop, features=features)
 
     def _run(self, kind, fn, *args, **kwargs):
         """Run one pass, returning what ``fn`` returns (its tree record last), and record it."""

@@ -191,15 +191,45 @@ def test_autoclass_takes_every_form_of_unlabelled_rows(form, frame, stores):
 
 
 @pytest.mark.parametrize("form", ["DataFrame, target by name", "Parquet directory", "Dask read_parquet"])
-def test_prediction_data_holding_the_target_column_leaves_it_out_and_other_extra_columns_are_refused(
-        form, frame, test_frame, stores, tmp_path):
+def test_prediction_data_holding_the_target_column_leaves_it_out(form, frame, test_frame, stores):
     model = NaiveBayes(numeric_features=NUMERIC).fit(*FORMS[form](frame, stores, "train"))
     assert model.target_column_ == "y"
     X_test, _ = FORMS[form](test_frame, stores, "test")
     np.testing.assert_array_equal(model.predict(X_test), model.predict(test_frame[FEATURES]))
-    extra = _write(test_frame.assign(id=np.arange(len(test_frame))), tmp_path / "extra", "parquet", 2)
-    with pytest.raises(ValueError, match="feature names should match"):
-        model.predict(extra)
+
+
+#: the test rows with their columns reversed and one more, in each named form
+REORDERED = {
+    "DataFrame": lambda f, tmp: f,
+    "Dask DataFrame": lambda f, tmp: dd.from_pandas(f, npartitions=3),
+    "Parquet directory": lambda f, tmp: _write(f, tmp / "pq", "parquet", 2),
+    "CSV directory": lambda f, tmp: _write(f, tmp / "csv", "csv", 2),
+    "Dask read_parquet": lambda f, tmp: dd.read_parquet(_write(f, tmp / "dpq", "parquet", 2)),
+}
+
+
+@pytest.mark.parametrize("form", list(REORDERED))
+def test_named_columns_are_taken_by_name_in_any_order_and_extra_ones_are_left_out(form, frame, test_frame,
+                                                                                  tmp_path):
+    """As the command line takes a file's columns: the fitted ones by name, others ignored."""
+    model = NaiveBayes(numeric_features=NUMERIC).fit(frame, "y")
+    expected = model.predict_proba(test_frame[FEATURES])
+    shuffled = test_frame[FEATURES[::-1]].assign(id=np.arange(len(test_frame)), when=pd.Timestamp("2024-01-01"))
+    X = REORDERED[form](shuffled, tmp_path)
+    np.testing.assert_array_equal(model.predict_proba(X), expected)
+    np.testing.assert_array_equal(model.predict(X), model.classes_[expected.argmax(axis=1)])
+    labelled = REORDERED[form](shuffled.assign(y=test_frame["y"]), tmp_path / "labelled")
+    assert model.score(labelled, "y") == model.score(test_frame[FEATURES], test_frame["y"].to_numpy())
+
+
+@pytest.mark.parametrize("form", list(REORDERED))
+def test_a_missing_named_column_is_one_error_naming_it_and_the_columns_in_its_place(form, frame, test_frame,
+                                                                                   tmp_path):
+    model = NaiveBayes(numeric_features=NUMERIC).fit(frame, "y")
+    X = REORDERED[form](test_frame[FEATURES].rename(columns={"age": "ages"}), tmp_path)
+    with pytest.raises(ValueError, match=r"(?s)feature names should match.*missing: \['age'\]"
+                                         r".*unseen at fit time: \['ages'\]"):
+        model.predict(X)
 
 
 def test_a_dask_series_target_must_be_partitioned_like_the_frame(frame):

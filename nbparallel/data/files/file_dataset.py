@@ -57,7 +57,7 @@ from nbparallel.engine import execution
 
 
 def file_dataset(path, y=None, sample_weight=None, *, n_partitions=None, categorical_features="auto",
-                 require_target=True, numeric_features=None, drop=()):
+                 require_target=True, numeric_features=None, drop=(), features=None):
     """A :class:`nbparallel.data.dataset.Dataset` over a CSV, Parquet or ARFF file or directory.
 
     Parameters
@@ -73,7 +73,7 @@ def file_dataset(path, y=None, sample_weight=None, *, n_partitions=None, categor
         None keeps the files' own partitions (a file, or runs of a large
         Parquet file's row groups), neighbouring small ones grouped (see
         :func:`default_pieces`); a number groups or splits them.
-    categorical_features, require_target, numeric_features, drop
+    categorical_features, require_target, numeric_features, drop, features
         As for :func:`nbparallel.data.inputs.as_dataset`; ``numeric_features`` adds
         to those of a :class:`Files` path, and reads them as numbers; ``drop``
         adds to those of a :class:`Files` path (which must be columns of the
@@ -106,7 +106,8 @@ def file_dataset(path, y=None, sample_weight=None, *, n_partitions=None, categor
     else:
         options, units, types = _text_layout(path, files, kind)
     dropped = dropped_columns(path, list(types), (y, sample_weight))
-    columns, target, weight = column_roles(list(types), y, sample_weight, require_target, (*drop, *dropped))
+    columns, target, weight = column_roles(list(types), y, sample_weight, require_target, (*drop, *dropped),
+                                           features)
     if not columns:
         raise ValueError("the data has no attribute columns besides the target")
     dtypes = pandas_dtypes(types)
