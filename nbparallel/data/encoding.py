@@ -31,6 +31,7 @@ import numpy as np
 import pandas as pd
 
 from nbparallel.data.factorize import factorize
+from nbparallel.data.value_types import other_type_positions, text_numbers, value_kind
 from nbparallel.kernels.binning import bin_values
 from nbparallel.kernels.lookup import integer_codes, lookup_codes
 from nbparallel.kernels.ranges import column_ranges, seen_values
@@ -226,13 +227,18 @@ class VocabularyPositions:
     A dictionary of Python strings (the usual one) is looked up in a ``dict`` of the vocabulary: a string
     equals only strings, so this matches as ``pandas.Index.get_indexer`` does, without its fixed cost per
     call (which, for a small dictionary, is most of a partition's encoding). Other values go through
-    ``get_indexer`` of an object Index. Each is built on first use.
+    ``get_indexer`` of an object Index. Each is built on first use. Given the column's ``name`` (an
+    attribute's, not the classes'), entries absent from the vocabulary that are of another type than its
+    values are matched or refused by :func:`nbparallel.data.value_types.other_type_positions`.
     """
 
-    def __init__(self, vocabulary):
+    def __init__(self, vocabulary, name=None):
         self.vocabulary = vocabulary
+        self.name = name
         self._positions = None
         self._index = None
+        self._kinds = None
+        self._text_numbers = None
 
     def __call__(self, local):
         local = np.asarray(local, dtype=object)
@@ -243,10 +249,28 @@ class VocabularyPositions:
             if self._positions is None:
                 self._positions = {v: i for i, v in enumerate(self.vocabulary) if isinstance(v, str)}
             get = self._positions.get
-            return np.fromiter((get(v, -1) for v in values), dtype=np.int64, count=len(values))
-        if self._index is None:
-            self._index = pd.Index(self.vocabulary, dtype=object)
-        return self._index.get_indexer(local)
+            positions = np.fromiter((get(v, -1) for v in values), dtype=np.int64, count=len(values))
+        else:
+            if self._index is None:
+                self._index = pd.Index(self.vocabulary, dtype=object)
+            positions = self._index.get_indexer(local)
+        if self.name is not None and (positions < 0).any():
+            positions = self._other_types(values, positions)
+        return positions
+
+    def _other_types(self, values, positions):
+        """``positions`` with the absent entries of another type matched (or ValueError)."""
+        if self._kinds is None:
+            self._kinds = {value_kind(v) for v in self.vocabulary}
+            self._text_numbers = text_numbers(self.vocabulary) if "text" in self._kinds else {}
+        absent = np.flatnonzero(positions < 0)
+        entries = [values[i] for i in absent]
+        if all(value_kind(v) in self._kinds for v in entries):
+            return positions
+        positions = np.array(positions, dtype=np.int64)
+        positions[absent] = other_type_positions(entries, self.vocabulary, self.name, self._kinds,
+                                                 self._text_numbers)
+        return positions
 
 
 def _remap_table(local, positions_of, dtype):
@@ -257,7 +281,7 @@ def _remap_table(local, positions_of, dtype):
     return table, np.flatnonzero(positions < 0)
 
 
-def column_encoder(column, vocabulary, dtype):
+def column_encoder(column, vocabulary, dtype, name=None):
     """Prepare a categorical column's encoding once, for rows taken a block at a time.
 
     Parameters
@@ -266,6 +290,9 @@ def column_encoder(column, vocabulary, dtype):
     vocabulary : list
         The sorted categories; code ``i + 1`` is ``vocabulary[i]``.
     dtype : numpy dtype of the codes (uint8, uint16 or int32)
+    name : str or None
+        The attribute's name: values of another type than the vocabulary's are then matched or refused
+        (:mod:`nbparallel.data.value_types`); None (the classes) looks values up as they are.
 
     Returns
     -------
@@ -276,7 +303,7 @@ def column_encoder(column, vocabulary, dtype):
         vocabulary. A ``Categorical``'s lookup table is built once; strings
         are dictionary-encoded a block at a time against the vocabulary looked up once.
     """
-    positions = VocabularyPositions(vocabulary)  # finds each local dictionary's entries
+    positions = VocabularyPositions(vocabulary, name)  # finds each local dictionary's entries
     if is_categorical_series(column):
         indices = column.array.codes
         table, unknown = _remap_table(column.cat.categories, positions, dtype)
@@ -331,8 +358,8 @@ class DictionaryCodes:
     are replaced together.
     """
 
-    def __init__(self, vocabulary):
-        self.positions = VocabularyPositions(vocabulary)
+    def __init__(self, vocabulary, name=None):
+        self.positions = VocabularyPositions(vocabulary, name)
         self._last = (None, None)
 
     def table(self, local, dtype):
@@ -401,15 +428,15 @@ def integer_column_encoder(values, lo, table, below=0, above=0):
                                                   out[:, None])
 
 
-def encode_column(column, vocabulary, out):
-    """Write the codes of a categorical column into ``out`` (see :func:`column_encoder`).
+def encode_column(column, vocabulary, out, name=None):
+    """Write the codes of a categorical column into ``out`` (see :func:`column_encoder`; ``name`` as there).
 
     Returns
     -------
     int
         Number of non-missing values not in the vocabulary.
     """
-    return column_encoder(column, vocabulary, out.dtype)(0, len(out), out)
+    return column_encoder(column, vocabulary, out.dtype, name)(0, len(out), out)
 
 
 def integer_table(attribute, dtype):

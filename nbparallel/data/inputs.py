@@ -23,42 +23,60 @@ from nbparallel.data.columns import (
     target_values,
 )
 from nbparallel.data.dataset import Dataset, default_partitions
-from nbparallel.data.numeric_text import needs_parsing, numeric_array, numeric_frame
+from nbparallel.data.numeric_text import needs_parsing, numbers_in_text, numeric_array, numeric_frame
+from nbparallel.data.user_warnings import warn
+
+
+#: The most distinct values of a text column that is looked at for numbers (as the CSV reader's first block).
+MOST_DISTINCT = 100_000
 
 
 def _warn_numbers_as_categories(X, names, kinds, categorical_features):
-    """Warn when "auto" makes an object column of numbers categorical: surely not what was meant."""
-    import warnings
-
+    """Warn when "auto" makes a column of numbers categorical (an object column of numbers, a text column of
+    numeric text, either with one other token such as ``"n/a"``): surely not what was meant. The rule is
+    the CSV reader's (:func:`~nbparallel.data.numeric_text.numbers_in_text`), which reads such a file's
+    column as numbers."""
     if not (isinstance(categorical_features, str) and categorical_features == "auto"):
         return
     frame = isinstance(X, pd.DataFrame)
     dtypes = list(X.dtypes) if frame else [X.dtype] * X.shape[1]
-    head = None  # the first rows, as one object array, when some column needs them
     for a, (name, kind, dtype) in enumerate(zip(names, kinds, dtypes)):
-        if kind != CATEGORICAL or not (isinstance(dtype, np.dtype) and dtype == object):
+        if kind != CATEGORICAL or not ((isinstance(dtype, np.dtype) and dtype == object)
+                                       or isinstance(dtype, pd.StringDtype)):
             continue
-        head = (X.iloc[:64].to_numpy(dtype=object) if frame else X[:64]) if head is None else head
-        if any(isinstance(v, (str, bytes)) for v in head[:, a]):  # a string settles it without a full scan
-            continue
-        if _holds_only_numbers(X.iloc[:, a] if frame else X[:, a]):
-            warnings.warn(
-                f"column {name!r} has dtype object but holds only numbers: it is counted as categorical, one "
-                "category per distinct number. Convert it with astype(float) or list it in numeric_features to bin "
-                "it, or list it in "
-                "categorical_features to say it is categorical",
-                UserWarning,
-                stacklevel=5,
-            )
+        column = pd.Series(X.iloc[:, a] if frame else X[:, a], copy=False)
+        if numbers_in_text(pd.unique(column.iloc[:64].dropna())) is None:
+            continue  # two words among the first rows settle it
+        if pd.api.types.infer_dtype(column, skipna=True) in ("integer", "floating", "mixed-integer-float", "decimal"):
+            found = ("numbers", None)
+        else:
+            values = pd.unique(column.dropna())
+            found = numbers_in_text(values) if len(values) <= MOST_DISTINCT else None
+        if found is not None:
+            warn(_numbers_as_categories_message(name, dtype, *found))
 
 
-def _holds_only_numbers(column):
-    """Whether an object column's values are all numbers (missing values aside), by ``infer_dtype``'s full scan.
-
-    Callers first look for a string among the first values, which settles it:
-    the scan cost more than counting a column of strings.
-    """
-    return pd.api.types.infer_dtype(column, skipna=True) in ("integer", "floating", "mixed-integer-float", "decimal")
+def _numbers_as_categories_message(name, dtype, what, token):
+    """The warning of a categorical column of numbers (see :func:`_warn_numbers_as_categories`)."""
+    advice = ("Convert it with astype(float) or list it in numeric_features to bin it, or list it in "
+              "categorical_features to say it is categorical")
+    if what == "numbers":
+        return (f"column {name!r} has dtype object but holds only numbers: it is counted as categorical, one "
+                f"category per distinct number. {advice}")
+    if what == "text":
+        return (f"column {name!r} has dtype {dtype} but holds only numbers, as text: it is counted as categorical, "
+                f"one category per distinct text. {advice}")
+    token, safe = token
+    if safe:
+        return (f"column {name!r} holds numbers and the token {token!r}, which surely means a missing value: it is "
+                "counted as categorical, one category per distinct value (a CSV file of these values is read as "
+                f"numbers, {token!r} missing). Replace {token!r} by NaN (X.replace({token!r}, np.nan)) and convert "
+                "the column with astype(float) or list it in numeric_features to bin it, or list it in "
+                "categorical_features to say it is categorical")
+    return (f"column {name!r} holds numbers and the token {token!r}: it is counted as categorical, one category per "
+            f"distinct value. If {token!r} means a missing value, replace it by NaN (X.replace({token!r}, np.nan)) "
+            "and convert the column with astype(float) or list it in numeric_features to bin it; or list it in "
+            "categorical_features to say it is categorical")
 
 
 def as_dataset(X, y=None, sample_weight=None, *, n_partitions=None, categorical_features="auto",
@@ -140,15 +158,10 @@ def _as_target(y):
     y = np.asarray(y)
     # scikit-learn is imported only where it is used: a fit of class labels never imports it
     if y.ndim == 2 and y.shape[1] == 1:
-        import warnings
-
         from sklearn.exceptions import DataConversionWarning
 
-        warnings.warn(
-            "A column-vector y was passed when a 1d array was expected; it was flattened to shape (n_samples,)",
-            DataConversionWarning,
-            stacklevel=4,
-        )
+        warn("A column-vector y was passed when a 1d array was expected; it was flattened to shape (n_samples,)",
+             DataConversionWarning)
         y = y.ravel()
     if y.dtype.kind in "fc" and _continuous(y[~pd.isna(y)]):
         raise ValueError("Unknown label type: continuous. y must hold class labels, not continuous values")

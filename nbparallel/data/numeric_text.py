@@ -20,6 +20,8 @@ ValueError: column 'x' is numeric (numeric_features) but holds '?', which is not
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pandas as pd
 
@@ -105,3 +107,53 @@ def numeric_array(X, kinds):
         if kind == NUMERIC:
             out[:, i] = parse_numbers(X[:, i], str(i))
     return out.astype(np.float64) if all(k == NUMERIC for k in kinds) else out
+
+
+_NUMBER = r"^\s*[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?\s*$|^\s*[+-]?(inf|infinity|nan)\s*$"
+
+#: Tokens that surely mean "missing" when a column otherwise holds numbers: any run of punctuation
+#: (``?``, ``-``, ``.``, ``*``, ``--``) or one of these words, any case.
+MISSING_WORDS = ("missing", "unknown", "n.a.", "n.a", "na", "n/a", "none", "null", "nan", "empty", "blank")
+
+
+def missing_token(values):
+    """The one token among a column's distinct text ``values`` that is not a number, when every other
+    value is one, and whether it surely means missing.
+
+    Returns ``(token, safe)``, or None when the values are not numbers and one token.
+
+    >>> missing_token(["1.5", "?", "2", "-3e2"]), missing_token(["1", "many"]), missing_token(["a", "b"])
+    (('?', True), ('many', False), None)
+    """
+    pattern = re.compile(_NUMBER, re.IGNORECASE)
+    others = [v for v in values if v is not None and not pattern.match(v)]
+    if len(others) != 1 or len(others) == len([v for v in values if v is not None]):
+        return None
+    token = others[0]
+    safe = (token.strip() != "" and not any(c.isalnum() for c in token)) or token.strip().lower() in MISSING_WORDS
+    return token, safe
+
+
+def numbers_in_text(values):
+    """What a column's distinct non-missing ``values`` (numbers, text, or both) say when they are numbers,
+    as values or as text, besides at most one other token (:func:`missing_token`'s rule, as CSV files are
+    read): ``("numbers", None)``, ``("text", None)`` when some are numeric text, ``("token", (token, safe))``;
+    None for other values (words, booleans...).
+
+    >>> numbers_in_text([1.5, 2]), numbers_in_text(["1", 2.5]), numbers_in_text([1.5, "n/a"])
+    (('numbers', None), ('text', None), ('token', ('n/a', True)))
+    >>> numbers_in_text(["a", "b"]) is None, numbers_in_text([True, 2]) is None
+    (True, True)
+    """
+    pattern = re.compile(_NUMBER, re.IGNORECASE)
+    text = []
+    for v in values:
+        if isinstance(v, str):
+            text.append(v)
+        elif isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, float, np.integer, np.floating)):
+            return None
+    others = [v for v in text if not pattern.match(v)]
+    if not others:
+        return ("text", None) if text else ("numbers", None)
+    one = missing_token([v if isinstance(v, str) else str(v) for v in values])
+    return None if one is None else ("token", one)

@@ -96,7 +96,7 @@ def _integer_array_codes(X, categorical, positions, dtype):
     outside = run_codes(block, firsts, [len(at.categories) for at in categorical], codes)
     for a, at in enumerate(categorical):
         if runs[a] is None or outside[a]:
-            encode_column(block[:, a], at.categories, codes[:, a])
+            encode_column(block[:, a], at.categories, codes[:, a], at.name)
     return codes
 
 
@@ -136,7 +136,7 @@ class Attribute:
     def dictionary_codes(self):
         """A categorical attribute's :class:`~nbparallel.data.encoding.DictionaryCodes`: its codes of the
         dictionaries of files' string columns."""
-        return DictionaryCodes(self.categories)
+        return DictionaryCodes(self.categories, self.name)
 
     def edges(self):
         """Inner edges of the equal-width bins (right-closed, as in SPSS)."""
@@ -377,7 +377,7 @@ class Schema:
         codes = np.empty((len(X), n_cat), dtype=dtype, order="F")
         for a, at in enumerate(categorical):
             i = position[at.name]
-            encode_column(X.iloc[:, i] if frame else X[:, i], at.categories, codes[:, a])
+            encode_column(X.iloc[:, i] if frame else X[:, i], at.categories, codes[:, a], at.name)
         return codes, values
 
     def split_table(self, table):
@@ -403,7 +403,7 @@ class Schema:
         codes = np.empty((table.num_rows, n_cat), dtype=code_dtype([at.n_values for at in categorical]), order="F")
         for a, (at, found) in enumerate(zip(categorical, native)):
             if found is None:
-                encode_column(rest.iloc[:, at_rest[at.name]], at.categories, codes[:, a])
+                encode_column(rest.iloc[:, at_rest[at.name]], at.categories, codes[:, a], at.name)
                 continue
             start = 0
             for indices, local in found:  # a chunk (a file) at a time, each with its own dictionary
@@ -462,7 +462,7 @@ class Schema:
     def _attribute_encoder(self, at, column, dtype):
         """``encode(start, stop, out) -> n_unknown`` of one attribute's column (see :meth:`encoder`)."""
         if at.kind == CATEGORICAL:
-            return column_encoder(column, at.categories, dtype)
+            return column_encoder(column, at.categories, dtype, at.name)
         values = numeric_values(column, at.name)
         table = integer_table(at, values.dtype) if values.dtype.kind in "iu" else None
         if table is not None:

@@ -43,7 +43,6 @@ from __future__ import annotations
 
 import functools
 import itertools
-import warnings
 from abc import abstractmethod
 from typing import NamedTuple
 
@@ -52,6 +51,7 @@ import pandas as pd
 
 from nbparallel.data.columns import feature_names_differ
 from nbparallel.data.partitions import feature_names_of, input_feature_names
+from nbparallel.data.user_warnings import warn
 from nbparallel.engine import execution, memory
 from nbparallel.kernels import scoring
 from nbparallel.models.estimator import Classifier, Estimator, check_is_fitted
@@ -331,10 +331,9 @@ class PartitionedModel(NBParallelMixin, Estimator):
         name = type(self).__name__
         fitted = getattr(self, "feature_names_in_", None)
         if feature_names is not None and fitted is None:
-            warnings.warn(f"X has feature names, but {name} was fitted without feature names", UserWarning)
+            warn(f"X has feature names, but {name} was fitted without feature names")
         elif feature_names is None and fitted is not None:
-            warnings.warn(f"X does not have valid feature names, but {name} was fitted with feature names",
-                          UserWarning)
+            warn(f"X does not have valid feature names, but {name} was fitted with feature names")
         elif feature_names is not None and list(feature_names) != list(fitted):
             raise ValueError(feature_names_differ(list(feature_names), list(fitted)))
         if n_features != self.n_features_in_:

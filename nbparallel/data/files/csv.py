@@ -15,7 +15,8 @@ from nbparallel.data.files.filesystems import open_input_stream
 from nbparallel.data.files.listing import file_signature, unit_store
 from nbparallel.data.files.options import ReadOptions
 from nbparallel.data.files.pieces import Unit
-from nbparallel.data.numeric_text import parse_numbers
+from nbparallel.data.numeric_text import missing_token, parse_numbers
+from nbparallel.data.user_warnings import caller_stacklevel
 
 
 def delimiter_of(path, options):
@@ -143,7 +144,7 @@ def wide_integer_types(path, names, options, tokens=None):
         warnings.warn(f"column {name!r} of CSV file {str(path)!r} holds integers beyond the 64-bit integer types "
                       f"(such as {max(values, key=abs)}): it is read as text (categorical), each value exact. Give "
                       f"numeric_features=[{name!r}] (--numeric {name!r}) to read it as (rounded) numbers",
-                      UserWarning, stacklevel=5)
+                      UserWarning, stacklevel=caller_stacklevel())
     return types
 
 
@@ -151,31 +152,6 @@ def _unreadable(path, exc):
     hint = (" (give its encoding, such as encoding='latin-1' or --encoding latin-1)"
             if "UTF8" in str(exc) or "utf-8" in str(exc).lower() or isinstance(exc, UnicodeDecodeError) else "")
     return ValueError(f"cannot read CSV file {str(path)!r}{hint}: {exc}")
-
-
-_NUMBER = r"^\s*[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?\s*$|^\s*[+-]?(inf|infinity|nan)\s*$"
-
-#: Tokens that surely mean "missing" when a column otherwise holds numbers: any run of punctuation
-#: (``?``, ``-``, ``.``, ``*``, ``--``) or one of these words, any case.
-MISSING_WORDS = ("missing", "unknown", "n.a.", "n.a", "na", "n/a", "none", "null", "nan", "empty", "blank")
-
-
-def missing_token(values):
-    """The one token among a column's distinct text ``values`` that is not a number, when every other
-    value is one, and whether it surely means missing.
-
-    Returns ``(token, safe)``, or None when the values are not numbers and one token.
-
-    >>> missing_token(["1.5", "?", "2", "-3e2"]), missing_token(["1", "many"]), missing_token(["a", "b"])
-    (('?', True), ('many', False), None)
-    """
-    pattern = re.compile(_NUMBER, re.IGNORECASE)
-    others = [v for v in values if v is not None and not pattern.match(v)]
-    if len(others) != 1 or len(others) == len([v for v in values if v is not None]):
-        return None
-    token = others[0]
-    safe = (token.strip() != "" and not any(c.isalnum() for c in token)) or token.strip().lower() in MISSING_WORDS
-    return token, safe
 
 
 def _missing_tokens(reader, schema):
@@ -210,12 +186,12 @@ def warn_missing_tokens(path, found):
                 f"column {name!r} of CSV file {str(path)!r} holds numbers and the token {token!r}: it is read as "
                 f"numbers, {token!r} as missing. Give na_values=[{token!r}] (--na-values {token!r}) to say so, or "
                 "list the column in categorical_features to count its values as categories", UserWarning,
-                stacklevel=4)
+                stacklevel=caller_stacklevel())
         else:
             warnings.warn(
                 f"column {name!r} of CSV file {str(path)!r} holds numbers and the token {token!r}: it is read as "
                 f"text (categorical). If {token!r} means a missing value, give na_values=[{token!r}] "
-                f"(--na-values {token!r}) to read the column as numbers", UserWarning, stacklevel=4)
+                f"(--na-values {token!r}) to read the column as numbers", UserWarning, stacklevel=caller_stacklevel())
 
 
 def _convert_options(na_values, types=None, columns=None):
