@@ -23,7 +23,7 @@ from nbparallel.data.columns import (
     target_values,
 )
 from nbparallel.data.dataset import Dataset, default_partitions
-from nbparallel.data.numeric_text import needs_parsing, numbers_in_text, numeric_array, numeric_frame
+from nbparallel.data.numeric_text import may_hold_numbers, needs_parsing, numbers_in_text, numeric_array, numeric_frame
 from nbparallel.data.user_warnings import warn
 
 
@@ -40,13 +40,15 @@ def _warn_numbers_as_categories(X, names, kinds, categorical_features):
         return
     frame = isinstance(X, pd.DataFrame)
     dtypes = list(X.dtypes) if frame else [X.dtype] * X.shape[1]
+    head = None  # the first rows, as one object array, when some column needs them
     for a, (name, kind, dtype) in enumerate(zip(names, kinds, dtypes)):
         if kind != CATEGORICAL or not ((isinstance(dtype, np.dtype) and dtype == object)
                                        or isinstance(dtype, pd.StringDtype)):
             continue
+        head = (X.iloc[:64].to_numpy(dtype=object) if frame else X[:64]) if head is None else head
+        if not may_hold_numbers(head[:, a]):
+            continue  # two words among the first rows settle it without a full scan
         column = pd.Series(X.iloc[:, a] if frame else X[:, a], copy=False)
-        if numbers_in_text(pd.unique(column.iloc[:64].dropna())) is None:
-            continue  # two words among the first rows settle it
         if pd.api.types.infer_dtype(column, skipna=True) in ("integer", "floating", "mixed-integer-float", "decimal"):
             found = ("numbers", None)
         else:

@@ -134,6 +134,22 @@ def missing_token(values):
     return token, safe
 
 
+def may_hold_numbers(values):
+    """False when ``values`` (a column's first ones) settle that :func:`numbers_in_text` of the column is None:
+    two distinct words, or a value neither number nor text; stops at the first such values."""
+    pattern = re.compile(_NUMBER, re.IGNORECASE)
+    word = None
+    for v in values:
+        if isinstance(v, str):
+            if v != word and not pattern.match(v):
+                if word is not None:
+                    return False
+                word = v
+        elif isinstance(v, (bool, np.bool_)) or not (isinstance(v, (int, float, np.integer, np.floating)) or v is None):
+            return False
+    return True
+
+
 def numbers_in_text(values):
     """What a column's distinct non-missing ``values`` (numbers, text, or both) say when they are numbers,
     as values or as text, besides at most one other token (:func:`missing_token`'s rule, as CSV files are
