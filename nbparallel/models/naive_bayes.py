@@ -258,7 +258,7 @@ class NaiveBayes(PartitionedClassifier):
                                 plan=CountingPlan.for_table(self.get_params(), dataset,
                                                             weighted=sample_weight is not None))
 
-    def partial_fit(self, X, y=None, sample_weight=None, classes=None):
+    def partial_fit(self, X, y=None, classes=None, sample_weight=None):
         """Add the counts of more data to the model.
 
         The first call fixes the numeric bins' ranges to its data's min and

@@ -137,16 +137,16 @@ def _check_pieces(X, y, w, p, rng):
             named = {"classes": classes} if start == 0 else {}  # on the first call only, as scikit-learn asks
             if piece[2] is not None and not piece[2].any():  # the data layer refuses a batch of weight zero
                 with pytest.raises(ValueError, match="sample_weight is zero for every row"):
-                    model.partial_fit(*piece, **named)
+                    model.partial_fit(*piece[:2], sample_weight=piece[2], **named)
                 return
             if start == 0 and not counter_reference(*piece)[1]:  # no label of non-zero weight to start from
                 with pytest.raises(ValueError, match="first batch"):
-                    model.partial_fit(*piece, **named)
+                    model.partial_fit(*piece[:2], sample_weight=piece[2], **named)
                 return
             if start and piece[1].isna().all():
                 event("partial_fit: a later piece of no target")
             try:
-                model.partial_fit(*piece, **named)
+                model.partial_fit(*piece[:2], sample_weight=piece[2], **named)
             except ValueError as exc:  # a first piece whose labelled rows hold no known value: nothing to fit
                 assert start == 0 and "no training case" in str(exc) and not _countable(*piece), exc
                 return
