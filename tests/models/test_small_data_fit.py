@@ -21,7 +21,7 @@ FLOATS = CODES + RNG.random(CODES.shape)
 WITH_NAN = np.where(RNG.random(FLOATS.shape) < 0.1, np.nan, FLOATS)
 WEIGHTS = RNG.random(100) * 2
 FRAME = pd.DataFrame({"c": pd.Categorical.from_codes(CODES[:, 0], list("abcde")),
-                      "s": np.where(RNG.random(100) < 0.1, None, CODES[:, 1].astype(str)).astype(object),
+                      "s": np.where(RNG.random(100) < 0.1, None, np.char.add("v", CODES[:, 1].astype(str))).astype(object),
                       "b": WITH_NAN[:, 2], "g": FLOATS[:, 3]})
 
 #: name -> (model parameters, X, fit keywords)
