@@ -252,11 +252,15 @@ class NaiveBayes(PartitionedClassifier):
             into the counts.
         """
         self.validate_params()
-        self._clear_fitted()
-        dataset = self.dataset(X, y, sample_weight)
-        return self._fit_counts(X, dataset, classes=None,
-                                plan=CountingPlan.for_table(self.get_params(), dataset,
-                                                            weighted=sample_weight is not None))
+
+        def fit():
+            self._clear_fitted()
+            dataset = self.dataset(X, y, sample_weight)
+            return self._fit_counts(X, dataset, classes=None,
+                                    plan=CountingPlan.for_table(self.get_params(), dataset,
+                                                                weighted=sample_weight is not None))
+
+        return self._as_it_was_on_error(fit)
 
     def partial_fit(self, X, y=None, classes=None, sample_weight=None):
         """Add the counts of more data to the model.
@@ -272,9 +276,24 @@ class NaiveBayes(PartitionedClassifier):
         ``classes`` where its labels are not every class.
         """
         self.validate_params()
-        dataset = self.dataset(X, y, sample_weight)
-        return self._fit_counts(X, dataset, classes=classes,
-                                plan=CountingPlan.for_table(self.get_params(), dataset, by_value=False), batch=True)
+
+        def add():
+            dataset = self.dataset(X, y, sample_weight)
+            return self._fit_counts(X, dataset, classes=classes, batch=True,
+                                    plan=CountingPlan.for_table(self.get_params(), dataset, by_value=False))
+
+        return self._as_it_was_on_error(add)
+
+    def _as_it_was_on_error(self, fit):
+        """``fit()``, and when it raises, every attribute put back as it was: a refused ``fit`` or
+        ``partial_fit`` leaves the model as it was (fitting replaces attributes, never changes one in place)."""
+        before = dict(vars(self))
+        try:
+            return fit()
+        except BaseException:
+            vars(self).clear()
+            vars(self).update(before)
+            raise
 
     def _fit_counts(self, X, dataset, classes, plan, batch=False):
         """Count ``dataset`` as ``plan`` says and derive the model (added to the fitted counts, if any);
