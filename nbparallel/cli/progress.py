@@ -107,6 +107,37 @@ def compile_notice(out=None):
         ev.unregister("numba:compile", listener)
 
 
+class CompileWatch:
+    """Whether numba compiled anything while the watch was on (``with CompileWatch() as watch``, then
+    ``watch.compiled``): a timing that includes compiling says so instead of passing it for work."""
+
+    def __init__(self):
+        import numba.core.event as ev
+
+        watch = self
+
+        class Seen(ev.Listener):
+            def on_start(self, event):
+                watch.compiled = True
+
+            def on_end(self, event):
+                pass
+
+        self.compiled = False
+        self.listener = Seen()
+
+    def __enter__(self):
+        import numba.core.event as ev
+
+        ev.register("numba:compile", self.listener)
+        return self
+
+    def __exit__(self, *exc):
+        import numba.core.event as ev
+
+        ev.unregister("numba:compile", self.listener)
+
+
 def command_display(args):
     """The progress line and compile notice of a verb with ``--quiet`` (nothing with ``--quiet``).
 
