@@ -33,14 +33,17 @@ _NUMERIC = ("numeric", "real", "integer")
 
 
 def _tokens(text, where):
-    """The tokens of a header line or a nominal list: words, quoted strings, ``{``, ``}`` and ``,``.
+    """The tokens of a header line or a nominal list: words, quoted strings, ``{``, ``}`` and ``,``; an
+    unquoted ``%`` starts a comment.
 
-    >>> _tokens("@attribute 'petal length' {a, 'b c'}", "")
+    >>> _tokens("@attribute 'petal length' {a, 'b c'} % '5%' is quoted", "")
     ['@attribute', 'petal length', '{', 'a', ',', 'b c', '}']
     """
     tokens, i, n = [], 0, len(text)
     while i < n:
         c = text[i]
+        if c == "%":  # a comment to the end of the line, as Weka reads one (``{low, high} % low < 100``)
+            break
         if c.isspace():
             i += 1
         elif c in "{},":

@@ -161,3 +161,16 @@ def test_arff_at_a_url(table):
         assert model.counts_.equals(expected.counts_)
     finally:
         fs.rm("/nbparallel-arff", recursive=True)
+
+
+def test_a_comment_after_a_nominal_list(tmp_path):
+    """Weka's supermarket.arff ends a nominal list with a comment (``{ low, high} % low < 100``); a ``%``
+    inside quotes is a value's character."""
+    path = tmp_path / "shop.arff"
+    path.write_text("@relation shop\n@attribute total { low, high} % low < 100\n"
+                    "@attribute 'rate %' {'5%', '10% off'} % percent\n@data\nlow,'5%'\nhigh,'10% off'\n")
+    attributes, _ = parse_header(path.read_text(), str(path))
+    assert attributes == [("total", "nominal", ("low", "high")), ("rate %", "nominal", ("5%", "10% off"))]
+    frame = read_files(str(path)).compute()
+    assert frame["total"].tolist() == ["low", "high"]
+    assert frame["rate %"].tolist() == ["5%", "10% off"]
