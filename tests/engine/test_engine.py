@@ -154,19 +154,21 @@ def test_a_local_pass_that_fails_raises_once_its_other_tasks_have_stopped(monkey
     """A failing partition's error reaches the caller once no other task runs (those not started are dropped),
     so that no task writes after the caller cleans up (predict_to's staging directory)."""
     import threading
-    import time
 
     monkeypatch.setattr(os, "cpu_count", lambda: 2)
-    running, finished, lock, started = [], [], threading.Lock(), threading.Event()
+    running, finished, started, lock = [], [], [], threading.Lock()
+    other_runs, failing = threading.Event(), threading.Event()
 
     def task(part):
         if part == 0:
-            started.wait(5)  # fail while another partition runs
+            other_runs.wait(5)  # fail while another partition runs
+            failing.set()
             raise RuntimeError("partition 0 failed")
         with lock:
+            started.append(part)
             running.append(part)
-        started.set()
-        time.sleep(0.3)
+        other_runs.set()
+        failing.wait(5)  # still running when partition 0 raises
         with lock:
             running.remove(part)
             finished.append(part)
@@ -175,9 +177,11 @@ def test_a_local_pass_that_fails_raises_once_its_other_tasks_have_stopped(monkey
     with pytest.raises(RuntimeError, match="partition 0 failed"):
         map_partitions(list(range(8)), task)
     assert running == [] and 1 in finished
-    seen = list(finished)
-    time.sleep(0.5)
-    assert finished == seen and len(seen) < 7  # nothing ran on after the error; the waiting tasks never started
+    seen = list(started)
+    # both pool threads take up a new pass (a barrier of 2): every queued task of the failed pass was dequeued
+    both = threading.Barrier(2, timeout=5)
+    assert map_partitions([0, 1], lambda part: (both.wait(), part)[1]) == [0, 1]
+    assert started == seen and len(seen) < 7  # nothing ran on after the error; the waiting tasks never started
 
 
 class _Reader:
