@@ -8,7 +8,6 @@ import pytest
 from sklearn.metrics import log_loss, roc_auc_score
 
 from nbparallel import AutoClass, BoostedNaiveBayes, MultinomialNaiveBayes, NaiveBayes, SelectedNaiveBayes
-from nbparallel.models.base import PartitionedClassifier, PartitionedModel
 from nbparallel.models.params import InvalidParameterError
 
 
@@ -43,8 +42,14 @@ def test_refit_on_an_ndarray_forgets_the_dataframe_names(model):
 
 @pytest.mark.parametrize("model", ESTIMATORS, ids=lambda m: type(m).__name__)
 def test_every_estimator_follows_the_base_rules(model):
-    assert isinstance(model, PartitionedModel)
-    assert isinstance(model, PartitionedClassifier) == (not isinstance(model, AutoClass))
+    from sklearn.base import clone, is_classifier
+
+    params = model.get_params()
+    copy = clone(model)  # sklearn's clone checks every parameter comes back unchanged from __init__
+    assert copy is not model and copy.get_params() == params
+    assert copy.set_params(**params) is copy and copy.get_params() == params
+    assert not hasattr(copy, "n_features_in_")  # a clone is unfitted
+    assert is_classifier(model) == (not isinstance(model, AutoClass))  # AutoClass clusters; the rest classify
 
 
 @pytest.mark.parametrize("model", [m for m in ESTIMATORS if not isinstance(m, AutoClass)],
