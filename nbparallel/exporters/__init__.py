@@ -3,12 +3,11 @@
 :func:`export` (``nbparallel.export``) picks the format from the path's suffix and writes the whole file or none.
 """
 
-import os
 import pathlib
-import tempfile
 
 from nbparallel.exporters.onnx_graph import onnx_bytes
 from nbparallel.exporters.pmml import pmml_bytes
+from nbparallel.persistence.model_files import write_bytes_atomic
 
 __all__ = ["export"]
 
@@ -45,16 +44,9 @@ def export(model, path):
 
 
 def write_whole(content, path):
-    """Write ``content`` (bytes) to ``path`` through a temporary file in the same folder, then renamed, so
-    that the file is never partially written."""
+    """Write ``content`` (bytes) to ``path`` as a model file is written (never partially, with the permissions
+    the umask gives)."""
     folder = pathlib.Path(path).resolve().parent
     if not folder.is_dir():
         raise ValueError(f"the output directory {str(folder)!r} of {str(path)!r} does not exist")
-    handle, temporary = tempfile.mkstemp(dir=folder, suffix=".tmp")
-    try:
-        with os.fdopen(handle, "wb") as stream:
-            stream.write(content)
-        os.replace(temporary, path)
-    except BaseException:
-        os.unlink(temporary)
-        raise
+    write_bytes_atomic(content, path)

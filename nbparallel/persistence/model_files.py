@@ -105,12 +105,25 @@ def write_json_atomic(data, path):
     if not directory.is_dir():
         raise FileNotFoundError(f"cannot write {path}: directory {str(directory)!r} does not exist")
     text = json.dumps({**data, DIGEST_KEY: digest(data)}, allow_nan=False)
+    write_bytes_atomic(text.encode("utf-8"), path)
+
+
+def write_bytes_atomic(content, path):
+    """Write ``content`` (bytes) to ``path``, completely or not at all: through a temporary file in the same
+    directory, renamed over ``path``, with the permissions ``open()`` would give (0666 less the umask).
+
+    Raises
+    ------
+    FileNotFoundError
+        If the directory of ``path`` does not exist.
+    """
+    path = Path(path)
     _remove_stale_temporaries(path)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.{os.getpid()}.", suffix=".tmp", dir=directory)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.{os.getpid()}.", suffix=".tmp", dir=path.parent)
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
+        with os.fdopen(fd, "wb") as f:
             os.fchmod(f.fileno(), 0o666 & ~_umask())
-            f.write(text)
+            f.write(content)
             f.flush()
             os.fsync(f.fileno())
         os.replace(tmp, path)

@@ -2,6 +2,9 @@
 MiningModel; an ONNX graph of the rounds' votes), scored by the JPMML evaluator and onnxruntime against
 predict_proba; the models and paths export refuses, one clear error each and no file."""
 
+import os
+import stat
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -136,3 +139,17 @@ def test_missing_output_directory_is_one_clear_error(tmp_path):
     with pytest.raises(ValueError, match="output directory .* does not exist"):
         export(nb.NaiveBayes().fit(X, y), tmp_path / "absent" / "model.pmml")
     assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("suffix", [".pmml", ".onnx"])
+def test_exported_files_follow_the_umask_as_model_files_do(tmp_path, suffix):
+    X, y = load_iris(return_X_y=True, as_frame=True)
+    model = nb.NaiveBayes().fit(X, y)
+    old = os.umask(0o027)
+    try:
+        export(model, tmp_path / f"model{suffix}")
+        model.save(tmp_path / "model.json")
+    finally:
+        os.umask(old)
+    modes = {path.name: stat.S_IMODE(path.stat().st_mode) for path in tmp_path.iterdir()}
+    assert modes == {f"model{suffix}": 0o640, "model.json": 0o640}
