@@ -37,13 +37,19 @@ def test_fits_in_memory():
     assert fits_in_memory(10, 100) and not fits_in_memory(60, 100) and fits_in_memory(60, None)
 
 
-def test_records_every_pass():
+def test_records_every_pass(monkeypatch):
+    import types
+
+    import nbparallel.engine.scheduler as scheduler_module
+
     scheduler = PassScheduler(frame_dataset(4), split_every=2, persist=False)
     schema_pass(scheduler, n_bins=5)
+    clock = iter([10.0, 10.75])  # the sum pass's start and end: its recorded duration is the one measured
+    monkeypatch.setattr(scheduler_module, "time", types.SimpleNamespace(perf_counter=lambda: next(clock)))
     assert scheduler.run("sum", row_sum, add) == float(np.arange(40.0).sum() + (np.arange(40) % 3).sum())
     assert [p["kind"] for p in scheduler.passes] == ["schema", "sum"]
-    assert all(p["tree"].n_leaves == 4 and p["tree"].height == 2 and p["seconds"] >= 0
-               for p in scheduler.passes)
+    assert all(p["tree"].n_leaves == 4 and p["tree"].height == 2 for p in scheduler.passes)
+    assert scheduler.passes[1]["seconds"] == 0.75
 
 
 @pytest.mark.parametrize("persist", [True, "auto"])
