@@ -303,7 +303,7 @@ class NaiveBayes(PartitionedClassifier):
         previous = []  # the fitted counts, in the layout of the (possibly grown) schema
 
         def extend(schema):  # partial_fit after a fit: the batch counted in the fitted schema, grown
-            warn_out_of_range(self.schema_, schema, stacklevel=6)  # at partial_fit's caller
+            warn_out_of_range(self.schema_, schema)
             batch_gaussian = _names(schema.by_kind(GAUSSIAN))
             schema, counts = self._extend_schema(schema, dataset.columns)
             if batch_gaussian != self.gaussian_features_:

@@ -27,7 +27,6 @@ the counting pass.
 from __future__ import annotations
 
 import time
-import warnings
 from dataclasses import dataclass, field, replace
 from typing import NamedTuple
 
@@ -35,6 +34,7 @@ import numpy as np
 
 from nbparallel.data.columns import BINNED, GAUSSIAN, NUMERIC
 from nbparallel.data.schema import Schema
+from nbparallel.data import user_warnings
 from nbparallel.data.schema_pass import scan_schema, schema_of_scan
 from nbparallel.data.vocabularies import sort_values
 from nbparallel.engine import execution, memory
@@ -350,16 +350,22 @@ def fixed_ranges(schema, ranges):
     return fixed_schema
 
 
-def warn_out_of_range(fixed, seen, stacklevel=4):
-    """Warn for each numeric attribute whose values in ``seen`` (a batch's schema) leave ``fixed``'s range
-    (``stacklevel`` as :func:`warnings.warn` takes it, counted from this function)."""
+def warn_out_of_range(fixed, seen, detailed=5):
+    """Warn once, at the user's line, naming every numeric attribute whose values in ``seen`` (a batch's schema)
+    leave ``fixed``'s range; the ranges of the first ``detailed`` are given."""
     seen_by_name = {at.name: at for at in seen.attributes}
+    outside = []
     for at in fixed.binned_attributes():
         batch = seen_by_name.get(at.name)
         if batch is None or batch.lo is None or np.isnan(batch.lo) or np.isnan(at.lo):
             continue
         if batch.lo < at.lo or batch.hi > at.hi:
-            warnings.warn(
-                f"column {at.name!r} has values in [{batch.lo:g}, {batch.hi:g}], outside the fixed bin range "
-                f"[{at.lo:g}, {at.hi:g}]: they are counted in the end bins. Give numeric_ranges={{{at.name!r}: "
-                f"(lo, hi)}} to cover the whole data", UserWarning, stacklevel=stacklevel)
+            outside.append((at, batch))
+    if not outside:
+        return
+    details = "; ".join(f"column {at.name!r} has values in [{batch.lo:g}, {batch.hi:g}], outside the fixed bin "
+                        f"range [{at.lo:g}, {at.hi:g}]" for at, batch in outside[:detailed])
+    if len(outside) > detailed:
+        details += f"; and {len(outside) - detailed} more columns: {[at.name for at, _ in outside[detailed:]]}"
+    user_warnings.warn(f"{details}: they are counted in the end bins. Give numeric_ranges={{{outside[0][0].name!r}: "
+                       f"(lo, hi), ...}} to cover the whole data")

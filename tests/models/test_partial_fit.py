@@ -7,7 +7,7 @@ import warnings
 import numpy as np
 import pandas as pd
 import pytest
-from sklearn.datasets import load_iris
+from sklearn.datasets import load_breast_cancer, load_iris
 
 from nbparallel import NaiveBayes
 
@@ -26,6 +26,23 @@ def test_partial_fit_warns_when_a_batch_leaves_the_first_batch_ranges():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         model.partial_fit(X[:10], y[:10])  # inside the ranges: silent
+
+
+def test_each_batch_that_leaves_the_ranges_warns_once_naming_every_such_column_at_the_callers_line():
+    X, y = load_breast_cancer(return_X_y=True, as_frame=True)
+    batches = np.array_split(np.arange(len(X)), 4)
+    first = X.iloc[batches[0]]
+    model = NaiveBayes().partial_fit(first, y.iloc[batches[0]], classes=[0, 1])
+    for rows in batches[1:]:
+        batch = X.iloc[rows]
+        outside = [c for c in X.columns if batch[c].min() < first[c].min() or batch[c].max() > first[c].max()]
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            model.partial_fit(batch, y.iloc[rows])
+        assert len(outside) > 5 and len(caught) == 1 and caught[0].filename == __file__
+        message = str(caught[0].message)
+        assert all(repr(c) in message for c in outside), message
+        assert message.count("has values in") == 5 and f"and {len(outside) - 5} more columns" in message
 
 
 def test_numeric_ranges_make_class_ordered_batches_equal_the_full_fit():
