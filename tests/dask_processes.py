@@ -81,7 +81,8 @@ def _wait_for_workers(address, n_workers, tls, procs, logs, timeout):
 
 
 @contextlib.contextmanager
-def dask_cluster(n_workers=2, nthreads=1, tls=None, scheduler_config=None, timeout=60, memory_limit=None):
+def dask_cluster(n_workers=2, nthreads=1, tls=None, scheduler_config=None, timeout=60, memory_limit=None,
+                 worker_config=None):
     """Start a scheduler and ``n_workers`` worker processes; stop them on exit.
 
     Parameters
@@ -98,6 +99,8 @@ def dask_cluster(n_workers=2, nthreads=1, tls=None, scheduler_config=None, timeo
     scheduler_config : dict, optional
         Dask config of the scheduler process, e.g.
         ``{"distributed.scheduler.no-workers-timeout": "2s"}``.
+    worker_config : dict, optional
+        Dask config of the worker processes, in the same form.
     timeout : float
         Seconds to wait for all workers to connect.
 
@@ -117,10 +120,11 @@ def dask_cluster(n_workers=2, nthreads=1, tls=None, scheduler_config=None, timeo
     # Workers and the scheduler unpickle functions defined in test modules.
     env["PYTHONPATH"] = os.pathsep.join(
         [str(ROOT / "tests"), str(ROOT), env.get("PYTHONPATH", "")])
-    scheduler_env = dict(env)
-    for key, value in (scheduler_config or {}).items():
-        name = key.upper().replace(".", "__").replace("-", "_")
-        scheduler_env[f"DASK_{name}"] = str(value)
+    scheduler_env, worker_env = dict(env), dict(env)
+    for config, process_env in ((scheduler_config, scheduler_env), (worker_config, worker_env)):
+        for key, value in (config or {}).items():
+            name = key.upper().replace(".", "__").replace("-", "_")
+            process_env[f"DASK_{name}"] = str(value)
 
     procs, logs = [], []
     with contextlib.ExitStack() as stack:
@@ -142,7 +146,7 @@ def dask_cluster(n_workers=2, nthreads=1, tls=None, scheduler_config=None, timeo
             start(["distributed.cli.dask_worker", address, "--host", "127.0.0.1",
                    "--nthreads", str(nthreads), "--name", f"worker-{i}",
                    *(["--no-nanny"] if memory_limit is None else ["--nanny", "--memory-limit", memory_limit]),
-                   "--death-timeout", str(timeout), *tls_args], env, f"worker-{i}")
+                   "--death-timeout", str(timeout), *tls_args], worker_env, f"worker-{i}")
             for i in range(n_workers)
         ]
         _wait_for_workers(address, n_workers, tls, procs, logs, timeout)

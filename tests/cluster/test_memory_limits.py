@@ -36,7 +36,10 @@ def limited():
     """A scheduler and 3 workers limited to 512 MB each, and a client of them."""
     from distributed import Client
 
-    with dask_cluster(n_workers=3, nthreads=1, memory_limit=MEMORY_LIMIT) as (address, _), \
+    # not paused at 80% of the limit: a worker whose first tasks compile the kernels (a cold numba cache) can
+    # stay above it, and a paused worker never runs another task (the fit would wait forever)
+    with dask_cluster(n_workers=3, nthreads=1, memory_limit=MEMORY_LIMIT,
+                      worker_config={"distributed.worker.memory.pause": False}) as (address, _), \
             Client(address, timeout=10, set_as_default=False) as client:
         yield client
 
