@@ -211,7 +211,7 @@ def build_parser(commands=None):
         return p
 
     p = verb("fit", help="train a naive Bayes model and save it as JSON")
-    p.add_argument("data", help="CSV or Parquet file or directory")
+    p.add_argument("data", help="CSV, Parquet or ARFF file or directory")
     p.add_argument("--target", required=True, help="name of the target column")
     p.add_argument("-o", "--output", required=True, help="model file to write (JSON)")
     p.add_argument("--weight", help="name of a sample-weight column")
@@ -224,7 +224,7 @@ def build_parser(commands=None):
     add_cluster_options(p)
 
     p = verb("cluster-fit", help="cluster rows with AutoClass (naive Bayes EM) and save the model")
-    p.add_argument("data", help="CSV or Parquet file or directory")
+    p.add_argument("data", help="CSV, Parquet or ARFF file or directory")
     p.add_argument("--clusters", type=positive_int, required=True, help="number of clusters K")
     p.add_argument("-o", "--output", required=True, help="model file to write (JSON)")
     p.add_argument("--restarts", type=positive_int, default=5, help="random restarts, run together (default 5)")
@@ -238,7 +238,7 @@ def build_parser(commands=None):
 
     p = verb("predict", help="predict with a saved model")
     p.add_argument("model")
-    p.add_argument("data", help="CSV or Parquet file or directory")
+    p.add_argument("data", help="CSV, Parquet or ARFF file or directory")
     p.add_argument("-o", "--output", required=True,
                    help="CSV or Parquet file to write, or a directory (ending in '/' or existing) to write one "
                         "file per partition into: CSV when its name ends in .csv, Parquet otherwise")
@@ -248,7 +248,7 @@ def build_parser(commands=None):
 
     p = verb("explain", help="per-row evidence of each attribute for a saved model's predictions (CSV)")
     p.add_argument("model")
-    p.add_argument("data", help="CSV or Parquet file or directory; for a text model, documents as text-predict "
+    p.add_argument("data", help="CSV, Parquet or ARFF file or directory; for a text model, documents as text-predict "
                    "reads them")
     p.add_argument("-o", "--output", required=True, help="CSV file to write: one row per data row, a column "
                    "per attribute and (prior), each row summing to the log-odds")
@@ -265,7 +265,7 @@ def build_parser(commands=None):
 
     p = verb("evaluate", help="accuracy, confusion matrix and average log-likelihood")
     p.add_argument("model")
-    p.add_argument("data", help="CSV or Parquet file or directory; for a text model, " + TEXT_DATA)
+    p.add_argument("data", help="CSV, Parquet or ARFF file or directory; for a text model, " + TEXT_DATA)
     p.add_argument("--target", help="target column (default: the one the model was fitted on)")
     p.add_argument("--labels", help="text models: file of class labels, one line per document "
                                     "(default: the directory names of DATA)")
@@ -300,7 +300,7 @@ def build_parser(commands=None):
     add_cluster_options(p)
 
     p = verb("select", help="SPSS forward feature selection; save the selected naive Bayes model")
-    p.add_argument("data", help="CSV or Parquet file or directory")
+    p.add_argument("data", help="CSV, Parquet or ARFF file or directory")
     p.add_argument("--target", required=True, help="name of the target column")
     p.add_argument("-o", "--output", required=True, help="model file to write (JSON)")
     size = p.add_mutually_exclusive_group()
@@ -321,7 +321,7 @@ def build_parser(commands=None):
     add_cluster_options(p)
 
     p = verb("cv", help="exact k-fold cross-validation in one counting pass")
-    p.add_argument("data", help="CSV or Parquet file or directory")
+    p.add_argument("data", help="CSV, Parquet or ARFF file or directory")
     p.add_argument("--target", required=True, help="name of the target column")
     p.add_argument("--folds", type=int, default=10,
                    help="number of folds (default 10): contiguous blocks of the row order unless --shuffle "

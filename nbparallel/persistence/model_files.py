@@ -39,6 +39,8 @@ FORMAT = "nbparallel-model"
 FORMAT_VERSION = 1
 MAX_FILE_BYTES = 1 << 30
 """The largest model or checkpoint file :func:`read_json` reads (1 GiB)."""
+PICKLE_MARK = b"\x80"
+"""The first byte of a pickle of protocol 2 or later (what ``pickle.dump`` and joblib write)."""
 
 
 DIGEST_KEY = "sha256"
@@ -160,9 +162,14 @@ def read_json(path, what):
             raw = f.read(MAX_FILE_BYTES + 1)
         if len(raw) > MAX_FILE_BYTES:
             raise ValueError(f"more than the limit of {MAX_FILE_BYTES} bytes")
+        if raw[:1] == PICKLE_MARK:
+            raise TypeError("a Python pickle, which nbparallel never loads (unpickling runs code); "
+                            "models are saved as JSON by model.save(path) or nbparallel fit -o")
         data = json.loads(raw.decode("utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise ValueError(f"{path} is not a valid {what} file (not JSON: {exc})") from None
+    except TypeError as exc:
+        raise ValueError(f"{path} is not a valid {what} file: {exc}") from None
     except (ValueError, RecursionError, MemoryError, OverflowError) as exc:
         raise ValueError(f"{path} is not a valid {what} file ({type(exc).__name__}: {exc})") from None
     return data

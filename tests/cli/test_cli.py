@@ -266,3 +266,14 @@ def test_predict_copies_kept_columns_of_any_type(with_ids, tmp_path):
     np.testing.assert_array_equal(written["mean_radius"], test["mean_radius"])
     model = nbparallel.load(model_path)
     np.testing.assert_array_equal(written["prediction"], model.predict(test.drop(columns=["id", "target", "when"])))
+
+
+def test_every_data_argument_names_the_formats_the_readers_take():
+    from nbparallel.cli.parser import build_parser
+
+    commands = build_parser()._subparsers._group_actions[0].choices
+    data_helps = {name: action.help for name, p in commands.items() for action in p._actions
+                  if action.dest == "data" and not name.startswith("text-")}
+    assert {"fit", "predict", "evaluate", "cv"} <= set(data_helps)
+    for name, text in data_helps.items():
+        assert all(kind in text for kind in ("CSV", "Parquet", "ARFF")), (name, text)

@@ -3,6 +3,7 @@ never leaves a partial file."""
 
 import json
 import os
+import pickle
 import stat
 import subprocess
 import sys
@@ -123,6 +124,30 @@ def test_tampered_values_are_clear_errors(model_texts, tmp_path, name, change, m
 def test_pathological_json_never_escapes_as_another_exception(tmp_path, text, message):
     with pytest.raises(ValueError, match=message):
         load_text(tmp_path, text)
+
+
+@pytest.mark.parametrize("protocol", [2, pickle.HIGHEST_PROTOCOL])
+def test_a_pickled_model_is_named_as_a_pickle_and_never_unpickled(tmp_path, protocol):
+    path = tmp_path / "model.pkl"
+    witness = tmp_path / "unpickled"
+    with open(path, "wb") as f:  # unpickling this would create the witness file
+        pickle.dump(Witness(str(witness)), f, protocol=protocol)
+    with pytest.raises(ValueError, match=r"model.pkl is not a valid nbparallel model file: a Python pickle.*model.save"):
+        nbparallel.load(path)
+    assert not witness.exists()
+    command = [sys.executable, "-m", "nbparallel.cli", "predict", str(path), str(path), "-o", str(tmp_path / "p.csv")]
+    result = subprocess.run(command, capture_output=True, text=True)
+    assert result.returncode == 2 and "a Python pickle" in result.stderr and "Traceback" not in result.stderr
+
+
+class Witness:
+    """An object whose unpickling creates a file."""
+
+    def __init__(self, path):
+        self.path = path
+
+    def __reduce__(self):
+        return open, (self.path, "w")
 
 
 def test_devices_and_oversized_files_are_refused_without_reading_them(tmp_path, monkeypatch):
