@@ -7,6 +7,7 @@ the layers above name attribute kinds and resolve ``categorical_features`` and
 
 from __future__ import annotations
 
+import difflib
 import os
 
 import numpy as np
@@ -174,19 +175,31 @@ def column_roles(frame_columns, y, sample_weight, require_target, drop=(), featu
     target = weight = None
     if isinstance(y, str):
         if y not in names:
-            raise ValueError(f"target column {y!r} does not exist; columns are {names}")
+            raise ValueError(missing_column("target", y, names))
         target = y
     elif y is None and require_target:
         raise ValueError(Y_REQUIRED)
     if isinstance(sample_weight, str):
         if sample_weight not in names:
-            raise ValueError(f"sample_weight column {sample_weight!r} does not exist; columns are {names}")
+            raise ValueError(missing_column("sample_weight", sample_weight, names))
         weight = sample_weight
     if features is not None:
         return matched_features(features, [n for n in names if n not in (target, weight) and n not in drop]), \
             target, weight
     attributes = [n for n in names if n not in (target, weight) and n not in drop]
     return attributes, target, weight
+
+
+def missing_column(role, name, names):
+    """The message for a ``role`` column ``name`` that is none of ``names``, with the likeliest one meant.
+
+    >>> missing_column("target", "lable", ["x", "label"])
+    "target column 'lable' does not exist (did you mean 'label'?); columns are ['x', 'label']"
+    """
+    by_case = [n for n in names if n.casefold() == name.casefold()]
+    close = by_case or difflib.get_close_matches(name, names, n=1, cutoff=0.6)
+    hint = f" (did you mean {close[0]!r}?)" if close else ""
+    return f"{role} column {name!r} does not exist{hint}; columns are {names}"
 
 
 def matched_features(features, names):

@@ -277,3 +277,16 @@ def test_every_data_argument_names_the_formats_the_readers_take():
     assert {"fit", "predict", "evaluate", "cv"} <= set(data_helps)
     for name, text in data_helps.items():
         assert all(kind in text for kind in ("CSV", "Parquet", "ARFF")), (name, text)
+
+
+def test_a_misspelt_target_or_weight_column_is_named_with_the_likeliest_one(tmp_path):
+    frame = pd.DataFrame({"colour": ["red", "blue"] * 5, "Label": ["a", "b"] * 5, "weight": [1.0] * 10})
+    path = tmp_path / "data.csv"
+    frame.to_csv(path, index=False)
+    for data in (frame, str(path)):
+        with pytest.raises(ValueError, match=r"target column 'label' does not exist \(did you mean 'Label'\?\)"):
+            nbparallel.NaiveBayes().fit(data, "label")
+        with pytest.raises(ValueError, match=r"sample_weight column 'wieght' does not exist \(did you mean 'weight'"):
+            nbparallel.NaiveBayes().fit(data, "Label", sample_weight="wieght")
+        with pytest.raises(ValueError, match=r"target column 'zzz' does not exist; columns are"):
+            nbparallel.NaiveBayes().fit(data, "zzz")
