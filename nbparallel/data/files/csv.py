@@ -79,7 +79,7 @@ def _csv_types(files, options):
                 if i == 0:
                     found = _missing_tokens(reader, schema)
         except (pa.ArrowException, OSError) as exc:
-            raise _unreadable(path, exc) from None
+            raise _unreadable(path, exc, options, unit_store(path)) from None
         for field in schema:
             if pa.types.is_binary(field.type) or pa.types.is_large_binary(field.type):
                 raise ValueError(f"column {field.name!r} of CSV file {str(path)!r} is not text in "
@@ -148,10 +148,41 @@ def wide_integer_types(path, names, options, tokens=None):
     return types
 
 
-def _unreadable(path, exc):
+def _unreadable(path, exc, options=None, store=None):
     hint = (" (give its encoding, such as encoding='latin-1' or --encoding latin-1)"
             if "UTF8" in str(exc) or "utf-8" in str(exc).lower() or isinstance(exc, UnicodeDecodeError) else "")
+    if options is not None and _RAGGED_ROW.search(str(exc)):
+        line = ragged_line(path, options, store)
+        hint = f" at line {line}" if line is not None else hint
     return ValueError(f"cannot read CSV file {str(path)!r}{hint}: {exc}")
+
+
+_RAGGED_ROW = re.compile(r"Expected \d+ columns, got \d+")
+
+
+def ragged_line(path, options, store=None):
+    """The line number (1 for the header) of the first row of a CSV file with another number of fields than
+    its header, or None: read again, one thread, only when a read has failed so (pyarrow's error names the
+    row's text, not its line)."""
+    import pyarrow as pa
+    import pyarrow.csv as pcsv
+
+    names, lines = _csv_header(path, options, store), []
+
+    def first(row):
+        lines.append(row.number)
+        return "error"
+
+    read = pcsv.ReadOptions(encoding=options.encoding or "utf8", use_threads=False)
+    parse = pcsv.ParseOptions(delimiter=delimiter_of(path, options), invalid_row_handler=first)
+    try:
+        with pcsv.open_csv(_source(path, store), read_options=read, parse_options=parse,
+                           convert_options=pcsv.ConvertOptions(column_types=dict.fromkeys(names, pa.string()))) as reader:
+            for _ in reader:
+                pass
+    except (pa.ArrowException, OSError):
+        pass
+    return lines[0] if lines else None
 
 
 def _missing_tokens(reader, schema):
@@ -268,7 +299,7 @@ def _not_a_number(exc, unit, options):
     match = _CONVERSION_ERROR.search(str(exc))
     names = _csv_header(unit.path, options, unit.store) if match else []
     if not match or int(match.group(1)) >= len(names):
-        return _unreadable(unit.path, exc)
+        return _unreadable(unit.path, exc, options, unit.store)
     name, value = names[int(match.group(1))], match.group(3)
     try:
         is_number = match.group(2).startswith(("int", "uint")) and math.isfinite(float(value))

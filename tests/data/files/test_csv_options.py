@@ -112,3 +112,27 @@ def test_missing_token_rule():
     assert missing_token(["1", "?", "-"]) is None  # two tokens: text
     assert missing_token(["?"]) is None  # no number
     assert missing_token(["a", "b"]) is None
+
+
+@pytest.mark.parametrize("suffix", [".csv", ".csv.gz"])
+@pytest.mark.parametrize("ragged_file", [0, 1])
+def test_a_ragged_row_is_named_by_its_line(tmp_path, suffix, ragged_file):
+    directory = tmp_path / "data"
+    directory.mkdir()
+    rows = [f"{i % 7},{i % 3},{'ab'[i % 2]}" for i in range(3000)]
+    bad_line = 1 + 2041  # the header is line 1
+    for i in range(2):
+        lines = ["a,b,label", *rows]
+        if i == ragged_file:
+            lines[bad_line - 1] = "1,2"
+        frame_text = "\n".join(lines) + "\n"
+        path = directory / f"part-{i}{suffix}"
+        if suffix.endswith(".gz"):
+            import gzip
+
+            path.write_bytes(gzip.compress(frame_text.encode()))
+        else:
+            path.write_text(frame_text)
+    expected = re.escape(f"part-{ragged_file}{suffix}' at line {bad_line}: ") + ".*Expected 3 columns, got 2"
+    with pytest.raises(ValueError, match=expected):
+        NaiveBayes().fit(str(directory), "label")
