@@ -24,6 +24,7 @@ from nbparallel.data.columns import (
 )
 from nbparallel.data.dataset import Dataset, default_partitions
 from nbparallel.data.numeric_text import may_hold_numbers, needs_parsing, numbers_in_text, numeric_array, numeric_frame
+from nbparallel.data.partitions import named_columns_as_frame
 from nbparallel.data.user_warnings import warn
 
 
@@ -325,6 +326,7 @@ def _checked_tuple(x, y, w):
 def _memory_dataset(X, y, sample_weight, n_partitions, categorical_features, require_target,
                     numeric_features=None, drop=(), features=None):
     target = None  # the target column's name, when y names one
+    X = named_columns_as_frame(X)
     if isinstance(X, pd.DataFrame):
         frame = X.set_axis(column_names(X.columns), axis=1)
         columns, target, weight = column_roles(frame.columns, y, sample_weight, require_target, drop, features)

@@ -9,6 +9,7 @@ identity (folds, reproducible sampling) ask for with ``with_info=True``.
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from functools import partial
 from typing import Any, NamedTuple
 
@@ -62,6 +63,28 @@ def feature_names_of(X):
     return None
 
 
+def is_arrow_batch(X):
+    """True for a ``pyarrow.Table`` or ``RecordBatch`` (without importing pyarrow)."""
+    return type(X).__name__ in ("Table", "RecordBatch") and type(X).__module__.startswith("pyarrow")
+
+
+def is_records(X):
+    """True for a non-empty list or tuple of dicts (records, as ``DataFrame.to_dict("records")`` gives)."""
+    return isinstance(X, (list, tuple)) and len(X) > 0 and all(isinstance(row, Mapping) for row in X)
+
+
+def named_columns_as_frame(X):
+    """A pyarrow Table or RecordBatch, or records, as the pandas DataFrame of its named columns, so that
+    they are taken by name as a DataFrame's are; any other ``X`` as it is."""
+    if is_arrow_batch(X):
+        return X.to_pandas()
+    if is_records(X):
+        import pandas as pd
+
+        return pd.DataFrame.from_records(X)
+    return X
+
+
 def input_feature_names(X, columns):
     """The names of an input's attribute columns, or None: the one rule of every estimator.
 
@@ -77,6 +100,8 @@ def input_feature_names(X, columns):
     """
     if isinstance(X, (str, os.PathLike)):
         return np.asarray(columns, dtype=object)
+    if is_arrow_batch(X) or is_records(X):
+        return np.asarray(columns, dtype=object)  # their names are strings
     original = getattr(X, "columns", None)
     if original is None or isinstance(X, np.ndarray) or not all(isinstance(c, str) for c in original):
         return None

@@ -298,3 +298,21 @@ def test_a_dask_dataframe_read_from_parquet_is_counted_by_the_route_of_its_files
         model = NaiveBayes().fit(ddf, "y")
         assert model.counts_.equals(expected.counts_), why
         np.testing.assert_array_equal(model.predict(ddf), expected.predict(frame), err_msg=why)
+
+
+@pytest.mark.parametrize("form", ["arrow table", "arrow record batch", "records"])
+def test_arrow_tables_and_records_are_taken_by_column_name_as_a_frame(form):
+    import pyarrow as pa
+
+    rng = np.random.default_rng(3)
+    frame = pd.DataFrame({"colour": rng.choice(["red", "blue", "green"], 60), "size": rng.normal(0, 1, 60),
+                          "label": rng.choice(["a", "b"], 60)})
+    as_form = {"arrow table": pa.Table.from_pandas, "arrow record batch": pa.RecordBatch.from_pandas,
+               "records": lambda f: f.to_dict("records")}[form]
+    reference = NaiveBayes().fit(frame, "label")
+    model = NaiveBayes().fit(as_form(frame), "label")
+    np.testing.assert_array_equal(model.counts_.table, reference.counts_.table)
+    np.testing.assert_array_equal(model.predict_proba(as_form(frame[["size", "colour"]])),
+                                  reference.predict_proba(frame))
+    assert model.score(as_form(frame), "label") == reference.score(frame, "label")
+    np.testing.assert_array_equal(model.predict(as_form(frame)), reference.predict(frame))
