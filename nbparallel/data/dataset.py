@@ -46,7 +46,7 @@ class Dataset:
         known without reading the data: a fit may count them by value in one
         pass (see :mod:`nbparallel.summaries.dictionary_counts`).
     readers : list or None
-        Files: each partition's :class:`~nbparallel.data.files.file_dataset.PieceReader`,
+        Files: each partition's :class:`~nbparallel.data.files.readers.PieceReader`,
         which also reads it in batches of bounded size (prediction to files
         does); None for other inputs.
     """
@@ -116,7 +116,7 @@ def _unpack(part, columns, target, weight, tables=False, categorical_target=Fals
     categorical target column's Series (see :meth:`Dataset.map`)."""
     if isinstance(part, tuple):
         return part
-    if is_arrow_table(part):  # Parquet files' rows (see nbparallel.data.files.file_dataset.file_dataset)
+    if is_arrow_table(part):  # Parquet files' rows (see nbparallel.data.files.readers.file_dataset)
         from nbparallel.data.files.arrow import table_to_pandas
 
         if tables:

@@ -21,8 +21,6 @@ vectorised pass:
 The schema pass reads as little as it can: the categories a ``Categorical``
 actually uses (a flag pass over its codes), an integer column's min and max, a
 string column's distinct values (one hash pass), and numeric min and max.
-
-:func:`all_codes` puts categorical codes and binned numeric values in one code matrix.
 """
 
 from __future__ import annotations
@@ -468,15 +466,3 @@ def integer_table(attribute, dtype):
 def code_dtype(n_values):
     """The smallest unsigned dtype holding codes 0..max(n_values)."""
     return np.uint8 if max(n_values, default=0) < 255 else np.uint16
-
-
-def all_codes(codes, values, edges_list):
-    """One uint16 code matrix of every attribute: the categorical codes, then the
-    numeric values binned under ``edges_list`` (1 + bin, 0 = missing), any edges."""
-    n_bins = np.array([len(e) + 1 for e in edges_list], dtype=np.int64)
-    width = max([len(e) for e in edges_list] + [0])
-    edges = np.full((len(edges_list), width), np.inf)
-    for j, e in enumerate(edges_list):
-        edges[j, : len(e)] = e
-    binned = bin_values(np.asarray(values, dtype=np.float64), edges, n_bins)
-    return np.hstack([codes.astype(np.uint16), binned.astype(np.uint16)])

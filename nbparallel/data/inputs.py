@@ -121,7 +121,7 @@ def as_dataset(X, y=None, sample_weight=None, *, n_partitions=None, categorical_
     if n_partitions is not None and n_partitions < 1:
         raise ValueError(f"n_partitions must be >= 1, got {n_partitions}")
     if is_path(X):
-        from nbparallel.data.files.file_dataset import file_dataset
+        from nbparallel.data.files.readers import file_dataset
 
         return file_dataset(X, y, sample_weight, n_partitions=n_partitions,
                             categorical_features=categorical_features, require_target=require_target,
@@ -132,7 +132,7 @@ def as_dataset(X, y=None, sample_weight=None, *, n_partitions=None, categorical_
     if isinstance(X, dd.DataFrame):
         files = parquet_files_read_by(X) if all(v is None or isinstance(v, str) for v in (y, sample_weight)) else None
         if files is not None:  # a plain read of Parquet files: counted from the files, by the route of a path
-            from nbparallel.data.files.file_dataset import file_dataset
+            from nbparallel.data.files.readers import file_dataset
 
             return file_dataset(files, y, sample_weight, n_partitions=n_partitions,
                                 categorical_features=categorical_features, require_target=require_target,

@@ -26,7 +26,7 @@ import numpy as np
 import pandas as pd
 
 from nbparallel.data.dataset import is_arrow_table
-from nbparallel.data.files.file_dataset import file_layout, file_readers
+from nbparallel.data.files.readers import file_layout, file_readers
 from nbparallel.data.files.options import Files
 from nbparallel.engine import execution
 
@@ -225,7 +225,7 @@ def partition_output(predict, keep, directory, storage_options, index, readers):
     :data:`BATCH_VALUES` values at a time; returned, or written to ``directory`` (a path, or a URL string; then
     its row count).
 
-    ``readers`` are the partition's :class:`~nbparallel.data.files.file_dataset.PieceReader` of the model's
+    ``readers`` are the partition's :class:`~nbparallel.data.files.readers.PieceReader` of the model's
     columns and, with ``keep``, that of the columns to copy (read whole).
     """
     reader, copier = readers

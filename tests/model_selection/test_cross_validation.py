@@ -384,7 +384,7 @@ def test_by_value_equals_the_schema_pass_route_for_every_input_form(tmp_path, fo
 def test_files_are_read_once_when_their_codes_are_kept(tmp_path, monkeypatch, kept):
     """Parquet files (rows known from their footers) and CSV files (rows known once read): read by the
     counting pass only while their codes are kept, else read again by the passes after."""
-    import nbparallel.data.files.file_dataset as file_dataset
+    import nbparallel.data.files.readers as file_dataset
     import nbparallel.model_selection.cross_validation as cross_validation
 
     X, y, forms = coded_inputs(tmp_path)

@@ -9,7 +9,7 @@ grouped into partitions), :mod:`~.csv`, :mod:`~.parquet` and :mod:`~.arff` (each
 layout and reads), :mod:`~.dataset` (a path to a dataset).
 """
 
-from nbparallel.data.files.file_dataset import PieceReader, file_dataset, file_readers, read_files
+from nbparallel.data.files.readers import PieceReader, file_dataset, file_readers, read_files
 from nbparallel.data.files.filesystems import write_table
 from nbparallel.data.files.listing import list_files
 from nbparallel.data.files.options import Files

@@ -5,7 +5,7 @@ reading it (missing-value strings, numeric and dropped columns, storage
 options, delimiter, encoding); :class:`ReadOptions` is the part of them a
 partition's read needs. Listing the files of a path is
 :mod:`nbparallel.data.files.listing`; reading them is
-:mod:`nbparallel.data.files.file_dataset` and one module per format.
+:mod:`nbparallel.data.files.readers` and one module per format.
 """
 
 from __future__ import annotations

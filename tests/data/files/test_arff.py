@@ -9,7 +9,7 @@ import pytest
 
 from nbparallel import Files, NaiveBayes
 from nbparallel.data.files.arff import parse_header
-from nbparallel.data.files.file_dataset import read_files
+from nbparallel.data.files.readers import read_files
 
 HEADER = """% Weka's weather data, with a string attribute and a value never used
 @RELATION weather

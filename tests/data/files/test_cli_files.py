@@ -11,7 +11,7 @@ import pytest
 from sklearn.datasets import load_wine
 
 from nbparallel import AutoClass, Files, NaiveBayes
-from nbparallel.data.files.file_dataset import file_dataset, file_layout, read_files
+from nbparallel.data.files.readers import file_dataset, file_layout, read_files
 
 
 @pytest.fixture(scope="module")

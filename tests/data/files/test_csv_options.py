@@ -12,7 +12,7 @@ import pytest
 
 from nbparallel import Files, NaiveBayes
 from nbparallel.data.files.csv import missing_token
-from nbparallel.data.files.file_dataset import read_files
+from nbparallel.data.files.readers import read_files
 
 
 @pytest.fixture(scope="module")

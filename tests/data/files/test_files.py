@@ -10,7 +10,7 @@ import pytest
 
 from nbparallel import NaiveBayes
 from nbparallel.data.files.arrow import is_text
-from nbparallel.data.files.file_dataset import file_readers, read_files
+from nbparallel.data.files.readers import file_readers, read_files
 from nbparallel.data.files.listing import list_files
 from nbparallel.data.files.options import Files
 from nbparallel.data.files.pieces import Unit, pieces
@@ -513,7 +513,7 @@ def test_batches_are_decoded_one_at_a_time_and_name_a_bad_file(tmp_path, frame):
 
 
 def test_a_file_of_fewer_rows_than_its_footer_says_is_named_by_batches(tmp_path, frame, monkeypatch):
-    import nbparallel.data.files.file_dataset as dataset_module
+    import nbparallel.data.files.readers as dataset_module
 
     path = write_row_groups(frame, tmp_path / "one.parquet", [2400])
     reader, = file_readers(path)

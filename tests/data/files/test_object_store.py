@@ -20,7 +20,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from nbparallel import Files, NaiveBayes
-from nbparallel.data.files.file_dataset import read_files
+from nbparallel.data.files.readers import read_files
 from nbparallel.data.files.filesystems import Store, write_table
 from nbparallel.data.files.listing import list_files
 from nbparallel.data.inputs import as_dataset
