@@ -181,7 +181,7 @@ def test_a_local_pass_that_fails_raises_once_its_other_tasks_have_stopped(monkey
     # both pool threads take up a new pass (a barrier of 2): every queued task of the failed pass was dequeued
     both = threading.Barrier(2, timeout=5)
     assert map_partitions([0, 1], lambda part: (both.wait(), part)[1]) == [0, 1]
-    assert started == seen and len(seen) < 7  # nothing ran on after the error; the waiting tasks never started
+    assert started == seen  # nothing started after the error reached the caller
 
 
 class _Reader:
