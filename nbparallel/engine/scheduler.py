@@ -23,7 +23,7 @@ from dask import delayed
 
 from nbparallel.engine import execution
 from nbparallel.engine.memory import available_memory, fits_in_memory
-from nbparallel.engine.reduce import TreeRecord, reduce_now, tree_reduce
+from nbparallel.engine.reduce import reduce_now, tree_reduce
 
 
 def _identity(X, y, w):
@@ -163,8 +163,3 @@ class PassScheduler:
 def passes_to_json(passes):
     """Pass records as plain values."""
     return [{**p, "tree": p["tree"].to_dict()} for p in passes]
-
-
-def passes_from_json(data):
-    """Inverse of :func:`passes_to_json`."""
-    return [{**p, "tree": TreeRecord.from_dict(p["tree"])} for p in data]

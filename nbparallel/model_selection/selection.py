@@ -20,6 +20,7 @@ p^j_mk do not depend on the other predictors), restricted to the subset.
 from __future__ import annotations
 
 import math
+import time
 import warnings
 from dataclasses import replace
 
@@ -72,12 +73,6 @@ def auto_max_features(n_predictors, n_must):
 def padded_tables(feature_log_prob):
     """Per attribute, log p^j_mk with a row of zeros first: code 0 (missing) adds nothing."""
     return [np.vstack([np.zeros((1, p.shape[1])), p]) for p in feature_log_prob]
-
-
-def value_counts(model, a):
-    """N^j_mk of counted attribute ``a`` (table order), rows aligned with its log-probabilities
-    (for binned attributes, the bins kept by empty-bin elimination)."""
-    return model.counted_fits_[a].counts
 
 
 def a_terms(model):
@@ -477,9 +472,12 @@ class SelectedNaiveBayes(SelectorMixin, NaiveBayes):
         l_test = [None] * len(path)
         if test is not None:
             subsets = [step["subset"] for step in path]
-            sums, n = self._run("test", execution.run_pass, test.partitions,
-                                test.map(_test_partition, self, tables, subsets, categorical_target=True), _add_pairs,
-                                name="nbparallel-select-test", token=test.token)[0]
+            start = time.perf_counter()
+            (sums, n), record = execution.run_pass(
+                test.partitions, test.map(_test_partition, self, tables, subsets, categorical_target=True), _add_pairs,
+                split_every=self.split_every, name="nbparallel-select-test", token=test.token,
+                verbose=bool(self.verbose))
+            self._record_pass("test", record, time.perf_counter() - start)
             if n <= 0:
                 raise ValueError("the test data holds no row with a known target")
             l_test = list(sums / n)

@@ -15,7 +15,6 @@ import os
 
 import numpy as np
 
-from nbparallel.data.encoding import all_codes
 from nbparallel.data.inputs import as_dataset
 from nbparallel.data.partitions import input_feature_names
 from nbparallel.engine import execution, memory
@@ -31,11 +30,6 @@ from nbparallel.persistence import validate
 from nbparallel.persistence.checkpoints import Checkpoint
 from nbparallel.summaries.expected import ExpectedCounts
 from nbparallel.summaries.protocol import merge_summaries
-
-
-def encode_rows(schema, X):
-    """All attribute codes of a partition under the schema's bins (0 = missing), as one uint16 array."""
-    return all_codes(*schema.split(X), [at.edges() for at in schema.binned_attributes()])
 
 
 def scoring_codes(schema, X):

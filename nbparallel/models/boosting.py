@@ -30,7 +30,7 @@ from nbparallel.kernels.counting import count_partition
 from nbparallel.kernels.scoring import best_of_rows
 from nbparallel.models.base import PartitionedClassifier
 from nbparallel.models.estimator import check_is_fitted
-from nbparallel.models.naive_bayes import AUTO_SMOOTHING, NaiveBayes, check_counts
+from nbparallel.models.naive_bayes import AUTO_SMOOTHING, NaiveBayes, check_class_weights
 from nbparallel.models.params import Interval, Options
 from nbparallel.models.plan import CountingPlan, check_classes, recorded_by
 from nbparallel.persistence import validate
@@ -304,7 +304,7 @@ class BoostedNaiveBayes(PartitionedClassifier):
         if pending is None and not rounds:  # the first learner's counts did not come with the schema
             pending = scheduler.run_stateful("count", boost_partition, merge_summaries, spec, scored, None)
         if not rounds:
-            check_counts(pending)
+            check_class_weights(pending.class_weights)
             self._save(checkpoint, rounds, pending, stopped)
         while len(rounds) < self.n_rounds and not stopped:
             learner = RoundScorer.of(self._learner(pending))
@@ -438,7 +438,7 @@ class BoostedNaiveBayes(PartitionedClassifier):
         """A round (``counts``, ``alpha``, ``error`` and the ``extra`` keys) checked against the schema."""
         validate.keys(r, where, ("counts", "alpha", "error", *extra))
         counts = validate.count_table(r["counts"], self.schema_, len(self.schema_.classes), f"{where}.counts")
-        check_counts(counts)
+        check_class_weights(counts.class_weights)
         return {**r, "counts": counts, "alpha": validate.number(r["alpha"], f"{where}.alpha", 0),
                 "error": validate.number(r["error"], f"{where}.error", 0, 1)}
 

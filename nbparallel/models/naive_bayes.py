@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 import warnings
 from dataclasses import replace as replace_fields
 from functools import cached_property
@@ -16,6 +15,7 @@ from nbparallel.data.inputs import as_dataset
 from nbparallel.data.partitions import input_feature_names
 from nbparallel.data.schema import Schema
 from nbparallel.data.vocabularies import class_array, sort_values
+from nbparallel.engine.scheduler import PassScheduler
 from nbparallel.kernels.lookup import run_codes
 from nbparallel.kernels.scoring import JOINT, prepare_table
 from nbparallel.models import attribute_kinds
@@ -23,7 +23,14 @@ from nbparallel.models.base import SMALL_ROWS, PartitionedClassifier, ScoringInp
 from nbparallel.models.discretisation import FINE_BINS, MDL
 from nbparallel.models.estimator import check_is_fitted
 from nbparallel.models.params import Interval, Options
-from nbparallel.models.plan import WITH_MOMENTS, CountingPlan, check_classes, check_ranges, warn_out_of_range
+from nbparallel.models.plan import (
+    WITH_MOMENTS,
+    CountingPlan,
+    check_classes,
+    check_ranges,
+    recorded_by,
+    warn_out_of_range,
+)
 from nbparallel.persistence import validate
 from nbparallel.summaries.moments import CountsAndMoments, GaussianMoments, gaussian_columns
 
@@ -31,11 +38,6 @@ AUTO_SMOOTHING = "1/N"
 
 
 INT64_MIN, INT64_MAX = int(np.iinfo(np.int64).min), int(np.iinfo(np.int64).max)
-
-
-def check_counts(counts):
-    """Raise ValueError when no case has both a known target and a known attribute value."""
-    check_class_weights(counts.class_counts)
 
 
 def check_class_weights(class_weights):
@@ -229,13 +231,6 @@ class NaiveBayes(PartitionedClassifier):
                           categorical_features=self.categorical_features, require_target=require_target,
                           numeric_features=self.numeric_features, drop=drop, features=features)
 
-    def _run(self, kind, fn, *args, **kwargs):
-        """Run one pass, returning what ``fn`` returns (its tree record last), and record it."""
-        start = time.perf_counter()
-        out = fn(*args, split_every=self.split_every, verbose=bool(self.verbose), **kwargs)
-        self._record_pass(kind, out[-1], time.perf_counter() - start)
-        return out
-
     def fit(self, X, y=None, sample_weight=None):
         """Fit from the data: one schema pass, then one counting pass; one pass when the rows are
         unweighted and every attribute is categorical or a binned integer column (see
@@ -298,7 +293,6 @@ class NaiveBayes(PartitionedClassifier):
     def _fit_counts(self, X, dataset, classes, plan, batch=False):
         """Count ``dataset`` as ``plan`` says and derive the model (added to the fitted counts, if any);
         ``batch``: a ``partial_fit`` batch (see :meth:`CountingPlan.run`)."""
-        self.passes_ = []  # the passes of this call only
         self._direct_inputs_ = set()  # a small array's partition is the array: see PartitionedClassifier._direct
         previous = []  # the fitted counts, in the layout of the (possibly grown) schema
 
@@ -312,8 +306,10 @@ class NaiveBayes(PartitionedClassifier):
             previous.append(counts)
             return schema
 
-        schema, summary, record, _ = plan.run(dataset, self._run, classes=classes, batch=batch,
+        scheduler = PassScheduler(dataset, split_every=self.split_every, persist=False, verbose=bool(self.verbose))
+        schema, summary, record, _ = plan.run(dataset, recorded_by(scheduler), classes=classes, batch=batch,
                                               extend=extend if hasattr(self, "schema_") else None)
+        self.passes_ = scheduler.passes  # the passes of this call only
         counts, moments = (summary.counts, summary.moments) if plan.kind == WITH_MOMENTS else (summary, None)
         gaussian = schema.by_kind(GAUSSIAN)
         if previous:
