@@ -1,10 +1,12 @@
-"""Binary-tree reduction of partition summaries as Dask tasks.
+"""Binary-tree reduction of partition summaries: as Dask tasks, or in this process.
 
 The summaries of P partitions are merged level by level: at each level, runs of
 ``split_every`` neighbours (in partition index order) are merged by one task, so
 float sums are added in the same order whatever executes them. With fan-in 2 the
 tree has exactly ``ceil(log2 P)`` levels of merges; ``split_every=False`` merges
-all summaries in one flat task.
+all summaries in one flat task. :func:`tree_reduce` builds the tree over Dask
+delayed leaves; :func:`reduce_now` merges concrete summaries in this process
+along the same tree.
 """
 
 from __future__ import annotations

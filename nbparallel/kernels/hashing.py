@@ -207,12 +207,12 @@ def short_string_indices(offsets, data, validity, start, n, begin, row0, out, cl
     """:func:`string_indices` for strings of up to 7 bytes, whose key is their bytes: it also stops before
     a longer string (``store`` is unused).
 
-    Without the long strings' hashing, byte comparison and storing in its
-    loop, it counts short strings faster than the general pass does
-    (measured: see docs/data-layer.md). The ids, keys and hashes it gives
-    are the same, so either pass continues the other's table. Its lines
-    repeat the general pass's on purpose: moved into inlined helpers, the
-    key, the new id and the per-row write made the loop slower.
+    Its loop carries none of the long strings' hashing, byte comparison and
+    storing, so it counts short strings with less work than the general pass.
+    The ids, keys and hashes it gives are the same, so either pass continues
+    the other's table. Its lines repeat the general pass's on purpose: moved
+    into inlined helpers, the key, the new id and the per-row write made the
+    loop slower.
     """
     mask = np.uint64(len(slot_ids) - 1)
     shift = _slot_shift(len(slot_ids))

@@ -50,8 +50,8 @@ class that fold i's training rows lack has zero counts there, which the model
 treats as a category never seen (as missing) or a class never predicted, as a
 separate fit does. Binned numeric attributes differ: the equal-width bins are
 cut from the range of all the rows, not of each training fold, so a fold's
-bins can be slightly wider or shifted (see ``benchmarks/bench_cv.py`` for the
-measured difference).
+bins can be slightly wider or shifted (``nbparallel bench cv`` measures the
+difference, ``benchmarks/harness/cv.py``).
 """
 
 from __future__ import annotations
