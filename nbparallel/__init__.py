@@ -8,7 +8,7 @@ The names below are imported on first use, so ``import nbparallel`` is cheap
 and Dask, scikit-learn and numba load only when a model or pass needs them.
 """
 
-import importlib
+import importlib as _importlib
 
 __version__ = "0.1.0"
 
@@ -38,10 +38,11 @@ def __getattr__(name):
     module = _EXPORTS.get(name)
     if module is None:
         raise AttributeError(f"module 'nbparallel' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module, __name__), name)
+    value = getattr(_importlib.import_module(module, __name__), name)
     globals()[name] = value
     return value
 
 
 def __dir__():
-    return sorted(set(globals()) | set(_EXPORTS))
+    """The public API (``__all__``), whether or not its names or any subpackage have been imported yet."""
+    return list(__all__)

@@ -30,6 +30,11 @@ def test_every_name_of_all_has_an_api_reference_entry():
         assert getattr(importlib.import_module(module), attribute).__doc__, name
 
 
+def test_dir_of_the_package_names_only_its_public_api():
+    public = {n for n in dir(nbparallel) if not n.startswith("_")}
+    assert public == {n for n in nbparallel.__all__ if not n.startswith("__")}
+
+
 def test_readme_headline_table_is_the_results():
     text = (ROOT / "README.md").read_text()
     assert results_tables.readme_with_table(text, results_tables.headline_table()) == text
