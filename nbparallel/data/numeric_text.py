@@ -109,7 +109,8 @@ def numeric_array(X, kinds):
     return out.astype(np.float64) if all(k == NUMERIC for k in kinds) else out
 
 
-_NUMBER = r"^\s*[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?\s*$|^\s*[+-]?(inf|infinity|nan)\s*$"
+NUMBER = re.compile(r"^\s*[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?\s*$|^\s*[+-]?(inf|infinity|nan)\s*$", re.IGNORECASE)
+"""Text that reads as one number (as pyarrow's CSV reader reads one), any case."""
 
 #: Tokens that surely mean "missing" when a column otherwise holds numbers: any run of punctuation
 #: (``?``, ``-``, ``.``, ``*``, ``--``) or one of these words, any case.
@@ -125,8 +126,7 @@ def missing_token(values):
     >>> missing_token(["1.5", "?", "2", "-3e2"]), missing_token(["1", "many"]), missing_token(["a", "b"])
     (('?', True), ('many', False), None)
     """
-    pattern = re.compile(_NUMBER, re.IGNORECASE)
-    others = [v for v in values if v is not None and not pattern.match(v)]
+    others = [v for v in values if v is not None and not NUMBER.match(v)]
     if len(others) != 1 or len(others) == len([v for v in values if v is not None]):
         return None
     token = others[0]
@@ -137,11 +137,10 @@ def missing_token(values):
 def may_hold_numbers(values):
     """False when ``values`` (a column's first ones) settle that :func:`numbers_in_text` of the column is None:
     two distinct words, or a value neither number nor text; stops at the first such values."""
-    pattern = re.compile(_NUMBER, re.IGNORECASE)
     word = None
     for v in values:
         if isinstance(v, str):
-            if v != word and not pattern.match(v):
+            if v != word and not NUMBER.match(v):
                 if word is not None:
                     return False
                 word = v
@@ -161,14 +160,13 @@ def numbers_in_text(values):
     >>> numbers_in_text(["a", "b"]) is None, numbers_in_text([True, 2]) is None
     (True, True)
     """
-    pattern = re.compile(_NUMBER, re.IGNORECASE)
     text = []
     for v in values:
         if isinstance(v, str):
             text.append(v)
         elif isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, float, np.integer, np.floating)):
             return None
-    others = [v for v in text if not pattern.match(v)]
+    others = [v for v in text if not NUMBER.match(v)]
     if not others:
         return ("text", None) if text else ("numbers", None)
     one = missing_token([v if isinstance(v, str) else str(v) for v in values])

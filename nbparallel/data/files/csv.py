@@ -6,7 +6,6 @@ from __future__ import annotations
 import csv
 import math
 import re
-import warnings
 
 from nbparallel.data.columns import NA_VALUES
 from nbparallel.data.files.arrow import is_text, text_as_dictionary
@@ -16,7 +15,7 @@ from nbparallel.data.files.listing import file_signature, unit_store
 from nbparallel.data.files.options import ReadOptions
 from nbparallel.data.files.pieces import Unit
 from nbparallel.data.numeric_text import missing_token, parse_numbers
-from nbparallel.data.user_warnings import caller_stacklevel
+from nbparallel.data.user_warnings import warn
 
 
 def delimiter_of(path, options):
@@ -141,10 +140,9 @@ def wide_integer_types(path, names, options, tokens=None):
             types[name] = pa.uint64()
             continue
         types[name] = pa.string()
-        warnings.warn(f"column {name!r} of CSV file {str(path)!r} holds integers beyond the 64-bit integer types "
-                      f"(such as {max(values, key=abs)}): it is read as text (categorical), each value exact. Give "
-                      f"numeric_features=[{name!r}] (--numeric {name!r}) to read it as (rounded) numbers",
-                      UserWarning, stacklevel=caller_stacklevel())
+        warn(f"column {name!r} of CSV file {str(path)!r} holds integers beyond the 64-bit integer types "
+             f"(such as {max(values, key=abs)}): it is read as text (categorical), each value exact. Give "
+             f"numeric_features=[{name!r}] (--numeric {name!r}) to read it as (rounded) numbers")
     return types
 
 
@@ -213,16 +211,15 @@ def warn_missing_tokens(path, found):
     surely means missing, else kept as text (categorical)."""
     for name, (token, safe) in found.items():
         if safe:
-            warnings.warn(
+            warn(
                 f"column {name!r} of CSV file {str(path)!r} holds numbers and the token {token!r}: it is read as "
                 f"numbers, {token!r} as missing. Give na_values=[{token!r}] (--na-values {token!r}) to say so, or "
-                "list the column in categorical_features to count its values as categories", UserWarning,
-                stacklevel=caller_stacklevel())
+                "list the column in categorical_features to count its values as categories")
         else:
-            warnings.warn(
+            warn(
                 f"column {name!r} of CSV file {str(path)!r} holds numbers and the token {token!r}: it is read as "
                 f"text (categorical). If {token!r} means a missing value, give na_values=[{token!r}] "
-                f"(--na-values {token!r}) to read the column as numbers", UserWarning, stacklevel=caller_stacklevel())
+                f"(--na-values {token!r}) to read the column as numbers")
 
 
 def _convert_options(na_values, types=None, columns=None):
