@@ -446,9 +446,10 @@ class NaiveBayes(PartitionedClassifier):
         categorical = [a for a, at in enumerate(counted) if at.kind != NUMERIC]
         binned = [a for a, at in enumerate(counted) if at.kind == NUMERIC]
         fits = dict(zip(categorical, attribute_kinds.Categorical.derive([counted[a] for a in categorical],
-                                                              [counts.attribute(a) for a in categorical], f)))
+                                                                        [counts.attribute(a) for a in categorical], f)))
         fits.update(zip(binned, attribute_kinds.BinnedNumeric.derive([counted[a] for a in binned],
-                                                           [counts.attribute(a) for a in binned], f, supervised)))
+                                                                     [counts.attribute(a) for a in binned], f,
+                                                                     supervised)))
         fits = [fits[a] for a in range(len(counted))]
         gaussian = schema.by_kind(GAUSSIAN)
         self.gaussian_features_ = _names(gaussian)
@@ -492,7 +493,8 @@ class NaiveBayes(PartitionedClassifier):
         labelled = {name: (fit.log_prob, fit.labels) for name, fit in counted}
         gaussian = self._gaussian_fit
         if gaussian is not None:
-            labelled.update({c: (np.vstack([gaussian.theta[:, g], gaussian.var[:, g]]), attribute_kinds.GaussianNumeric.labels)
+            labels = attribute_kinds.GaussianNumeric.labels
+            labelled.update({c: (np.vstack([gaussian.theta[:, g], gaussian.var[:, g]]), labels)
                              for g, c in enumerate(self.gaussian_features_)})
         return {c: pd.DataFrame(labelled[c][0], index=labelled[c][1], columns=self.classes_)
                 for c in self.schema_.columns}
@@ -600,8 +602,8 @@ class NaiveBayes(PartitionedClassifier):
             return inputs, None
         array, columns = gaussian_columns(X, self._gaussian_positions)
         fit = self._gaussian_fit
-        return inputs._replace(extra=attribute_kinds.GaussianNumeric.score(array, columns, fit)), (array, columns, fit.theta,
-                                                                                        fit.var)
+        extra = attribute_kinds.GaussianNumeric.score(array, columns, fit)
+        return inputs._replace(extra=extra), (array, columns, fit.theta, fit.var)
 
     def explained_features(self):
         """The attributes' names in input order (the columns of :meth:`explain`)."""

@@ -13,8 +13,8 @@ from nbparallel.data.inputs import as_dataset
 from nbparallel.data.schema_pass import scan_schema
 from nbparallel.model_selection.cross_validation import cross_validate
 from nbparallel.models.discretisation import mdl_intervals
-from nbparallel.models.attribute_kinds import (BinnedNumeric, Categorical, GaussianNumeric, final_bins_of_counting_bins, kind_of,
-                                    merged_bins)
+from nbparallel.models.attribute_kinds import (BinnedNumeric, Categorical, GaussianNumeric,
+                                               final_bins_of_counting_bins, kind_of, merged_bins)
 from nbparallel.persistence import model_files as io
 
 

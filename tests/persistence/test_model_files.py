@@ -132,7 +132,8 @@ def test_a_pickled_model_is_named_as_a_pickle_and_never_unpickled(tmp_path, prot
     witness = tmp_path / "unpickled"
     with open(path, "wb") as f:  # unpickling this would create the witness file
         pickle.dump(Witness(str(witness)), f, protocol=protocol)
-    with pytest.raises(ValueError, match=r"model.pkl is not a valid nbparallel model file: a Python pickle.*model.save"):
+    message = r"model.pkl is not a valid nbparallel model file: a Python pickle.*model.save"
+    with pytest.raises(ValueError, match=message):
         nbparallel.load(path)
     assert not witness.exists()
     command = [sys.executable, "-m", "nbparallel.cli", "predict", str(path), str(path), "-o", str(tmp_path / "p.csv")]

@@ -173,9 +173,10 @@ def ragged_line(path, options, store=None):
 
     read = pcsv.ReadOptions(encoding=options.encoding or "utf8", use_threads=False)
     parse = pcsv.ParseOptions(delimiter=delimiter_of(path, options), invalid_row_handler=first)
+    as_text = pcsv.ConvertOptions(column_types=dict.fromkeys(names, pa.string()))  # no conversion error first
     try:
         with pcsv.open_csv(_source(path, store), read_options=read, parse_options=parse,
-                           convert_options=pcsv.ConvertOptions(column_types=dict.fromkeys(names, pa.string()))) as reader:
+                           convert_options=as_text) as reader:
             for _ in reader:
                 pass
     except (pa.ArrowException, OSError):
