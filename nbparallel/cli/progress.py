@@ -82,24 +82,18 @@ def progress_line(totals=None, out=None):
 
 
 @contextlib.contextmanager
-def compile_notice(out=None):
-    """Within the block, print :data:`COMPILE_NOTICE` once, on its own line, when numba starts compiling."""
+def watching_compiles(on_start):
+    """Within the block, ``on_start()`` is called each time numba starts compiling a kernel."""
     import numba.core.event as ev
 
-    out = out or sys.stderr
-    said = []
-
-    class Notice(ev.Listener):
+    class Listener(ev.Listener):
         def on_start(self, event):
-            if not said:
-                said.append(True)
-                out.write(f"\r{COMPILE_NOTICE}\n")
-                out.flush()
+            on_start()
 
         def on_end(self, event):
             pass
 
-    listener = Notice()
+    listener = Listener()
     ev.register("numba:compile", listener)
     try:
         yield
@@ -107,35 +101,39 @@ def compile_notice(out=None):
         ev.unregister("numba:compile", listener)
 
 
+@contextlib.contextmanager
+def compile_notice(out=None):
+    """Within the block, print :data:`COMPILE_NOTICE` once, on its own line, when numba starts compiling."""
+    out = out or sys.stderr
+    said = []
+
+    def notice():
+        if not said:
+            said.append(True)
+            out.write(f"\r{COMPILE_NOTICE}\n")
+            out.flush()
+
+    with watching_compiles(notice):
+        yield
+
+
 class CompileWatch:
     """Whether numba compiled anything while the watch was on (``with CompileWatch() as watch``, then
     ``watch.compiled``): a timing that includes compiling says so instead of passing it for work."""
 
     def __init__(self):
-        import numba.core.event as ev
-
-        watch = self
-
-        class Seen(ev.Listener):
-            def on_start(self, event):
-                watch.compiled = True
-
-            def on_end(self, event):
-                pass
-
         self.compiled = False
-        self.listener = Seen()
+        self._watching = contextlib.ExitStack()
 
     def __enter__(self):
-        import numba.core.event as ev
-
-        ev.register("numba:compile", self.listener)
+        self._watching.enter_context(watching_compiles(self._seen))
         return self
 
     def __exit__(self, *exc):
-        import numba.core.event as ev
+        self._watching.close()
 
-        ev.unregister("numba:compile", self.listener)
+    def _seen(self):
+        self.compiled = True
 
 
 def command_display(args):
