@@ -32,9 +32,9 @@ from typing import NamedTuple
 
 import numpy as np
 
+from nbparallel.data import user_warnings
 from nbparallel.data.columns import BINNED, GAUSSIAN, NUMERIC
 from nbparallel.data.schema import Schema
-from nbparallel.data import user_warnings
 from nbparallel.data.schema_pass import scan_schema, schema_of_scan
 from nbparallel.data.vocabularies import sort_values
 from nbparallel.engine import execution, memory
