@@ -192,16 +192,21 @@ class Categorical(Counted):
     name = "categorical"
 
     @staticmethod
-    def derive(attributes, cells, f):
+    def derive(attributes, cells, f, smoothed=None):
         """The :class:`CountedFit` of each of ``attributes`` from its count-table rows (``cells``, a list of
         categories x classes arrays), smoothing ``f``; all derived together, as one model has many.
 
-        A category never seen is as missing (log-probability 0)."""
+        A category never seen is as missing (log-probability 0), unless ``smoothed`` (one flag per category
+        of each attribute, or None) says it belongs to the attribute's categories all the same (as
+        scikit-learn's ``CategoricalNB`` takes 0 .. max): then it is smoothed as a category seen zero times."""
         if not attributes:
             return []
         stacked = np.concatenate(cells)
         sizes = [len(c) for c in cells]
-        logp, ignored = smoothed_log_prob(stacked, stacked.sum(axis=1) > 0, sizes, f)
+        seen = stacked.sum(axis=1) > 0
+        if smoothed is not None:
+            seen |= np.concatenate(smoothed)
+        logp, ignored = smoothed_log_prob(stacked, seen, sizes, f)
         bounds = np.concatenate([[0], np.cumsum(sizes)])
         return [CountedFit(logp[a:b], c, None, bool(skip), at.categories)
                 for at, c, a, b, skip in zip(attributes, cells, bounds[:-1], bounds[1:], ignored)]

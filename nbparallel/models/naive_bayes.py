@@ -10,9 +10,10 @@ import numpy as np
 import pandas as pd
 
 from nbparallel.data.columns import BINNED, CATEGORICAL, GAUSSIAN, NUMERIC
-from nbparallel.data.encoding import code_dtype, integer_range
+from nbparallel.data.encoding import MAX_CATEGORIES, code_dtype, integer_range
 from nbparallel.data.inputs import as_dataset
 from nbparallel.data.partitions import input_feature_names
+from nbparallel.data.user_warnings import warn
 from nbparallel.data.schema import Schema
 from nbparallel.data.vocabularies import class_array, sort_values
 from nbparallel.engine.scheduler import PassScheduler
@@ -22,7 +23,7 @@ from nbparallel.models import attribute_kinds
 from nbparallel.models.base import SMALL_ROWS, PartitionedClassifier, ScoringInputs
 from nbparallel.models.discretisation import FINE_BINS, MDL
 from nbparallel.models.estimator import check_is_fitted
-from nbparallel.models.params import Interval, Options
+from nbparallel.models.params import BOOLEAN, Interval, Options
 from nbparallel.models.plan import (
     WITH_MOMENTS,
     CountingPlan,
@@ -35,6 +36,12 @@ from nbparallel.persistence import validate
 from nbparallel.summaries.moments import CountsAndMoments, GaussianMoments, gaussian_columns
 
 AUTO_SMOOTHING = "1/N"
+
+#: the smallest ``alpha`` used when ``force_alpha`` is False (scikit-learn's bound)
+ALPHA_LOWER_BOUND = 1e-10
+
+#: ``integer_categories``: the integers seen, or every integer from 0 to the largest seen (CategoricalNB's)
+OBSERVED, RANGE = "observed", "range"
 
 
 INT64_MIN, INT64_MAX = int(np.iinfo(np.int64).min), int(np.iinfo(np.int64).max)
@@ -59,9 +66,10 @@ class NaiveBayes(PartitionedClassifier):
 
     Parameters
     ----------
-    alpha : float > 0 or "1/N", default "1/N"
+    alpha : float >= 0 or "1/N", default "1/N"
         The cell smoothing f; "1/N" uses one over the number of training cases,
-        as the SPSS document recommends; 1.0 is Laplace smoothing.
+        as the SPSS document recommends; 1.0 is Laplace smoothing
+        (scikit-learn's default). See ``force_alpha``.
     class_alpha : float > 0 or "1/N", default "1/N"
         The class-prior smoothing lambda.
     n_bins : int >= 2 or "mdl", default 10
@@ -117,6 +125,28 @@ class NaiveBayes(PartitionedClassifier):
         ``partial_fit`` when the first batch does not span the data (for
         example batches ordered by class); values outside fall into the end
         bins, with a warning.
+    fit_prior : bool, default True
+        As in scikit-learn: False gives every class the same prior, 1 /
+        n_classes (``class_prior``, when given, wins).
+    force_alpha : bool, default True
+        As in scikit-learn: True uses ``alpha`` as given; False raises an
+        ``alpha`` below 1e-10 (or a "1/N" below it) to 1e-10, with a warning.
+        ``alpha=0`` needs ``force_alpha=False``: unsmoothed, a category a class
+        never had would make that class impossible.
+    integer_categories : "observed" or "range", default "observed"
+        The categories of an integer-coded categorical column (every value an
+        integer): "observed" takes the values seen in training (a value never
+        seen adds nothing when scored, as a missing value); "range" takes
+        every integer from 0 to the largest seen, as scikit-learn's
+        ``CategoricalNB`` does, so an integer within that range never seen
+        in training gets the smoothed probability ``f / (N_k + M f)``; a
+        negative value is then an error. Other columns keep their observed
+        values.
+    min_categories : int, array-like of shape (n_features,) or None, default None
+        As in ``CategoricalNB``: the integers 0 .. ``min_categories`` - 1 are
+        categories of each integer-coded categorical column (an array gives
+        one number per input column; it is not read for other columns),
+        smoothed whether seen or not.
 
     Attributes
     ----------
@@ -174,6 +204,15 @@ class NaiveBayes(PartitionedClassifier):
         Gaussian attributes), and from them ``theta_`` and ``var_`` (shape
         (n_classes, n_gaussian), columns as ``gaussian_features_``) and
         ``epsilon_``, as in ``GaussianNB``.
+    class_count_ : ndarray of shape (n_classes,)
+        N_k, the weight per class of the training cases (as scikit-learn's;
+        a case whose every attribute is missing is left out).
+    category_count_ : list of ndarray
+        Per input column, in input order, the training counts in
+        ``CategoricalNB``'s layout, shape (n_classes, n_values): its
+        categories (or bins after empty-bin elimination), in the order of
+        ``feature_log_prob_``'s rows; a Gaussian column has shape
+        (n_classes, 0).
 
     Examples
     --------
@@ -190,7 +229,7 @@ class NaiveBayes(PartitionedClassifier):
 
     _parameter_constraints = {
         **PartitionedClassifier._parameter_constraints,
-        "alpha": [Interval(float, 0, np.inf, "neither"), Options((AUTO_SMOOTHING,))],
+        "alpha": [Interval(float, 0, np.inf, "left"), Options((AUTO_SMOOTHING,))],
         "class_alpha": [Interval(float, 0, np.inf, "neither"), Options((AUTO_SMOOTHING,))],
         "n_bins": [Interval(int, 2, validate.MAX_BINS), Options((MDL,))],
         "numeric_ranges": [None, dict],
@@ -198,11 +237,16 @@ class NaiveBayes(PartitionedClassifier):
         "numeric": [Options((BINNED, GAUSSIAN)), dict],
         "var_smoothing": [Interval(float, 0, np.inf, "left")],
         "class_prior": [None, "array-like", dict],
+        "fit_prior": [BOOLEAN],
+        "force_alpha": [BOOLEAN],
+        "integer_categories": [Options((OBSERVED, RANGE))],
+        "min_categories": [None, Interval(int, 1, None), "array-like"],
     }
 
     def __init__(self, *, alpha=AUTO_SMOOTHING, class_alpha=AUTO_SMOOTHING, n_bins=10,
                  categorical_features="auto", n_partitions=None, split_every=2, verbose=0, numeric_ranges=None,
-                 numeric=BINNED, var_smoothing=1e-9, numeric_features=None, class_prior=None):
+                 numeric=BINNED, var_smoothing=1e-9, numeric_features=None, class_prior=None, fit_prior=True,
+                 force_alpha=True, integer_categories=OBSERVED, min_categories=None):
         self.alpha = alpha
         self.class_alpha = class_alpha
         self.n_bins = n_bins
@@ -215,6 +259,10 @@ class NaiveBayes(PartitionedClassifier):
         self.var_smoothing = var_smoothing
         self.numeric_features = numeric_features
         self.class_prior = class_prior
+        self.fit_prior = fit_prior
+        self.force_alpha = force_alpha
+        self.integer_categories = integer_categories
+        self.min_categories = min_categories
 
     # ------------------------------------------------------------ fitting
 
@@ -222,6 +270,9 @@ class NaiveBayes(PartitionedClassifier):
         """The declared checks (``categorical_features`` is checked against the columns by the data layer)."""
         super().validate_params()
         check_ranges(self.numeric_ranges)
+        if self.alpha == 0 and self.force_alpha:
+            raise ValueError("alpha=0 needs force_alpha=False (alpha is then 1e-10): unsmoothed, a category a "
+                             "class never had would make that class impossible")
 
     def dataset(self, X, y=None, sample_weight=None, *, require_target=True, drop=(), features=None):
         """The input as partitions (:class:`nbparallel.data.dataset.Dataset`), with this model's
@@ -319,6 +370,7 @@ class NaiveBayes(PartitionedClassifier):
                 moments = moments + self.moments_.reindex(class_map, len(schema.classes))
         if gaussian:
             self.moments_ = moments
+        schema, counts = self._widened(schema, counts)
         self.schema_, self.counts_, self.reduction_ = schema, counts, record
         check_class_weights(self.class_weights())
         self.n_partitions_ = record.n_leaves
@@ -422,6 +474,55 @@ class NaiveBayes(PartitionedClassifier):
         class_map = [classes.index(c) for c in old.classes]
         return schema, self.counts_.reindex(row_maps, sizes, class_map, len(classes))
 
+    def _category_spaces(self, schema):
+        """``{name: n}`` for each integer-coded categorical attribute whose categories include the integers
+        0 .. n-1 whether seen or not (``min_categories`` and ``integer_categories="range"``)."""
+        minimum = self.min_categories
+        if minimum is not None and not isinstance(minimum, int):
+            minimum = np.asarray(minimum)
+            if minimum.shape != (len(schema.columns),) or minimum.dtype.kind not in "iu":
+                raise ValueError(f"min_categories must be an int or one int per input column "
+                                 f"({len(schema.columns)}), got {self.min_categories!r}")
+        spaces = {}
+        for at in schema.attributes:
+            if at.kind != CATEGORICAL or not all(type(v) is int for v in at.categories):
+                continue
+            n = 0 if minimum is None else int(minimum if np.ndim(minimum) == 0 else minimum[schema.position_of(at.name)])
+            if self.integer_categories == RANGE and at.categories:
+                if at.categories[0] < 0:
+                    raise ValueError(f"integer_categories={RANGE!r} takes the categories 0 .. max of column "
+                                     f"{at.name!r}, but it holds the negative value {at.categories[0]}")
+                n = max(n, at.categories[-1] + 1)
+            if n > MAX_CATEGORIES:
+                raise ValueError(f"column {at.name!r} would have {n} categories 0 .. {n - 1} "
+                                 f"(integer_categories, min_categories); at most {MAX_CATEGORIES}")
+            if n:
+                spaces[at.name] = n
+        return spaces
+
+    def _widened(self, schema, counts):
+        """``schema`` with the integers of :meth:`_category_spaces` added to its categories, and ``counts``
+        laid out for it (their rows zero)."""
+        spaces = self._category_spaces(schema)
+        if not spaces:
+            return schema, counts
+        attributes, row_maps, sizes = [], [], []
+        for at in schema.attributes:
+            if at.name in spaces:
+                cats = sort_values(set(at.categories) | set(range(spaces[at.name])))
+                index = {c: i for i, c in enumerate(cats)}
+                row_maps.append([index[c] for c in at.categories])
+                at = replace_fields(at, categories=cats)
+            elif at.counted:
+                row_maps.append(list(range(at.n_values)))
+            attributes.append(at)
+            if at.counted:
+                sizes.append(at.n_values)
+        widened = Schema.of(attributes, schema.columns, schema.classes)
+        if widened.to_dict() == schema.to_dict():
+            return schema, counts
+        return widened, counts.reindex(row_maps, sizes, list(range(len(schema.classes))), len(schema.classes))
+
     # ---------------------------------------------------- probabilities
 
     def _derive(self):
@@ -434,6 +535,10 @@ class NaiveBayes(PartitionedClassifier):
         N = N_k.sum()
         lam = 1.0 / N if self.class_alpha == AUTO_SMOOTHING else float(self.class_alpha)
         f = 1.0 / N if self.alpha == AUTO_SMOOTHING else float(self.alpha)
+        if f < ALPHA_LOWER_BOUND and not self.force_alpha:
+            warn(f"alpha {f:.3g} is below {ALPHA_LOWER_BOUND:.0e} and force_alpha is False: alpha = "
+                 f"{ALPHA_LOWER_BOUND:.0e} is used (force_alpha=True keeps it)")
+            f = ALPHA_LOWER_BOUND
         present = N_k > 0  # empty classes are removed from the calculations
         with np.errstate(divide="ignore"):
             self.class_log_prior_ = np.where(
@@ -441,12 +546,19 @@ class NaiveBayes(PartitionedClassifier):
             )
         if self.class_prior is not None:  # fixed priors
             self.class_log_prior_ = fixed_log_prior(self.class_prior, self.classes_)
+        elif not self.fit_prior:
+            self.class_log_prior_ = np.full(len(self.classes_), -np.log(len(self.classes_)))
+        self.class_count_ = N_k
         supervised = self.n_bins == MDL
         counted = schema.counted().attributes
         categorical = [a for a, at in enumerate(counted) if at.kind != NUMERIC]
         binned = [a for a, at in enumerate(counted) if at.kind == NUMERIC]
+        spaces = self._category_spaces(schema)
+        smoothed = [np.array([type(v) is int and 0 <= v < spaces.get(counted[a].name, 0)
+                              for v in counted[a].categories], dtype=bool) for a in categorical]
         fits = dict(zip(categorical, attribute_kinds.Categorical.derive([counted[a] for a in categorical],
-                                                                        [counts.attribute(a) for a in categorical], f)))
+                                                                        [counts.attribute(a) for a in categorical], f,
+                                                                        smoothed)))
         fits.update(zip(binned, attribute_kinds.BinnedNumeric.derive([counted[a] for a in binned],
                                                                      [counts.attribute(a) for a in binned], f,
                                                                      supervised)))
@@ -473,6 +585,8 @@ class NaiveBayes(PartitionedClassifier):
         self.ignored_attributes_ = [c for c in schema.columns if c in ignored]
         self.feature_log_prob_ = [counted[c].log_prob if c in counted else np.zeros((0, n_classes))
                                   for c in schema.columns]
+        self.category_count_ = [counted[c].counts.T if c in counted else np.zeros((n_classes, 0))
+                                for c in schema.columns]
         for built in ("log_probabilities_", "_counting_bins_table"):  # built again from these fits when asked
             self.__dict__.pop(built, None)
         self._log_table, self._log_offsets = attribute_kinds.Counted.log_table(self.counted_fits_, n_classes)

@@ -76,7 +76,7 @@ def test_evaluate_is_one_report_for_every_classifier(model):
 
 
 @pytest.mark.parametrize("make, name", [
-    (lambda: NaiveBayes(alpha=0), "alpha"), (lambda: BoostedNaiveBayes(n_rounds=0), "n_rounds"),
+    (lambda: NaiveBayes(alpha=-1.0), "alpha"), (lambda: BoostedNaiveBayes(n_rounds=0), "n_rounds"),
     (lambda: AutoClass(tol=float("nan")), "tol"), (lambda: NaiveBayes(split_every=1.5), "split_every"),
 ])
 def test_parameters_are_checked_at_fit_by_the_declared_constraints(make, name):
