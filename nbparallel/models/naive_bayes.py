@@ -487,7 +487,8 @@ class NaiveBayes(PartitionedClassifier):
         for at in schema.attributes:
             if at.kind != CATEGORICAL or not all(type(v) is int for v in at.categories):
                 continue
-            n = 0 if minimum is None else int(minimum if np.ndim(minimum) == 0 else minimum[schema.position_of(at.name)])
+            n = 0 if minimum is None else int(minimum if np.ndim(minimum) == 0
+                                              else minimum[schema.position_of(at.name)])
             if self.integer_categories == RANGE and at.categories:
                 if at.categories[0] < 0:
                     raise ValueError(f"integer_categories={RANGE!r} takes the categories 0 .. max of column "
