@@ -478,6 +478,8 @@ class NaiveBayes(PartitionedClassifier):
         """``{name: n}`` for each integer-coded categorical attribute whose categories include the integers
         0 .. n-1 whether seen or not (``min_categories`` and ``integer_categories="range"``)."""
         minimum = self.min_categories
+        if minimum is None and self.integer_categories == OBSERVED:
+            return {}
         if minimum is not None and not isinstance(minimum, int):
             minimum = np.asarray(minimum)
             if minimum.shape != (len(schema.columns),) or minimum.dtype.kind not in "iu":
@@ -556,7 +558,7 @@ class NaiveBayes(PartitionedClassifier):
         binned = [a for a, at in enumerate(counted) if at.kind == NUMERIC]
         spaces = self._category_spaces(schema)
         smoothed = [np.array([type(v) is int and 0 <= v < spaces.get(counted[a].name, 0)
-                              for v in counted[a].categories], dtype=bool) for a in categorical]
+                              for v in counted[a].categories], dtype=bool) for a in categorical] if spaces else None
         fits = dict(zip(categorical, attribute_kinds.Categorical.derive([counted[a] for a in categorical],
                                                                         [counts.attribute(a) for a in categorical], f,
                                                                         smoothed)))

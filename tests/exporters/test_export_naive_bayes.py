@@ -167,3 +167,16 @@ def test_integer_float_and_boolean_categories(assert_exported_scores_as_model):
     model = nb.NaiveBayes(categorical_features=["k", "f", "b"]).fit(X, y)
     assert set(model.feature_kinds_.values()) == {"categorical"}
     assert_exported_scores_as_model(model, X)
+
+
+def test_integer_category_range_and_uniform_prior(assert_exported_scores_as_model):
+    rng = np.random.default_rng(4)
+    n = 200
+    X = pd.DataFrame({"k": rng.choice([0, 1, 3, 5], n), "m": rng.integers(0, 3, n)})
+    y = np.where((X["k"] == 1) ^ (rng.random(n) < 0.2), "a", "b")
+    model = nb.NaiveBayes(categorical_features="all", integer_categories="range", min_categories=[4, 6],
+                          fit_prior=False).fit(X, y)
+    rows = pd.DataFrame({"k": [2, 4, 5, 0], "m": [4, 5, 1, 3]})  # 2, 4 (k) and 3..5 (m) never seen, within range
+    assert not np.allclose(model.predict_proba(rows[:1]), nb.NaiveBayes(
+        categorical_features="all", fit_prior=False).fit(X, y).predict_proba(rows[:1]))
+    assert_exported_scores_as_model(model, rows)
