@@ -435,7 +435,7 @@ class NaiveBayes(PartitionedClassifier):
         merged ``moments`` (:class:`GaussianMoments`)."""
         model = cls(**params)
         model.validate_params()
-        model.schema_, model.counts_ = schema, counts
+        model.schema_, model.counts_ = model._widened(schema, counts)
         if moments is not None:
             model.moments_ = moments
         model._set_input_features(n_features=n_features_in, feature_names=feature_names_in)

@@ -3,9 +3,10 @@
 import numpy as np
 import pytest
 from sklearn.base import clone
+from sklearn.model_selection import KFold, cross_val_score
 from sklearn.naive_bayes import CategoricalNB, GaussianNB
 
-from nbparallel import NaiveBayes
+from nbparallel import NaiveBayes, cross_validate
 from nbparallel.loading import load
 
 # a class prior smoothing this small gives scikit-learn's empirical prior
@@ -153,3 +154,11 @@ def test_parameters_survive_clone_set_params_and_model_files(codes, tmp_path):
     np.testing.assert_array_equal(loaded.predict_proba(SCORED), model.predict_proba(SCORED))
     for ours, theirs in zip(loaded.category_count_, model.category_count_):
         np.testing.assert_array_equal(ours, theirs)
+
+
+@pytest.mark.parametrize("params", [{"integer_categories": "range"}, {"min_categories": [6, 2, 8]}])
+def test_cross_validation_folds_take_the_category_space_as_separate_fits(codes, params):
+    X, y = codes
+    result = cross_validate(categorical(**params), X, y, cv=KFold(4))
+    separate = cross_val_score(categorical(**params), X, y, cv=KFold(4), scoring="neg_log_loss")
+    np.testing.assert_allclose(result["test_log_likelihood"], separate, rtol=1e-12)
