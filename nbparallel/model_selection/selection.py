@@ -32,7 +32,7 @@ from nbparallel.data.columns import BINNED, GAUSSIAN
 from nbparallel.engine import execution
 from nbparallel.engine.scheduler import PassScheduler
 from nbparallel.kernels import selection as kernels
-from nbparallel.models.naive_bayes import AUTO_SMOOTHING, NaiveBayes
+from nbparallel.models.naive_bayes import AUTO_SMOOTHING, OBSERVED, NaiveBayes
 from nbparallel.models.plan import CountingPlan
 
 CRITERIA = ("auto", "bic", "test")
@@ -257,6 +257,8 @@ class SelectedNaiveBayes(SelectorMixin, NaiveBayes):
         Seed of the simulated cases.
     alpha, class_alpha, n_bins, categorical_features, n_partitions, split_every, verbose
         As for :class:`NaiveBayes`.
+    fit_prior, force_alpha, integer_categories, min_categories
+        As for :class:`NaiveBayes` (an array of ``min_categories`` gives one number per column of ``X``).
     numeric_ranges, numeric, var_smoothing, numeric_features, class_prior
         As for :class:`NaiveBayes`. Every parameter of :class:`NaiveBayes` is one of this model's, so the
         model of the selected predictors is the :class:`NaiveBayes` of the same parameters on those
@@ -297,7 +299,8 @@ class SelectedNaiveBayes(SelectorMixin, NaiveBayes):
                  b_estimate="auto", sample_size=20000, random_state=None, alpha=AUTO_SMOOTHING,
                  class_alpha=AUTO_SMOOTHING, n_bins=10, categorical_features="auto", n_partitions=None,
                  split_every=2, verbose=0, numeric_ranges=None, numeric=BINNED, var_smoothing=1e-9,
-                 numeric_features=None, class_prior=None):
+                 numeric_features=None, class_prior=None, fit_prior=True, force_alpha=True,
+                 integer_categories=OBSERVED, min_categories=None):
         self.n_features = n_features
         self.max_features = max_features
         self.must_include = must_include
@@ -308,7 +311,9 @@ class SelectedNaiveBayes(SelectorMixin, NaiveBayes):
         super().__init__(alpha=alpha, class_alpha=class_alpha, n_bins=n_bins,
                          categorical_features=categorical_features, n_partitions=n_partitions,
                          split_every=split_every, verbose=verbose, numeric_ranges=numeric_ranges, numeric=numeric,
-                         var_smoothing=var_smoothing, numeric_features=numeric_features, class_prior=class_prior)
+                         var_smoothing=var_smoothing, numeric_features=numeric_features, class_prior=class_prior,
+                         fit_prior=fit_prior, force_alpha=force_alpha, integer_categories=integer_categories,
+                         min_categories=min_categories)
 
     @property
     def partial_fit(self):

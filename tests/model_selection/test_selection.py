@@ -246,7 +246,8 @@ def test_every_naive_bayes_parameter_reaches_the_model_of_the_selected_columns()
     X, y = data.data, data.target
     params = {"alpha": 0.5, "class_alpha": 2.0, "n_bins": 7, "class_prior": [0.2, 0.3, 0.5],
               "numeric_ranges": {"alcohol": (10.0, 16.0)}, "var_smoothing": 1e-6, "numeric": "binned",
-              "numeric_features": ["proline"]}
+              "numeric_features": ["proline"], "fit_prior": False, "force_alpha": False,
+              "integer_categories": "range", "min_categories": 3}
     assert set(params) | {"categorical_features", "n_partitions", "split_every", "verbose"} == set(
         nbparallel.NaiveBayes().get_params())  # every NaiveBayes parameter is here
     model = SelectedNaiveBayes(n_features=4, must_include=["alcohol", "proline"], n_partitions=2, **params).fit(X, y)
