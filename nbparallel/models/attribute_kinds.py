@@ -196,12 +196,14 @@ class Categorical(Counted):
         """The :class:`CountedFit` of each of ``attributes`` from its count-table rows (``cells``, a list of
         categories x classes arrays), smoothing ``f``; all derived together, as one model has many.
 
-        A category never seen is as missing (log-probability 0)."""
+        A category never seen is as missing (log-probability 0), unless its attribute is ``declared`` (an ARFF
+        nominal attribute): then every category counts in the smoothing, as in Weka."""
         if not attributes:
             return []
         stacked = np.concatenate(cells)
         sizes = [len(c) for c in cells]
-        logp, ignored = smoothed_log_prob(stacked, stacked.sum(axis=1) > 0, sizes, f)
+        declared = np.repeat([at.declared for at in attributes], sizes)
+        logp, ignored = smoothed_log_prob(stacked, (stacked.sum(axis=1) > 0) | declared, sizes, f)
         bounds = np.concatenate([[0], np.cumsum(sizes)])
         return [CountedFit(logp[a:b], c, None, bool(skip), at.categories)
                 for at, c, a, b, skip in zip(attributes, cells, bounds[:-1], bounds[1:], ignored)]
