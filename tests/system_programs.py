@@ -4,6 +4,7 @@
 with that message."""
 
 import shutil
+from pathlib import Path
 
 import pytest
 
@@ -16,3 +17,14 @@ def require(program, debian_package):
                     f"(apt-get install {debian_package}), or run README's test command, bash tests/run.sh, "
                     "which installs it", pytrace=False)
     return path
+
+
+def require_files(folder, debian_package, pattern="*"):
+    """The files matching ``pattern`` in ``folder``; else the test fails saying which Debian package installs
+    them."""
+    files = sorted(Path(folder).glob(pattern))
+    if not files:
+        pytest.fail(f"this test needs the files {folder}/{pattern}: install Debian's package {debian_package} "
+                    f"(apt-get install {debian_package}), or run README's test command, bash tests/run.sh, "
+                    "which installs it", pytrace=False)
+    return files

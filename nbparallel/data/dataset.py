@@ -49,6 +49,10 @@ class Dataset:
         Files: each partition's :class:`~nbparallel.data.files.readers.PieceReader`,
         which also reads it in batches of bounded size (prediction to files
         does); None for other inputs.
+    declared : dict or None
+        Categorical columns whose files declare their values (ARFF nominal
+        attributes): ``{name: values}``, in the declared order, which becomes
+        the attribute's category order, values never seen included.
     """
 
     partitions: list
@@ -62,6 +66,7 @@ class Dataset:
     partition_rows: list | None = None
     integer_columns: frozenset = frozenset()
     readers: list | None = None
+    declared: dict | None = None
 
     @property
     def target_column(self):

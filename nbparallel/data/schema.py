@@ -109,7 +109,9 @@ class Attribute:
     class, which knows its value labels, how its log-probabilities derive from
     its summary and how its values score. A
     Gaussian attribute keeps the range the schema pass found but is never
-    counted.
+    counted. A ``declared`` categorical attribute's categories are those its
+    files declare (an ARFF nominal attribute), in their order: each one counts
+    in the smoothing, seen or not, as in Weka.
     """
 
     name: str
@@ -118,7 +120,7 @@ class Attribute:
     lo: float | None = None
     hi: float | None = None
     n_bins: int | None = None
-
+    declared: bool = False
 
     @property
     def counted(self):
@@ -154,6 +156,8 @@ class Attribute:
         d = {"name": self.name, "kind": self.kind}
         if self.kind == CATEGORICAL:
             d["categories"] = [json_value(v, self.name) for v in self.categories]
+            if self.declared:
+                d["declared"] = True
         else:
             d.update(lo=json_float(self.lo), hi=json_float(self.hi), n_bins=self.n_bins)
         return d
@@ -162,12 +166,22 @@ class Attribute:
     def from_dict(cls, d):
         """Inverse of :meth:`to_dict`."""
         if d["kind"] == CATEGORICAL:
-            return cls(d["name"], CATEGORICAL, categories=[from_json_value(v) for v in d["categories"]])
+            return cls(d["name"], CATEGORICAL, categories=[from_json_value(v) for v in d["categories"]],
+                       declared=bool(d.get("declared", False)))
         if d["kind"] not in (NUMERIC, GAUSSIAN):
             raise ValueError(f"unknown attribute kind {d['kind']!r}")
         lo = np.nan if d["lo"] is None else float(d["lo"])
         hi = np.nan if d["hi"] is None else float(d["hi"])
         return cls(d["name"], d["kind"], lo=lo, hi=hi, n_bins=int(d["n_bins"]))
+
+
+def _declared_categories(name, values, seen):
+    """The declared ``values`` of column ``name`` as its categories; ValueError when ``seen`` holds others."""
+    undeclared = set(seen) - set(values)
+    if undeclared:
+        raise ValueError(f"column {name!r} holds {sort_values(undeclared)[:5]}, which are not among its declared "
+                         f"values {list(values)}")
+    return list(values)
 
 
 #: The widest spread (max - min) of a Gaussian attribute's values: the sum of a billion squares of it is finite.
@@ -258,13 +272,19 @@ class Schema:
         return [self.attribute(c) for c in self.columns]
 
     @classmethod
-    def from_scan(cls, scan, columns, kinds, n_bins, classes=None, ranges=None):
-        """Build the schema from a merged :class:`ColumnScan` (and numeric ranges known beforehand)."""
-        ranges = ranges or {}
+    def from_scan(cls, scan, columns, kinds, n_bins, classes=None, ranges=None, declared=None):
+        """Build the schema from a merged :class:`ColumnScan` (and numeric ranges known beforehand).
+
+        A categorical column in ``declared`` (``{name: values}``, an ARFF file's nominal attributes) has
+        the declared values as its categories, in their order; the others' are the values seen, sorted.
+        """
+        ranges, declared = ranges or {}, declared or {}
         attrs = []
         for a, (name, kind) in enumerate(zip(columns, kinds)):
             if kind == CATEGORICAL:
-                if scan.integers and scan.integers[a] and all(type(v) is int for v in scan.values[a]):
+                if name in declared:
+                    cats = _declared_categories(name, declared[name], scan.values[a])
+                elif scan.integers and scan.integers[a] and all(type(v) is int for v in scan.values[a]):
                     cats = integer_vocabulary(scan.values[a])
                 else:
                     cats = sort_values(scan.values[a])
@@ -272,7 +292,7 @@ class Schema:
                 if len(cats) > MAX_CATEGORIES:
                     raise ValueError(f"column {name!r} has {len(cats)} categories; at most {MAX_CATEGORIES} are "
                                      "supported")
-                attrs.append(Attribute(name, CATEGORICAL, categories=cats))
+                attrs.append(Attribute(name, CATEGORICAL, categories=cats, declared=name in declared))
             else:
                 lo, hi = ranges.get(name, (scan.lo[a], scan.hi[a]))
                 attrs.append(Attribute(name, NUMERIC, lo=float(lo), hi=float(hi), n_bins=n_bins))

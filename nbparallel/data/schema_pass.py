@@ -193,7 +193,7 @@ def schema_of_scan(dataset, scan, n_bins, classes, require_labels=True):
         raise ValueError(f"y holds no class label: its value is missing in every one of the {scan.n_rows} rows "
                          "(of non-zero weight); pass a target column with values")
     warn_many_integer_classes(scan.classes, scan.n_rows)
-    return Schema.from_scan(scan, dataset.columns, dataset.kinds, n_bins, classes, dataset.ranges)
+    return Schema.from_scan(scan, dataset.columns, dataset.kinds, n_bins, classes, dataset.ranges, dataset.declared)
 
 
 def warn_many_integer_classes(classes, n_rows):

@@ -196,14 +196,15 @@ class Categorical(Counted):
         """The :class:`CountedFit` of each of ``attributes`` from its count-table rows (``cells``, a list of
         categories x classes arrays), smoothing ``f``; all derived together, as one model has many.
 
-        A category never seen is as missing (log-probability 0), unless ``smoothed`` (one flag per category
-        of each attribute, or None) says it belongs to the attribute's categories all the same (as
+        A category never seen is as missing (log-probability 0), unless its attribute is ``declared`` (an ARFF
+        nominal attribute: every category counts in the smoothing, as in Weka) or ``smoothed`` (one flag per
+        category of each attribute, or None) says it belongs to the attribute's categories all the same (as
         scikit-learn's ``CategoricalNB`` takes 0 .. max): then it is smoothed as a category seen zero times."""
         if not attributes:
             return []
         stacked = np.concatenate(cells)
         sizes = [len(c) for c in cells]
-        seen = stacked.sum(axis=1) > 0
+        seen = (stacked.sum(axis=1) > 0) | np.repeat([at.declared for at in attributes], sizes)
         if smoothed is not None:
             seen |= np.concatenate(smoothed)
         logp, ignored = smoothed_log_prob(stacked, seen, sizes, f)

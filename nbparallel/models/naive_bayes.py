@@ -458,7 +458,8 @@ class NaiveBayes(PartitionedClassifier):
         new_by_name = {at.name: at for at in new.attributes}
         for at in old.attributes:
             if at.kind == CATEGORICAL:
-                cats = sort_values(set(at.categories) | set(new_by_name[at.name].categories))
+                added = set(new_by_name[at.name].categories) - set(at.categories)  # none: the order kept (ARFF's)
+                cats = sort_values(set(at.categories) | added) if added else at.categories
                 index = {c: i for i, c in enumerate(cats)}
                 row_maps.append([index[c] for c in at.categories])
                 at = replace_fields(at, categories=cats)

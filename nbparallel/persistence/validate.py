@@ -85,11 +85,13 @@ def attribute(d, where):
     """An Attribute from its dict."""
     kind = d.get("kind") if isinstance(d, dict) else None
     if kind == CATEGORICAL:
-        keys(d, where, ("name", "kind", "categories"))
+        keys(d, where, ("name", "kind", "categories"), ("declared",))
+        if not isinstance(d.get("declared", False), bool):
+            raise ValueError(f"{where}.declared must be true or false, got {d['declared']!r}")
         categories = _unique_scalars(d["categories"], f"{where}.categories")
         if len(categories) > MAX_CATEGORIES:
             raise ValueError(f"{where}.categories has {len(categories)} values; at most {MAX_CATEGORIES}")
-        at = Attribute(d["name"], CATEGORICAL, categories=categories)
+        at = Attribute(d["name"], CATEGORICAL, categories=categories, declared=d.get("declared", False))
     elif kind == NUMERIC:
         keys(d, where, ("name", "kind", "lo", "hi", "n_bins"))
         n_bins = integer(d["n_bins"], f"{where}.n_bins", 2, MAX_BINS)

@@ -95,7 +95,7 @@ def file_dataset(path, y=None, sample_weight=None, *, n_partitions=None, categor
         raise TypeError("with a file, sample_weight must be the name of a column")
     na_values = path.na_values if isinstance(path, Files) else None
     files, kind = list_files(path)
-    ranges = n_rows = opened = None
+    ranges = n_rows = opened = declared = None
     if kind == "parquet":
         _check_text_options(path, kind)
         remote_on_cluster = unit_store(files[0]) is not None and execution.active_client() is not None
@@ -104,7 +104,7 @@ def file_dataset(path, y=None, sample_weight=None, *, n_partitions=None, categor
         units, types, n_rows, ranges = parquet_layout(files, opened)
         options = ReadOptions.of(path)
     else:
-        options, units, types = _text_layout(path, files, kind)
+        options, units, types, declared = _text_layout(path, files, kind)
     dropped = dropped_columns(path, list(types), (y, sample_weight))
     columns, target, weight = column_roles(list(types), y, sample_weight, require_target, (*drop, *dropped),
                                            features)
@@ -131,7 +131,8 @@ def file_dataset(path, y=None, sample_weight=None, *, n_partitions=None, categor
         ]
     rows = [p.n_rows for p in parts]  # from the Parquet footers; the readers check each partition against them
     dataset = Dataset(partitions, columns, kinds, target, weight, n_rows=n_rows, token=token,
-                      partition_rows=None if None in rows else rows, readers=readers)
+                      partition_rows=None if None in rows else rows, readers=readers,
+                      declared={c: list(v) for c, v in (declared or {}).items() if c in columns} or None)
     if ranges and weight is None:  # rows of weight zero do not count in ranges
         dataset.ranges = {c: ranges[c] for c, k in zip(columns, kinds) if c in ranges and k == "numeric"}
     return dataset
@@ -149,8 +150,9 @@ def _check_text_options(path, kind):
 
 
 def _text_layout(path, files, kind, warn=True):
-    """``(options, units, types)`` of CSV or ARFF files; a warning for each CSV column of numbers and one
-    other token (read as numbers, the token missing, where it surely means missing) unless not ``warn``."""
+    """``(options, units, types, declared)`` of CSV or ARFF files, ``declared`` the ARFF files' nominal values
+    (``{name: values}``, None for CSV); a warning for each CSV column of numbers and one other token (read as
+    numbers, the token missing, where it surely means missing) unless not ``warn``."""
     _check_text_options(path, kind)
     options = ReadOptions.of(path)
     if kind == "csv":
@@ -159,9 +161,9 @@ def _text_layout(path, files, kind, warn=True):
             warn_missing_tokens(files[0], found)
         tokens = tuple((name, token) for name, (token, safe) in found.items() if safe)
         options = ReadOptions(options.na_values, options.delimiter, options.encoding, tokens)
-    else:
-        units, types, _ = arff_layout(files, options)
-    return options, units, types
+        return options, units, types, None
+    units, types, declared = arff_layout(files, options)
+    return options, units, types, declared
 
 
 def _layout(path, warn=True):
@@ -172,7 +174,7 @@ def _layout(path, warn=True):
         _check_text_options(path, kind)
         units, types, _, _ = parquet_layout(files)
         return kind, units, types, ReadOptions.of(path)
-    options, units, types = _text_layout(path, files, kind, warn)
+    options, units, types, _ = _text_layout(path, files, kind, warn)
     return kind, units, types, options
 
 
