@@ -34,6 +34,7 @@ import numpy as np
 
 from tests.dask_processes import dask_cluster, sigkill
 from tests.netns_hosts import write_data
+from tests.waiting import wait_until
 
 ROOT = Path(__file__).resolve().parent.parent
 N_FILES = 16
@@ -141,25 +142,33 @@ def inject(job, moments, observer, workers, rng, checkpoint, delay):
     """Kill one worker at each of ``moments`` in turn while ``job`` runs; return what was done."""
     done = []
     start = time.monotonic()
-    time.sleep(delay)
+    time.sleep(delay)  # sleep: the soak's random start of the fault window (0 in the tests); it waits for nothing
     for moment in moments:
-        seen_work, before = False, (checkpoint.stat().st_mtime_ns if checkpoint.exists() else None)
-        victim = None
-        while job.poll() is None and time.monotonic() - start < JOB_BOUND_S:
+        seen = {"work": False}
+        before = checkpoint.stat().st_mtime_ns if checkpoint.exists() else None
+
+        def victim_or_end():
+            """The worker to kill now, or "ended" once the job has; None: not yet."""
+            if job.poll() is not None:
+                return "ended"
             if moment == "checkpoint":
-                if checkpoint_written(checkpoint, before):
-                    victim = str(rng.choice(workers.alive()))
+                victim = str(rng.choice(workers.alive())) if checkpoint_written(checkpoint, before) else None
             else:
                 state = observer.run_on_scheduler(scheduler_state)
-                seen_work = seen_work or any(state.values())
-                victim = victim_at(moment, state, rng, seen_work)
-            if victim is not None and victim in workers.alive():
-                workers.kill(victim)
-                done.append((moment, victim, round(time.monotonic() - start, 2)))
-                break
-            time.sleep(0.002)
-        else:
+                seen["work"] = seen["work"] or any(state.values())
+                victim = victim_at(moment, state, rng, seen["work"])
+            return victim if victim in workers.alive() else None
+
+        try:
+            victim = wait_until(victim_or_end, max(JOB_BOUND_S - (time.monotonic() - start), 0),
+                                f"the moment {moment!r}", interval=0.002)
+        except TimeoutError:
+            victim = "ended"  # the job overran its bound: run_job's wait reports it
+        if victim == "ended":
             done.append((moment, None, None))
+        else:
+            workers.kill(victim)
+            done.append((moment, victim, round(time.monotonic() - start, 2)))
     return done
 
 
@@ -192,9 +201,10 @@ def plan(rng, kind):
 
 
 def wait_for_workers(observer, n):
+    """Block until the scheduler has exactly ``n`` workers (a killed worker removed, its fresh one joined)."""
     observer.wait_for_workers(n, timeout=60)
-    while len(observer.scheduler_info()["workers"]) > n:  # a killed worker not yet removed
-        time.sleep(0.05)
+    wait_until(lambda: len(observer.scheduler_info()["workers"]) <= n, 60, f"the scheduler down to {n} workers",
+               interval=0.05)
 
 
 def soak(n_jobs, seed, directory):

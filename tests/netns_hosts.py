@@ -26,6 +26,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
 from harness.netns import FAST_FAILURE, EmulatedHosts, available, leftovers
+from tests.waiting import wait_until
 
 __all__ = ["CUT_BOUND_S", "EmulatedHosts", "available", "cut_during_fit", "holds_data", "leftovers", "write_data"]
 
@@ -102,15 +103,23 @@ def cut_during_fit(data, out, local_counts, *, n_partitions=24, n_workers=3, rat
         victim = hosts.worker_address(0)
         start = time.monotonic()
         fit = fit_command(data, out, hosts.address, n_partitions)
+        def counting_or_ended():
+            """The victim's counting tasks done once it has done one and runs another, or "ended" once the fit
+            has; None: not yet."""
+            if fit.poll() is not None:
+                return "ended"
+            done, busy = observer.run_on_scheduler(pass_state, worker=victim)
+            return done if done >= 1 and busy else None
+
         try:
             cut_after = None
-            while time.monotonic() - start < CUT_BOUND_S and fit.poll() is None:
-                done, busy = observer.run_on_scheduler(pass_state, worker=victim)
-                if done >= 1 and busy:
-                    hosts.cut(0)
-                    cut_after, cut_at = done, time.monotonic() - start
-                    break
-                time.sleep(0.02)
+            try:
+                moment = wait_until(counting_or_ended, CUT_BOUND_S, "worker 0 counting", interval=0.02)
+            except TimeoutError:
+                moment = "ended"  # no moment came: the fit's own wait below reports the hang
+            if moment != "ended":
+                hosts.cut(0)
+                cut_after, cut_at = moment, time.monotonic() - start
             try:
                 _, stderr = fit.communicate(timeout=max(CUT_BOUND_S - (time.monotonic() - start), 1))
             except subprocess.TimeoutExpired:

@@ -45,7 +45,7 @@ def column_major(n_rows, n_columns, dtype):
 
     Columns a power of two apart collide in the CPU cache: the counting kernel,
     which reads a row across every column, ran several times slower on them
-    (measured: see docs/data-layer.md).
+    (each column's row mapping to the same cache set).
     """
     itemsize = np.dtype(dtype).itemsize
     stride = -(-n_rows * itemsize // 64) * 64

@@ -124,7 +124,7 @@ def _folded_integer_ranges(X, fold=16):
 
     Viewing ``fold`` rows as one gives the compiled loop a long contiguous
     inner row, one min and one max per value: faster than two numpy
-    reductions (measured: see docs/data-layer.md).
+    reductions, which read the array twice.
     """
     n, f = X.shape
     whole = n - n % fold

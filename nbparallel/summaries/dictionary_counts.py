@@ -465,8 +465,8 @@ def _count_blocks(encoders, vocabularies, classes_of_rows, n_classes, n_rows):
     """The table of the columns ``encoders`` write, a block of rows at a time in one code buffer.
 
     The buffer holds ``CODE_BUFFER_BYTES``, reused for every block; larger
-    blocks were only slightly faster (block sizes measured: see
-    docs/data-layer.md).
+    blocks cost memory and save only the per-block overhead, small
+    once a block holds many rows.
     """
     counter = CodeCounter(_offsets(vocabularies), n_classes)
     dtype = code_dtype([len(v) for v in vocabularies])

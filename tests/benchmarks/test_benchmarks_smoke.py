@@ -185,20 +185,23 @@ def test_the_passes_benchmark_times_each_pass_as_often_as_its_budget_allows(monk
     """A fast pass gets MAX_REPEAT timed runs, a slow one as many as fit in the budget (not two against its
     fit's nine), a failing one a note; the warm-up run is never one of them."""
     import sys
-    import time
+    import types
 
     sys.path.insert(0, str(RUN.parent))
     from harness import pass_costs
 
     monkeypatch.setattr(pass_costs, "RUN_BUDGET_S", 0.7)
+    clock = [100.0]  # the benchmark's clock: a run takes what its thunk adds to it, whatever the machine's load
+    monkeypatch.setattr(pass_costs, "time", types.SimpleNamespace(perf_counter=lambda: clock[0]))
     calls = {"fast": 0, "slow": 0}
 
     def fast():
         calls["fast"] += 1
+        clock[0] += 0.001 if calls["fast"] > 1 else 0.0005  # a warm-up faster than its runs: never the best time
 
     def slow():
         calls["slow"] += 1
-        time.sleep(0.2 if calls["slow"] > 1 else 0.4)  # the warm-up is the slowest
+        clock[0] += 0.2 if calls["slow"] > 1 else 0.4  # the warm-up is the slowest
 
     def failing():
         raise ValueError("no such pass")
@@ -207,5 +210,5 @@ def test_the_passes_benchmark_times_each_pass_as_often_as_its_budget_allows(monk
     timed = pass_costs.measure({"fast": fast, "slow": slow, "failing": failing}, notes, "label")
     assert timed["fast"][1] == pass_costs.MAX_REPEAT and calls["fast"] == pass_costs.MAX_REPEAT + 1
     assert timed["slow"][1] == 3 and calls["slow"] == 4  # 2 runs and one more <= 0.7 s < 3 runs and one more
-    assert 0.2 <= timed["slow"][0] < 0.4  # the warm-up's 0.4 s is not the best
+    assert timed["slow"][0] == pytest.approx(0.2) and timed["fast"][0] == pytest.approx(0.001)
     assert "failing" not in timed and notes == ["label: failing failed: ValueError: no such pass"]

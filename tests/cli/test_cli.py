@@ -113,11 +113,12 @@ def test_demo_runs_as_a_command_and_its_first_run_compiles_before_it_times(tmp_p
 
 def test_a_command_process_collects_nothing_at_start_up_then_freezes_what_it_made_and_collects_again():
     # in a process of its own: frozen objects stay frozen for the life of the process
-    code = ("import gc, time\n"
+    code = ("import gc, threading\n"
             "from nbparallel.cli.commands import start_up_uncollected\n"
             "with start_up_uncollected(0.3):\n"
             "    paused = not gc.isenabled()\n"
-            "    time.sleep(1.0)\n"
+            "    timer, = [t for t in threading.enumerate() if isinstance(t, threading.Timer)]\n"
+            "    timer.join(60)  # until the timer has turned the collector back on\n"
             "    resumed = gc.isenabled() and gc.get_freeze_count() > 0\n"
             "    cycle = []\n"
             "    cycle.append(cycle)\n"

@@ -4,7 +4,6 @@ import datetime
 import ipaddress
 import subprocess
 import sys
-import time
 
 import numpy as np
 import pandas as pd
@@ -18,6 +17,7 @@ from nbparallel import load
 from nbparallel.cli import main
 from nbparallel.cluster import client_for, connect
 from tests.dask_processes import dask_cluster, sigkill
+from tests.waiting import wait_until
 
 N_FILES, ROWS_PER_FILE = 24, 40_000
 ONE_PER_FILE = ("--partitions", str(N_FILES))  # small files are grouped by default; here each is a task
@@ -165,15 +165,15 @@ def wait_until_processing(address, workers, fit, timeout=60):
     """Block until every worker in ``workers`` (names) runs a task of the fit."""
     from distributed import Client
 
-    deadline = time.monotonic() + timeout
+    def processing_or_ended():
+        if fit.poll() is not None:
+            raise AssertionError(f"workers {workers} never ran a task; fit exited with {fit.poll()}")
+        names = {a: w["name"] for a, w in observer.scheduler_info()["workers"].items()}
+        busy = {names.get(a) for a, keys in observer.processing().items() if keys}
+        return set(workers) <= busy
+
     with Client(address, timeout=10, set_as_default=False) as observer:
-        while time.monotonic() < deadline and fit.poll() is None:
-            names = {a: w["name"] for a, w in observer.scheduler_info()["workers"].items()}
-            busy = {names.get(a) for a, keys in observer.processing().items() if keys}
-            if set(workers) <= busy:
-                return
-            time.sleep(0.01)
-    raise AssertionError(f"workers {workers} never ran a task; fit exited with {fit.poll()}")
+        wait_until(processing_or_ended, timeout, f"workers {workers} running a task of the fit", interval=0.01)
 
 
 def test_cli_fit_on_scheduler_matches_local_fit(cluster, csv_dir, local_model, tmp_path):

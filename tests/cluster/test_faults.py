@@ -16,6 +16,7 @@ import pytest
 from tests.dask_processes import dask_cluster, sigkill
 from tests.faults import N_FILES, Workers, comparable, run_job, start_job, wait_for_workers
 from tests.netns_hosts import write_data
+from tests.waiting import wait_until
 
 #: Seconds within which a job whose workers are all gone must fail.
 NO_WORKERS_BOUND_S = 30.0
@@ -76,9 +77,7 @@ def test_client_killed_resumes_from_its_checkpoint(kind, data, cluster, referenc
     wait_for_workers(observer, 3)
     job, out = start_job(kind, data, tmp_path, ["--scheduler", address])
     checkpoint = tmp_path / "checkpoint.json"
-    deadline = time.monotonic() + 60
-    while job.poll() is None and time.monotonic() < deadline and not checkpoint.exists():
-        time.sleep(0.005)
+    wait_until(lambda: job.poll() is not None or checkpoint.exists(), 60, "the job's first checkpoint")
     assert job.poll() is None, "the job ended before its first checkpoint"
     assert sigkill(job) == -9
     assert checkpoint.exists() and not out.exists()
@@ -114,7 +113,7 @@ def test_fit_on_a_busy_cluster_gets_the_same_model(data, cluster, reference, tmp
     address, _, observer = cluster
     expected = reference("boost")
     wait_for_workers(observer, 3)
-    busy = observer.map(time.sleep, [0.2] * 30, pure=False)  # another client's work, queued first
+    busy = observer.map(time.sleep, [0.2] * 30, pure=False)  # sleep: another client's work, queued first, by design
     try:
         status, text, stderr, _ = run_job("boost", data, tmp_path, address)
         assert status == 0, stderr
@@ -130,9 +129,8 @@ def test_job_without_any_worker_fails_with_one_error_and_no_model(data, tmp_path
         config.write_text(f"kind: scheduler\nno_workers_timeout: 1\noptions: {{address: '{address}'}}\n")
         job, out = start_job("boost", data, tmp_path / "job", ["--cluster", str(config)])
         checkpoint = tmp_path / "job" / "checkpoint.json"
-        deadline = time.monotonic() + 60
-        while job.poll() is None and time.monotonic() < deadline and not saved_rounds(checkpoint):
-            time.sleep(0.005)  # kill them between two boosting passes
+        # kill them between two boosting passes
+        wait_until(lambda: job.poll() is not None or saved_rounds(checkpoint), 60, "the job's first saved round")
         assert job.poll() is None, "the job ended before its first checkpoint"
         assert [sigkill(w) for w in workers] == [-9, -9, -9]
         start = time.monotonic()

@@ -14,6 +14,7 @@ import pytest
 from tests.cluster.test_faults import saved_rounds
 from tests.faults import N_FILES, comparable, start_job
 from tests.netns_hosts import CUT_BOUND_S, EmulatedHosts, available, leftovers, pass_state, write_data
+from tests.waiting import wait_until
 
 AVAILABLE, WHY = available()
 pytestmark = [pytest.mark.skipif(not AVAILABLE, reason=f"network namespaces refused on this machine: {WHY}"),
@@ -48,16 +49,20 @@ def test_links_cut_between_passes_and_during_one(hosts, data, undisturbed, tmp_p
     start = time.monotonic()
     job, out = start_job("boost", data, tmp_path, ["--scheduler", hosts.address])
     cuts = []
+
+    def cut_at_its_moment():
+        """Cut the next link once its moment has come; true once both are cut or the job has ended."""
+        if not cuts and saved_rounds(tmp_path / "checkpoint.json"):
+            hosts.cut(1)
+            cuts.append(("between passes", saved_rounds(tmp_path / "checkpoint.json")))
+        elif cuts and observer.run_on_scheduler(pass_state, worker=hosts.worker_address(2))[1]:
+            hosts.cut(2)
+            cuts.append(("during a pass", saved_rounds(tmp_path / "checkpoint.json")))
+        return len(cuts) == 2 or job.poll() is not None
+
     try:
         with Client(hosts.address, timeout=10, set_as_default=False) as observer:
-            while job.poll() is None and time.monotonic() - start < CUT_BOUND_S and len(cuts) < 2:
-                if not cuts and saved_rounds(tmp_path / "checkpoint.json"):
-                    hosts.cut(1)
-                    cuts.append(("between passes", saved_rounds(tmp_path / "checkpoint.json")))
-                elif cuts and observer.run_on_scheduler(pass_state, worker=hosts.worker_address(2))[1]:
-                    hosts.cut(2)
-                    cuts.append(("during a pass", saved_rounds(tmp_path / "checkpoint.json")))
-                time.sleep(0.002)
+            wait_until(cut_at_its_moment, CUT_BOUND_S, "both links cut", interval=0.002)
         _, stderr = job.communicate(timeout=CUT_BOUND_S)
     finally:
         if job.poll() is None:

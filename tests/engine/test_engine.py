@@ -356,24 +356,28 @@ def test_progress_bars_go_to_stderr_for_library_users_too(capsys):
     assert "100%" in err
 
 
-def _most_at_once(n_partitions, pass_of):
-    """The most partitions summarised at the same time by ``pass_of(partitions, fn)``."""
+def _most_at_once(n_partitions, pass_of, together):
+    """``(the most partitions summarised at the same time, the threads that summarised them)`` by
+    ``pass_of(partitions, fn)``, each task held at a barrier until ``together`` of them run at once: a pass that
+    never runs that many at once breaks the barrier (BrokenBarrierError), one that runs more shows it in the
+    count or in its threads."""
     import threading
-    import time
 
-    lock, running, most = threading.Lock(), [0], [0]
+    lock, running, most, threads = threading.Lock(), [0], [0], set()
+    meet = threading.Barrier(together, timeout=30)
 
     def summarise(part):
         with lock:
             running[0] += 1
             most[0] = max(most[0], running[0])
-        time.sleep(0.02)
+            threads.add(threading.get_ident())
+        meet.wait()
         with lock:
             running[0] -= 1
         return (part,)
 
     pass_of([np.zeros(3)] * n_partitions, summarise)
-    return most[0]
+    return most[0], len(threads)
 
 
 @pytest.mark.parametrize("pass_of", [lambda parts, fn: run_pass(parts, fn, _concat),
@@ -383,13 +387,13 @@ def test_local_passes_keep_to_dasks_num_workers(pass_of, monkeypatch):
 
     monkeypatch.setattr(os, "cpu_count", lambda: 4)
     assert local_threads() == available_workers() == 4
-    assert _most_at_once(8, pass_of) > 2  # a thread per core
+    assert _most_at_once(8, pass_of, 4) == (4, 4)  # a thread per core
     for n in (1, 2):
         with dask.config.set(num_workers=n):
             assert local_threads() == available_workers() == n
-            assert _most_at_once(8, pass_of) == n
+            assert _most_at_once(8, pass_of, n) == (n, n)
             with local_below(0):  # Dask's threaded scheduler keeps to the same setting
-                assert _most_at_once(8, pass_of) == n
+                assert _most_at_once(8, pass_of, n) == (n, n)
     rng = np.random.default_rng(0)
     X, y = rng.integers(0, 3, (300_000, 2), dtype=np.uint8), rng.integers(0, 2, 300_000)
     assert NaiveBayes(categorical_features="all").fit(X, y).n_partitions_ == 4  # a partition per thread

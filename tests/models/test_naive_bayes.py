@@ -348,9 +348,16 @@ def test_default_partitions_follow_workers_and_size():
 
 
 def test_passes_are_recorded():
-    model = NaiveBayes(n_partitions=4).fit(*load_wine(return_X_y=True))
+    import time
+
+    X, y = load_wine(return_X_y=True)
+    start = time.perf_counter()
+    model = NaiveBayes(n_partitions=4).fit(X, y)
+    fit_seconds = time.perf_counter() - start
     assert [p["kind"] for p in model.passes_] == ["schema", "count"]
-    assert all(p["tree"].height == 2 and p["seconds"] >= 0 for p in model.passes_)
+    assert all(p["tree"].height == 2 for p in model.passes_)
+    # each pass's time is part of the fit's (tests/engine/test_passes.py checks it is the one measured)
+    assert all(p["seconds"] > 0 for p in model.passes_) and sum(p["seconds"] for p in model.passes_) <= fit_seconds
 
 
 def test_scikit_learn_estimator_checks():

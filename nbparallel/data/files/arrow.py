@@ -51,7 +51,7 @@ def table_to_pandas(table):
 
     pyarrow's own conversion of dictionary columns costs more than counting
     them; taking the indices and dictionary as they are costs much less
-    (measured: see docs/data-layer.md).
+    (no conversion of each row's value).
     """
     import pandas as pd
     import pyarrow as pa

@@ -271,8 +271,8 @@ def _open_parquet(path, text, left):
     table once the :class:`_Budget` ``left`` is spent (the file's footer only is read then).
 
     The file's bytes are read at once, then parsed, which is faster for
-    small files than letting pyarrow open the path (measured: see
-    docs/data-layer.md).
+    small files than letting pyarrow open the path (one read instead of
+    one per column chunk).
     """
     import pyarrow as pa
     import pyarrow.compute as pc

@@ -70,7 +70,7 @@ def default_pieces(units, n_workers):
 
     A partition costs a task, a merge and per-column work whatever its size,
     so many small files read one per partition spend more on partitions than
-    on rows, and larger groups are faster (measured: see docs/data-layer.md).
+    on rows, and larger groups spread that cost over more rows.
     Units are grouped until a group holds ``MIN_PARTITION_ROWS`` rows
     (``MIN_PARTITION_BYTES`` bytes for CSV files), or its share of the
     whole when ``n_workers`` groups would be smaller, so that every worker

@@ -10,7 +10,6 @@ import io
 import json
 import subprocess
 import sys
-import time
 import urllib.request
 
 import numpy as np
@@ -26,21 +25,21 @@ from nbparallel.data.files.listing import list_files
 from nbparallel.data.inputs import as_dataset
 from nbparallel.engine.execution import compute, local_below
 from tests.dask_processes import free_port
+from tests.waiting import wait_until
 
 BUCKET = "nbparallel-data"
 
 
 def _wait_until_up(url, proc, seconds=60):
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
+    def answers():
         if proc.poll() is not None:
             raise RuntimeError(f"the moto server exited with status {proc.returncode}")
         try:
             urllib.request.urlopen(url, timeout=1).read()
-            return
+            return True
         except OSError:
-            time.sleep(0.1)
-    raise RuntimeError(f"the moto server did not answer at {url} within {seconds} s")
+            return False
+    wait_until(answers, seconds, f"the moto server answering at {url}", interval=0.1)
 
 
 @pytest.fixture(scope="module")
