@@ -188,10 +188,23 @@ def _dask_frame_dataset(ddf, y, sample_weight, n_partitions, categorical_feature
         raise ValueError("the data has no attribute columns besides the target")
     kinds = kinds_for(columns, [ddf.dtypes[c] for c in columns], categorical_features, numeric_features)
     ddf = _parsed_dask_frame(ddf, columns, kinds)
+    _warn_dask_numbers_as_categories(ddf, columns, kinds, categorical_features)
     if n_partitions is not None and n_partitions != ddf.npartitions:
         ddf = ddf.repartition(npartitions=n_partitions)
     return Dataset(list(ddf.to_delayed()), columns, kinds, target, weight, token=ddf._name,
                    integer_columns=integer_columns_of(columns, [ddf.dtypes[c] for c in columns], kinds))
+
+
+def _warn_dask_numbers_as_categories(ddf, columns, kinds, categorical_features):
+    """:func:`_warn_numbers_as_categories` for a Dask DataFrame, from its first partition (as the CSV reader
+    decides from a file's first block): computed only when "auto" makes an object or text column categorical."""
+    if not (isinstance(categorical_features, str) and categorical_features == "auto"):
+        return
+    text = [c for c, kind in zip(columns, kinds) if kind == CATEGORICAL and (
+        isinstance(ddf.dtypes[c], pd.StringDtype) or (isinstance(ddf.dtypes[c], np.dtype) and ddf.dtypes[c] == object))]
+    if text:
+        _warn_numbers_as_categories(ddf[text].partitions[0].compute(), text, [CATEGORICAL] * len(text),
+                                    categorical_features)
 
 
 def parquet_files_read_by(ddf):

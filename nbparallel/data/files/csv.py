@@ -1,5 +1,5 @@
-"""CSV files: header, column types fixed from the first file, and reads; delimiter and encoding options;
-a column of numbers with one missing-value token read as numbers."""
+"""CSV files: header, column types fixed from the first file (integers beyond int64 from every file), and
+reads; delimiter and encoding options; a column of numbers with one missing-value token read as numbers."""
 
 from __future__ import annotations
 
@@ -63,12 +63,13 @@ def _source(path, store):
 
 def _csv_types(files, options):
     """Column types of CSV files, inferred once: from the first file, a column empty
-    there from the next files that have values in it (still empty: float64); and the
+    there from the next files that have values in it (still empty: float64); a column of
+    integers beyond int64 in any file's first block as uint64 or text (see :func:`wide_integer_types`); and the
     text columns of the first file that hold numbers and one other token (see :func:`missing_token`)."""
     import pyarrow as pa
     import pyarrow.csv as pcsv
 
-    types, found, origin = {}, {}, {}
+    types, found, origin, inferred = {}, {}, {}, {}
     for i, path in enumerate(files):
         try:
             with pcsv.open_csv(_source(path, unit_store(path)), read_options=_read_options(options),
@@ -86,15 +87,17 @@ def _csv_types(files, options):
                                  "or --encoding latin-1")
             if types.get(field.name, pa.null()) == pa.null():
                 types[field.name], origin[field.name] = field.type, path
-        if all(t != pa.null() for t in types.values()):
-            break
+            inferred.setdefault(field.name, set()).add(field.type)
     for path in dict.fromkeys(origin.values()):
         floats = [name for name, t in types.items() if origin.get(name) == path and t == pa.float64()]
-        types.update(wide_integer_types(path, floats, options))
+        types.update(wide_integer_types([path], floats, options))
+    # integers in one file, float64 in another: perhaps integers beyond int64, decided from every file
+    mixed = [name for name, seen in inferred.items() if {pa.int64(), pa.float64()} <= seen]
+    types.update(wide_integer_types(files, mixed, options))
     types = {name: pa.float64() if t == pa.null() else t for name, t in types.items()}
     tokens = {name: token for name, (token, safe) in found.items() if safe}
     types.update({name: pa.float64() for name in tokens})
-    for name, t in wide_integer_types(files[0], list(tokens), options, tokens).items():
+    for name, t in wide_integer_types(files[:1], list(tokens), options, tokens).items():
         if t == pa.uint64():  # integers and a token: read as uint64, the token missing
             types[name] = t
         else:  # integers no 64-bit type holds: read as text, the token a value (see warn_missing_tokens)
@@ -106,29 +109,21 @@ _INTEGER = r"^\s*[+-]?\d+\s*$"
 _UNSIGNED = r"^\s*\d+\s*$"  # what pyarrow reads as uint64
 
 
-def wide_integer_types(path, names, options, tokens=None):
-    """``{column: type}`` of the columns ``names`` (which pyarrow infers as float64) of a CSV file whose values
-    in its first block are all integers, some beyond int64: uint64 when every one is in 0..2**64-1, so that
-    they keep their values (a float64 would merge 2**63 and 2**63 + 1), else text (exact, with a warning).
-    ``tokens``: ``{column: token}``, a value of the column to leave out (its missing-value token)."""
+def wide_integer_types(paths, names, options, tokens=None):
+    """``{column: type}`` of the columns ``names`` (which pyarrow infers as float64 in some of the CSV files
+    ``paths``) whose values in each file's first block are all integers, some beyond int64: uint64 when every
+    one is in 0..2**64-1, so that they keep their values (a float64 would merge 2**63 and 2**63 + 1), else text
+    (exact, with a warning). ``tokens``: ``{column: token}``, a value of the column to leave out (its
+    missing-value token)."""
     import pyarrow as pa
     import pyarrow.compute as pc
-    import pyarrow.csv as pcsv
 
     if not names:
         return {}
-    convert = pcsv.ConvertOptions(null_values=_convert_options(options.na_values).null_values,
-                                  strings_can_be_null=True, column_types={n: pa.string() for n in names},
-                                  include_columns=names)
-    try:
-        with pcsv.open_csv(_source(path, unit_store(path)), read_options=_read_options(options),
-                           parse_options=_parse_options(path, options), convert_options=convert) as reader:
-            batch = reader.read_next_batch()
-    except (StopIteration, pa.ArrowException):  # no rows, or an unreadable value that the read names
-        return {}
+    texts = [t for t in (_first_block_text(path, names, options) for path in paths) if t is not None]
     types = {}
     for name in names:
-        text = batch.column(name).drop_null()
+        text = pa.chunked_array([t.column(name) for t in texts], pa.string()).drop_null()
         if tokens and name in tokens:
             text = text.filter(pc.not_equal(text, tokens[name]))
         if not len(text) or not pc.all(pc.match_substring_regex(text, _INTEGER)).as_py():
@@ -140,10 +135,28 @@ def wide_integer_types(path, names, options, tokens=None):
             types[name] = pa.uint64()
             continue
         types[name] = pa.string()
-        warn(f"column {name!r} of CSV file {str(path)!r} holds integers beyond the 64-bit integer types "
-             f"(such as {max(values, key=abs)}): it is read as text (categorical), each value exact. Give "
-             f"numeric_features=[{name!r}] (--numeric {name!r}) to read it as (rounded) numbers")
+        where = f"CSV file {str(paths[0])!r}" if len(paths) == 1 else f"the {len(paths)} CSV files"
+        warn(f"column {name!r} of {where} holds integers beyond the 64-bit integer types "
+             f"(such as {max(values, key=abs)}{', and negative ones' if min(values) < 0 else ''}): it is read as "
+             f"text (categorical), each value exact. Give numeric_features=[{name!r}] (--numeric {name!r}) to read "
+             "it as (rounded) numbers")
     return types
+
+
+def _first_block_text(path, names, options):
+    """The first block of a CSV file's columns ``names``, as text (None when it has no rows)."""
+    import pyarrow as pa
+    import pyarrow.csv as pcsv
+
+    convert = pcsv.ConvertOptions(null_values=_convert_options(options.na_values).null_values,
+                                  strings_can_be_null=True, column_types={n: pa.string() for n in names},
+                                  include_columns=names)
+    try:
+        with pcsv.open_csv(_source(path, unit_store(path)), read_options=_read_options(options),
+                           parse_options=_parse_options(path, options), convert_options=convert) as reader:
+            return reader.read_next_batch()
+    except (StopIteration, pa.ArrowException):  # no rows, or an unreadable value that the read names
+        return None
 
 
 def _unreadable(path, exc, options=None, store=None):
@@ -304,8 +317,8 @@ def _not_a_number(exc, unit, options):
     except ValueError:
         is_number = False
     if is_number:  # an earlier file typed the column as integers; this one holds a fraction or a wider integer
-        beyond = f" (beyond {match.group(2)}, the type the first file gives it; a first file holding such an " \
-                 "integer reads the column as uint64)" if re.match(_INTEGER, value) else ""
+        beyond = f" (beyond {match.group(2)}, the type the files' first blocks give it; such an integer in a " \
+                 "file's first block reads the column as uint64)" if re.match(_INTEGER, value) else ""
         return ValueError(f"column {name!r} of CSV file {str(unit.path)!r} is read as integers ({match.group(2)}), "
                           f"as an earlier file types it, but holds {value!r}{beyond}: give numeric_features=[{name!r}] "
                           f"(--numeric {name!r}) to read it as numbers in every file")

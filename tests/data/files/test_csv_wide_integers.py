@@ -44,12 +44,12 @@ def test_integers_beyond_64_bits_are_read_as_text_with_a_warning(tmp_path):
     assert numeric.schema_.attributes[0].kind == "numeric"
 
 
-def test_a_later_file_beyond_the_first_files_integers_is_refused(tmp_path):
+def test_a_later_files_integer_beyond_int64_past_its_first_block_is_refused(tmp_path):
     (tmp_path / "a.csv").write_text("x,t\n1,0\n2,1\n")
-    (tmp_path / "b.csv").write_text("x,t\n9223372036854775808,0\n2,1\n")
+    (tmp_path / "b.csv").write_text("x,t\n" + "2,1\n" * 400_000 + "9223372036854775808,0\n")  # past 1 MiB
     with pytest.raises(ValueError, match=r"column 'x' of CSV file .*b.csv.* holds '9223372036854775808' "
-                                         r"\(beyond int64, .* a first file holding such an integer reads the column "
-                                         r"as uint64\): "
+                                         r"\(beyond int64, .* such an integer in a file's first block reads the "
+                                         r"column as uint64\): "
                                          r"give numeric_features=\['x'\]"):
         NaiveBayes(categorical_features="all").fit(tmp_path, "t")
 
