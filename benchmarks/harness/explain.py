@@ -22,7 +22,7 @@ from harness.timing import best_interleaved
 from nbparallel import NaiveBayes
 from nbparallel.kernels import scoring
 from nbparallel.kernels.evidence import evidence_rows
-from nbparallel.models.explanation import evidence_columns
+from nbparallel.models.explanation import evidence_columns, evidence_frame
 
 
 def mixed_frame(n_rows, n_numeric=8, n_categorical=4, seed=0):
@@ -65,7 +65,7 @@ def parts(model, X, repeat):
                                                  inputs.log_prior, *best_two, order,
                                                  np.empty((len(proba), len(columns))),
                                                  values, value_columns, theta, var),
-        "dataframe": lambda: pd.DataFrame(evidence, columns=columns, index=X.index, copy=False)}, repeat)
+        "dataframe": lambda: evidence_frame(model, evidence, *best_two, X.index)}, repeat)
     return best
 
 

@@ -268,8 +268,8 @@ def _evaluation_task(model, X, y, w):
 
 
 def _explain_task(model, for_class, against, slot, X, y, w):
-    """The evidence of one partition's rows (:func:`nbparallel.models.explanation.explain_part`), into
-    its ``slot`` (then None) or returned."""
+    """The evidence of one partition's rows and their two classes
+    (:func:`nbparallel.models.explanation.explain_part`), the evidence into its ``slot`` or returned."""
     from nbparallel.models.explanation import explain_part
 
     return explain_part(model, X, for_class, against, None if slot is None else slot.view())
@@ -535,10 +535,12 @@ class PartitionedClassifier(Classifier, PartitionedModel):
         return self.classes_[out]
 
     def explain(self, X, for_class=None, against=None):
-        """The evidence of each row's prediction: one column per attribute, in input order, and ``(prior)``.
+        """The evidence of each row's prediction: the two classes weighed, one column per attribute, in input
+        order, ``(prior)`` and the log-odds they sum to.
 
-        An attribute's cell is ``log P(x_j | c) - log P(x_j | c')`` and ``(prior)`` is
-        ``log pi_c - log pi_c'``, so each row sums to ``log P(c | x) - log P(c' | x)``. ``c`` is
+        Columns ``(class)`` and ``(versus)`` name each row's classes ``c`` and ``c'``. An attribute's cell
+        is ``log P(x_j | c) - log P(x_j | c')`` and ``(prior)`` is ``log pi_c - log pi_c'``; ``(log-odds)``,
+        the last column, is their sum, ``log P(c | x) - log P(c' | x)``. ``c`` is
         ``for_class`` (default: the row's predicted class, or the best other one when that is
         ``against``), ``c'`` is ``against`` (default: the best class other than ``c``). A missing value or
         an unseen category contributes 0. ``X`` is any input :meth:`predict` takes, read in one pass by the
@@ -564,9 +566,11 @@ class PartitionedClassifier(Classifier, PartitionedModel):
         parts = execution.map_partitions(data.partitions, tasks, name="nbparallel-explain", token=data.token,
                                          verbose=bool(self.verbose))
         if out is None:
-            out = np.concatenate(parts) if parts else np.empty((0, len(columns)))
+            out = np.concatenate([part[0] for part in parts]) if parts else np.empty((0, len(columns)))
+        chosen, other = (np.concatenate([part[k] for part in parts]) if parts else np.zeros(0, np.int64)
+                         for k in (1, 2))
         index = X.index if isinstance(X, pd.DataFrame) and len(X.index) == len(out) else None
-        return pd.DataFrame(out, columns=columns, index=index, copy=False)
+        return explanation.evidence_frame(self, out, chosen, other, index)
 
     def predict_part(self, X, proba=False):
         """Positions in ``classes_`` of the predicted classes, and the posteriors when ``proba``, of one

@@ -25,6 +25,16 @@ from nbparallel.kernels.evidence import evidence_rows
 PRIOR = "(prior)"
 """The name of the column of the class priors' log ratio."""
 
+CLASS = "(class)"
+"""The column of :meth:`explain` naming each row's class ``c``, whose evidence the row gives."""
+
+VERSUS = "(versus)"
+"""The column of :meth:`explain` naming each row's class ``c'``, against which ``c`` is weighed."""
+
+LOG_ODDS = "(log-odds)"
+"""The column of :meth:`explain` holding each row's ``log P(c | x) - log P(c' | x)``: the sum of its attributes'
+cells and ``(prior)``."""
+
 
 def class_index(model, label, name):
     """The position in ``model.classes_`` of class ``label`` (None stays None); ValueError naming
@@ -72,10 +82,11 @@ def pair_of_best_two(best, runner_up, for_class, against):
 
 
 def explain_part(model, X, for_class, against, out=None):
-    """The evidence of one partition's rows, written into ``out`` (rows x (attributes + 1), then None) or
-    returned as an array (columns as :meth:`explain` documents): one compiled pass over the rows
-    (:func:`~nbparallel.kernels.evidence.evidence_rows`) after the scoring kernels' pass that finds each
-    row's best two classes (:meth:`~nbparallel.models.base.ScoringInputs.two_best`)."""
+    """``(evidence, chosen, other)`` of one partition's rows: the evidence written into ``out`` (rows x
+    (attributes + 1), then ``evidence`` is None) or returned as an array (the attributes in input order,
+    then ``(prior)``), and each row's classes ``c`` and ``c'`` (positions in ``classes_``). One compiled pass
+    over the rows (:func:`~nbparallel.kernels.evidence.evidence_rows`) after the scoring kernels' pass that
+    finds each row's best two classes (:meth:`~nbparallel.models.base.ScoringInputs.two_best`)."""
     inputs, gaussian = model.explanation_inputs(X)
     names = model.explained_features()
     column = {name: j for j, name in enumerate(names)}
@@ -86,18 +97,31 @@ def explain_part(model, X, for_class, against, out=None):
     chosen, other = compared_classes(inputs, for_class, against)
     evidence_rows(inputs.first, inputs.second, inputs.table, inputs.offsets, inputs.log_prior, chosen, other,
                   columns, out, values, value_columns, theta, var)
-    return None if given else out
+    return None if given else out, chosen, other
 
 
 def evidence_columns(model):
-    """The columns of :meth:`explain`: the attributes in input order, then ``(prior)``."""
+    """The evidence columns of :meth:`explain`: the attributes in input order, then ``(prior)``."""
     return [*model.explained_features(), PRIOR]
 
 
-TERM_COLUMNS = ["row", "rank", "term", "evidence"]
-"""The columns of a text model's :meth:`explain`: the row's position in the input, the term's rank in the
-row (1 for the largest evidence in absolute value; 0 for the two entries below), the term (feature name,
-or index when the model has no names) and its evidence."""
+def evidence_frame(model, evidence, chosen, other, index=None):
+    """The DataFrame of :meth:`explain`: ``(class)`` and ``(versus)`` (the labels of each row's ``c`` and
+    ``c'``), the :func:`evidence_columns` of ``evidence`` (rows x (attributes + 1)), and ``(log-odds)``, their
+    sum."""
+    frame = pd.DataFrame(evidence, columns=evidence_columns(model), index=index, copy=False)
+    classes = np.asarray(model.classes_)
+    frame.insert(0, CLASS, classes[np.asarray(chosen, np.int64)])
+    frame.insert(1, VERSUS, classes[np.asarray(other, np.int64)])
+    frame[LOG_ODDS] = evidence.sum(axis=1)
+    return frame
+
+
+TERM_COLUMNS = ["row", "class", "versus", "rank", "term", "evidence", "log_odds"]
+"""The columns of a text model's :meth:`explain`: the row's position in the input, the labels of its classes
+``c`` and ``c'``, the term's rank in the row (1 for the largest evidence in absolute value; 0 for the two
+entries below), the term (feature name, or index when the model has no names), its evidence, and the row's
+``log P(c | x) - log P(c' | x)`` (the sum of the row's evidence)."""
 
 OTHER_TERMS = "(other terms)"
 """The term of the entry holding the evidence of a row's terms outside its top."""
@@ -123,8 +147,9 @@ def row_classes(joint, for_class, against):
 
 
 def term_evidence_part(model, X, for_class, against, top):
-    """One partition's term entries, as arrays ``(row, rank, term, evidence)`` in :data:`TERM_COLUMNS`
-    order (``term`` -1 for ``(other terms)``, -2 for ``(prior)``), rows numbered from 0 in the partition.
+    """One partition's term entries, as arrays ``(row, rank, term, evidence)`` (``term`` -1 for
+    ``(other terms)``, -2 for ``(prior)``; rows numbered from 0 in the partition), then each row's classes
+    ``chosen`` and ``other`` (positions in ``classes_``).
 
     With the model's linear form ``jll = values @ weights.T + intercept``
     (:meth:`~nbparallel.models.text.TextNaiveBayes.term_weights`), a present term ``j`` of row ``i`` gives
@@ -151,7 +176,7 @@ def term_evidence_part(model, X, for_class, against, top):
     order = np.lexsort((key, row))
     rank = np.concatenate([rank[kept], np.zeros(2 * n_rows, np.int64)])[order]
     term = np.concatenate([terms[kept], np.full(n_rows, -1), np.full(n_rows, -2)])[order]
-    return row[order], rank, term, np.concatenate([evidence[kept], rest, prior])[order]
+    return row[order], rank, term, np.concatenate([evidence[kept], rest, prior])[order], chosen, other
 
 
 def term_task(model, for_class, against, top, X, y, w):
@@ -173,16 +198,18 @@ def explain_terms(model, X, for_class, against, top):
 def term_frame(model, parts):
     """The partitions' :func:`term_evidence_part` arrays, rows numbered over the whole input, as one
     DataFrame of :data:`TERM_COLUMNS`."""
-    offset, rows = 0, []
-    for part_rows, _, _, _ in parts:
-        rows.append(part_rows + offset)
-        offset += int(part_rows.max()) + 1 if len(part_rows) else 0
-    row = np.concatenate(rows) if rows else np.zeros(0, np.int64)
-    rank, term, evidence = (np.concatenate([part[k] for part in parts]) if parts else np.zeros(0)
-                            for k in (1, 2, 3))
+    offsets = np.cumsum([0] + [len(part[4]) for part in parts])
+    row = (np.concatenate([part[0] + offset for part, offset in zip(parts, offsets)]) if parts
+           else np.zeros(0, np.int64)).astype(np.int64)
+    rank, term, evidence, chosen, other = (np.concatenate([part[k] for part in parts]) if parts
+                                           else np.zeros(0, np.int64) for k in (1, 2, 3, 4, 5))
     names = getattr(model, "feature_names_in_", None)
     labels = np.asarray(names if names is not None else np.arange(model.n_features_in_), dtype=object)
     term = np.asarray(term, dtype=np.int64)
     text = np.where(term == -1, OTHER_TERMS, np.where(term == -2, PRIOR, labels[np.maximum(term, 0)]))
-    return pd.DataFrame({"row": row.astype(np.int64), "rank": rank.astype(np.int64), "term": text,
-                         "evidence": evidence.astype(np.float64)})
+    evidence = evidence.astype(np.float64)
+    classes = np.asarray(model.classes_)
+    log_odds = np.bincount(row, evidence, minlength=len(chosen))
+    return pd.DataFrame({"row": row, "class": classes[chosen.astype(np.int64)][row],
+                         "versus": classes[other.astype(np.int64)][row], "rank": rank.astype(np.int64),
+                         "term": text, "evidence": evidence, "log_odds": log_odds[row]})

@@ -197,10 +197,11 @@ class TextNaiveBayes(PartitionedClassifier):
         Returns
         -------
         evidence : pandas.DataFrame
-            Columns ``row`` (the row's position in ``X``), ``rank`` (1 for the term of largest absolute
-            evidence), ``term`` (feature name, or index) and ``evidence``: ``x_j (w_cj - w_c'j)`` with
-            ``w`` the model's :meth:`term_weights`. Each row then has two entries of rank 0:
-            ``(other terms)`` (the evidence of its present terms outside the top) and ``(prior)``
+            Columns ``row`` (the row's position in ``X``), ``class`` and ``versus`` (the labels of its
+            classes ``c`` and ``c'``), ``rank`` (1 for the term of largest absolute evidence), ``term``
+            (feature name, or index), ``evidence``: ``x_j (w_cj - w_c'j)`` with ``w`` the model's
+            :meth:`term_weights`, and ``log_odds`` (the row's sum of ``evidence``). Each row has two entries
+            of rank 0: ``(other terms)`` (the evidence of its present terms outside the top) and ``(prior)``
             (everything that does not depend on the row's terms: the log prior ratio, and for
             :class:`BernoulliNaiveBayes` the log-likelihood ratio of a row with no term present). A row's
             entries sum to ``log P(c | x) - log P(c' | x)``.

@@ -9,35 +9,35 @@ import html
 import numpy as np
 import pandas as pd
 
-from nbparallel.models.explanation import PRIOR, row_classes
+from nbparallel.models.explanation import CLASS, LOG_ODDS, PRIOR, VERSUS
 from nbparallel.report.html import html_table, png_base64, short_label
 
 
 def explained_row(model, X, row=0, for_class=None, against=None):
     """What a report draws of one prediction: row ``row`` (a position) of ``X`` (any input ``predict``
-    takes, read in one pass by ``explain`` and one by ``predict_log_proba``).
+    takes, read in one pass by ``explain``).
 
     Returns
     -------
     dict
         ``row`` (the position), ``label`` (a DataFrame's index label, else the position), ``evidence``
-        (the row of ``model.explain``: a Series of the attributes' terms and ``(prior)``), ``for_class``
-        and ``against`` (the two classes' labels) and ``log_odds`` (their log-posterior difference, from
-        ``predict_log_proba``).
+        (the row's cells of ``model.explain``: a Series of the attributes' terms and ``(prior)``), ``for_class``
+        and ``against`` (the two classes' labels) and ``log_odds`` (their log-posterior difference).
     """
     if not hasattr(model, "explain") or not hasattr(model, "counted_attribute_names"):
         raise TypeError(f"a prediction's evidence is drawn for NaiveBayes models; got {type(model).__name__}")
     evidence = model.explain(X, for_class=for_class, against=against)
     if isinstance(row, bool) or not isinstance(row, (int, np.integer)) or not 0 <= row < len(evidence):
         raise ValueError(f"row must be a position in 0..{len(evidence) - 1}, got {row!r}")
-    log_proba = np.asarray(model.predict_log_proba(X))[int(row)]
-    classes = list(model.classes_)
-    chosen, others = row_classes(log_proba[None, :], None if for_class is None else classes.index(for_class),
-                                 None if against is None else classes.index(against))
-    c, other = int(chosen[0]), int(others[0])
-    label = evidence.index[int(row)]
-    return {"row": int(row), "label": label, "evidence": evidence.iloc[int(row)], "for_class": classes[c],
-            "against": classes[other], "log_odds": float(log_proba[c] - log_proba[other])}
+    chosen = evidence.iloc[int(row)]
+    return {"row": int(row), "label": evidence.index[int(row)], "evidence": evidence_cells(chosen),
+            "for_class": chosen[CLASS], "against": chosen[VERSUS], "log_odds": float(chosen[LOG_ODDS])}
+
+
+def evidence_cells(row):
+    """One row of ``model.explain`` without its class and log-odds columns: the attributes' terms and
+    ``(prior)``, as floats."""
+    return row.drop([CLASS, VERSUS, LOG_ODDS]).astype(np.float64)
 
 
 def waterfall_bars(evidence, max_attributes=20):
@@ -102,9 +102,10 @@ def plot_explanation(model, row, for_class=None, against=None, max_attributes=20
     evidence = model.explain(row, for_class=for_class, against=against)
     if len(evidence) != 1:
         raise ValueError(f"plot_explanation draws one row; got {len(evidence)}")
-    n_bars = len(waterfall_bars(evidence.iloc[0], max_attributes)[0])
+    cells = evidence_cells(evidence.iloc[0])
+    n_bars = len(waterfall_bars(cells, max_attributes)[0])
     fig = Figure(figsize=(7, 1.2 + 0.3 * n_bars))
-    draw_waterfall(fig.add_subplot(), evidence.iloc[0], max_attributes)
+    draw_waterfall(fig.add_subplot(), cells, max_attributes)
     fig.tight_layout()
     return fig
 

@@ -54,6 +54,10 @@ def test_a_rows_entries_sum_to_the_log_odds(model_class, top):
     rows = np.arange(len(X))
     sums = evidence.groupby("row")["evidence"].sum().reindex(rows).to_numpy()
     assert np.abs(sums - (joint[rows, c] - joint[rows, o])).max() < 1e-9
+    row = evidence["row"].to_numpy()
+    assert (evidence["class"].to_numpy() == model.classes_[c[row]]).all()
+    assert (evidence["versus"].to_numpy() == model.classes_[o[row]]).all()
+    assert np.abs(evidence["log_odds"].to_numpy() - (joint[row, c[row]] - joint[row, o[row]])).max() < 1e-9
     for i in (0, 7, 42):
         entries = evidence[evidence["row"] == i]
         listed = entries[entries["rank"] > 0]
@@ -86,6 +90,7 @@ def test_for_class_against_and_bad_arguments():
     X, y = _counts(seed=2)
     model = nb.BernoulliNaiveBayes().fit(X, y)
     evidence = model.explain(X, for_class=2, against=0, top=None)
+    assert set(evidence["class"]) == {2} and set(evidence["versus"]) == {0}
     joint = _numpy_joint(model, X)
     sums = evidence.groupby("row")["evidence"].sum().to_numpy()
     assert np.abs(sums - (joint[:, 2] - joint[:, 0])).max() < 1e-9
@@ -120,3 +125,5 @@ def test_cli_explain_top_names_the_words(tmp_path):
     log_proba = loaded.predict_log_proba(read_documents(documents, n_features=loaded.n_features_in_)[0])
     assert np.allclose(evidence.groupby("row")["evidence"].sum().to_numpy(),
                        np.sort(log_proba, axis=1)[:, -1] - np.sort(log_proba, axis=1)[:, -2], atol=1e-9)
+    assert evidence.drop_duplicates("row")[["class", "versus"]].values.tolist() == [["cat", "dog"], ["dog", "cat"]]
+    assert np.allclose(evidence["log_odds"], evidence.groupby("row")["evidence"].transform("sum"), atol=1e-12)
