@@ -30,6 +30,7 @@ import threading
 import uuid
 from concurrent.futures import FIRST_EXCEPTION, ThreadPoolExecutor, wait
 
+from nbparallel.engine.progress import ProgressLine
 from nbparallel.engine.reduce import fan_in, reduce_now, tree_reduce
 
 #: Default of :func:`local_below`: in-memory data under 32 MiB stays in this process.
@@ -253,8 +254,9 @@ def _leaves(partitions, fn, name, token, client):
 def compute(obj, verbose=False, *, scheduler="threads", partitions=None):
     """Compute a delayed object (or a list of them) on the active client or ``scheduler``.
 
-    A progress bar, when ``verbose``, goes to stderr, never into the output; while :func:`observe_passes`
-    holds an observer, the observer is told instead.
+    When ``verbose``, the pass is drawn on stderr, never into the output: on the labelled
+    :class:`~nbparallel.engine.progress.ProgressLine` locally, on distributed's bar on a client; while
+    :func:`observe_passes` holds an observer, the observer is told instead.
 
     The local scheduler is always named explicitly, so a Dask config left
     behind by a failed ``distributed.Client`` cannot redirect it. When the
@@ -272,10 +274,7 @@ def compute(obj, verbose=False, *, scheduler="threads", partitions=None):
     if client is None:
         if not verbose:
             return dask.compute(obj, scheduler=_scheduler_function(scheduler))[0]
-        from dask.diagnostics import ProgressBar
-
-        with ProgressBar(out=sys.stderr):
-            return dask.compute(obj, scheduler=_scheduler_function(scheduler))[0]
+        return _compute_observed(obj, ProgressLine(numbered=False), client, scheduler)
     future = client.compute(obj)
     if verbose:
         from distributed import progress

@@ -100,7 +100,7 @@ class NaiveBayes(PartitionedClassifier):
     split_every : int >= 2 or False, default 2
         Fan-in of the reduction tree; False merges all partitions at once.
     verbose : int, default 0
-        1 shows a progress bar for each pass.
+        1 shows each pass on a labelled progress line (``count``, ``score``) on stderr.
     numeric : "binned", "gaussian" or dict, default "binned"
         How numeric attributes are modelled: "binned" counts them in
         ``n_bins`` equal-width bins; "gaussian" fits a normal distribution per

@@ -282,7 +282,7 @@ class MultinomialNaiveBayes(TextNaiveBayes):
     split_every : int >= 2 or False, default 2
         Fan-in of the reduction tree; False merges all partitions at once.
     verbose : int, default 0
-        1 shows a progress bar for each pass.
+        1 shows each pass on a labelled progress line (``count``, ``score``) on stderr.
 
     Attributes
     ----------

@@ -349,11 +349,15 @@ def test_progress_bars_go_to_stderr_for_library_users_too(capsys):
 
     rng = np.random.default_rng(0)
     X, y = rng.integers(0, 5, (2000, 3)), rng.integers(0, 2, 2000)
-    with local_below(0):  # through the threaded scheduler, where the bar is drawn
-        NaiveBayes(verbose=1, n_partitions=2).fit(X, y)
+    with local_below(0):  # through the threaded scheduler, where the line is drawn
+        NaiveBayes(verbose=1, n_partitions=2).fit(X, y).predict(X)
     out, err = capsys.readouterr()
     assert out == ""
-    assert "100%" in err
+    drawn = [line.strip() for line in err.split("\r") if line.strip()]
+    # the labelled line of the commands (a label per pass), not Dask's unlabelled bar
+    assert any(line.startswith("count ") and line.endswith("100%") for line in drawn), drawn
+    assert any(line.startswith("score ") and line.endswith("100%") for line in drawn), drawn
+    assert "Completed" not in err
 
 
 def _most_at_once(n_partitions, pass_of, together):
