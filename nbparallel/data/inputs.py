@@ -386,8 +386,6 @@ def _memory_dataset(X, y, sample_weight, n_partitions, categorical_features, req
         sample_weight = check_weights(sample_weight)
         if sample_weight.shape != (n,):
             raise ValueError(f"sample_weight has shape {sample_weight.shape}, expected ({n},)")
-        if not sample_weight.any():
-            raise ValueError("sample_weight is zero for every row: at least one positive weight is needed")
     P = min(n_partitions or default_partitions(n), n)  # no empty partitions
     bounds = [0, n] if P == 1 else np.linspace(0, n, P + 1).astype(int)
     take = (lambda a, s, e: a.iloc[s:e]) if isinstance(X, pd.DataFrame) else (lambda a, s, e: a[s:e])

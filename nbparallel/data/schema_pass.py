@@ -180,11 +180,14 @@ def schema_of_scan(dataset, scan, n_bins, classes, require_labels=True):
     Raises
     ------
     ValueError
-        When the data holds no rows, or the target is continuous, or (with ``require_labels`` and no
+        When the data holds no rows (or, with ``require_labels``, none of non-zero weight), or the target is
+        continuous, or (with ``require_labels`` and no
         ``classes``) missing in every row.
     """
-    if scan.n_rows == 0:
+    if not sum(scan.partition_rows):
         raise ValueError("the data holds no rows: at least one is needed")
+    if scan.n_rows == 0 and require_labels:  # a partial_fit batch of zero weights adds nothing
+        raise ValueError("sample_weight is zero for every row: at least one positive weight is needed")
     if len(scan.partition_rows) == len(dataset.partitions):
         dataset.partition_rows = list(scan.partition_rows)
     if any(isinstance(c, float) and not c.is_integer() for c in scan.classes):

@@ -80,6 +80,10 @@ class NBParallelMixin:
         check_is_fitted(self, self._fitted_attribute)
         model_files.save(self, path)
 
+    def check_scorable(self):
+        """Raise NotFittedError unless the model is fitted (a model may add what makes it usable to score)."""
+        check_is_fitted(self, self._fitted_attribute)
+
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.input_tags.allow_nan = True
@@ -394,7 +398,7 @@ class PartitionedModel(NBParallelMixin, Estimator):
         """
         from nbparallel.models.prediction_files import predict_to
 
-        check_is_fitted(self, self._fitted_attribute)
+        self.check_scorable()
         return predict_to(self, path, data, proba=proba, keep=keep, verbose=verbose, **read_options)
 
 
@@ -471,7 +475,7 @@ class PartitionedClassifier(Classifier, PartitionedModel):
         written in place by the partitions' tasks when their rows are known beforehand, by this process's
         threads from the partitions' codes when they are known once read, and joined once on a cluster;
         a small array directly (:meth:`_direct`)."""
-        check_is_fitted(self, self._fitted_attribute)
+        self.check_scorable()
         if self._direct(X):
             self._check_input_features(n_features=X.shape[1])
             return _scores_task(self, mode, None, X, None, None)
@@ -519,7 +523,7 @@ class PartitionedClassifier(Classifier, PartitionedModel):
 
     def predict(self, X):
         """The class with the largest posterior (ties as the model's :class:`ScoringInputs` order them)."""
-        check_is_fitted(self, self._fitted_attribute)
+        self.check_scorable()
         if self._direct(X):
             self._check_input_features(n_features=X.shape[1])
             return self.classes_[_predict_task(self, None, X, None, None)]
@@ -553,7 +557,7 @@ class PartitionedClassifier(Classifier, PartitionedModel):
         """
         from nbparallel.models import explanation
 
-        check_is_fitted(self, self._fitted_attribute)
+        self.check_scorable()
         if not hasattr(self, "counted_attribute_names"):
             raise TypeError(f"{type(self).__name__} does not give per-attribute evidence; NaiveBayes and the text "
                             "models do")
@@ -584,7 +588,7 @@ class PartitionedClassifier(Classifier, PartitionedModel):
         ``y`` and ``sample_weight`` are values or, for named inputs, column
         names; rows with a missing target are left out.
         """
-        check_is_fitted(self, self._fitted_attribute)
+        self.check_scorable()
         data = self.scoring_data(X, y, sample_weight)
         tasks = data.map(_accuracy_task, self, tables=True, categorical_target=True)
         (right, total), _ = execution.run_pass(data.partitions, tasks, merge_summaries, split_every=self.split_every,
@@ -597,7 +601,7 @@ class PartitionedClassifier(Classifier, PartitionedModel):
     def evaluation(self, X, y=None):
         """The merged :class:`~nbparallel.summaries.evaluation.Evaluation` of labelled data, in one pass
         (the summary :meth:`evaluate` reports; cross-validation sums the same per fold)."""
-        check_is_fitted(self, self._fitted_attribute)
+        self.check_scorable()
         if y is None:
             raise ValueError("evaluate needs y: the target values, or the target column's name for a DataFrame "
                              "or a file")

@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 
 from nbparallel.data.columns import BINNED, CATEGORICAL, GAUSSIAN, NUMERIC
-from nbparallel.data.encoding import MAX_CATEGORIES, code_dtype, integer_range
+from nbparallel.data.encoding import MAX_CATEGORIES, code_dtype, integer_range, integer_vocabulary
 from nbparallel.data.inputs import as_dataset
 from nbparallel.data.partitions import input_feature_names
 from nbparallel.data.user_warnings import warn
@@ -318,8 +318,10 @@ class NaiveBayes(PartitionedClassifier):
         calls may bring new categories and classes. Fitting on the whole data
         or on pieces gives the same counts when the ranges are the same. A
         batch whose every target is missing adds only its rows to
-        ``n_missing_target_``; the first batch must hold a labelled row, and
-        ``classes`` where its labels are not every class.
+        ``n_missing_target_``, one whose weights are all zero adds nothing,
+        the first batch too when ``classes`` names the classes (needed where
+        its labels are not every class); the model scores once some batch
+        has brought a case with a known target and a known value.
         """
         self.validate_params()
 
@@ -372,7 +374,8 @@ class NaiveBayes(PartitionedClassifier):
             self.moments_ = moments
         schema, counts = self._widened(schema, counts)
         self.schema_, self.counts_, self.reduction_ = schema, counts, record
-        check_class_weights(self.class_weights())
+        if not batch:  # a partial_fit batch adds what it has; the model is checked where it is used
+            check_class_weights(self.class_weights())
         self.n_partitions_ = record.n_leaves
         self._set_input_features(n_features=len(dataset.columns),
                                  feature_names=input_feature_names(X, dataset.columns))
@@ -381,6 +384,12 @@ class NaiveBayes(PartitionedClassifier):
         self._derive()
         self._warn_ignored()
         return self
+
+    def check_scorable(self):
+        """Raise NotFittedError unless fitted, ValueError while no case has both a known target and a known
+        attribute value (``partial_fit`` batches may have added none yet)."""
+        super().check_scorable()
+        check_class_weights(self.class_weights())
 
     def class_weights(self):
         """N_k: the weight per class of the training cases the model uses (a case
@@ -459,7 +468,12 @@ class NaiveBayes(PartitionedClassifier):
         for at in old.attributes:
             if at.kind == CATEGORICAL:
                 added = set(new_by_name[at.name].categories) - set(at.categories)  # none: the order kept (ARFF's)
-                cats = sort_values(set(at.categories) | added) if added else at.categories
+                cats = at.categories
+                if added:
+                    union = set(at.categories) | added
+                    integers = not at.declared and all(type(v) is int for v in union)
+                    # integer codes: the run that fit makes of all the values (the batches' runs may leave a gap)
+                    cats = integer_vocabulary(union) if integers else sort_values(union)
                 index = {c: i for i, c in enumerate(cats)}
                 row_maps.append([index[c] for c in at.categories])
                 at = replace_fields(at, categories=cats)
@@ -537,8 +551,9 @@ class NaiveBayes(PartitionedClassifier):
         self.n_missing_target_ = counts.n_missing_target
         N_k = self.class_weights()
         N = N_k.sum()
-        lam = 1.0 / N if self.class_alpha == AUTO_SMOOTHING else float(self.class_alpha)
-        f = 1.0 / N if self.alpha == AUTO_SMOOTHING else float(self.alpha)
+        per_case = 1.0 / N if N > 0 else 1.0  # "1/N"; nothing counted yet (partial_fit): not scorable anyway
+        lam = per_case if self.class_alpha == AUTO_SMOOTHING else float(self.class_alpha)
+        f = per_case if self.alpha == AUTO_SMOOTHING else float(self.alpha)
         if f < ALPHA_LOWER_BOUND and not self.force_alpha:
             warn(f"alpha {f:.3g} is below {ALPHA_LOWER_BOUND:.0e} and force_alpha is False: alpha = "
                  f"{ALPHA_LOWER_BOUND:.0e} is used (force_alpha=True keeps it)")
@@ -800,7 +815,6 @@ class NaiveBayes(PartitionedClassifier):
             self.moments_ = GaussianMoments.from_dict(d["gaussian"]["moments"])
             if self.moments_.n.shape != (len(self.schema_.classes), len(gaussian)):
                 raise ValueError("gaussian.moments do not match the classes and Gaussian columns")
-        check_class_weights(self.class_weights())
         self.reduction_ = validate.tree_record(d["reduction"])
         self.n_partitions_ = self.reduction_.n_leaves
         n_features, names, target = validate.feature_names(d, self.schema_)

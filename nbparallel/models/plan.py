@@ -84,16 +84,13 @@ def check_classes(classes, hint=""):
 
 def check_first_batch(scan, classes):
     """Raise ValueError when ``partial_fit``'s first batch holds no class label (its target missing in every
-    row): the classes are unknown, or, given as ``classes``, there is no case to count yet."""
-    if scan is None or not scan.labelled or scan.classes:
+    row, or every weight zero) and ``classes`` is not given: the classes are unknown. Given ``classes``, such a
+    batch adds what it has (its rows to ``n_missing_target_``), as the same rows do in a ``fit``."""
+    if scan is None or not scan.labelled or scan.classes or classes is not None:
         return
-    start = f"y holds no class label: its value is missing in every one of the {scan.n_rows} rows of " \
-            "partial_fit's first batch (of non-zero weight)"
-    if classes is None:
-        raise ValueError(f"{start}, so the classes are unknown: pass classes= to name them, with a first batch "
-                         "holding at least one labelled row")
-    raise ValueError(f"{start}: there is no case to count yet; give a first batch holding at least one labelled "
-                     "row (a later batch may hold none: it adds its rows to n_missing_target_)")
+    raise ValueError(f"y holds no class label: its value is missing in every one of the {scan.n_rows} rows of "
+                     "partial_fit's first batch (of non-zero weight), so the classes are unknown: pass classes= "
+                     "to name them")
 
 
 @dataclass(frozen=True)

@@ -1,6 +1,7 @@
 """partial_fit on class-ordered batches: a warning when a batch leaves the first batch's ranges, and
 numeric_ranges that make the batches equal the full fit; a batch whose every target is missing adds only its
-count of missing targets, and a first batch that cannot name two classes is refused, saying what to pass."""
+count of missing targets (a first one too, given classes=), and a first batch that cannot name two classes is
+refused, saying what to pass."""
 
 import warnings
 
@@ -95,13 +96,29 @@ def test_a_batch_whose_every_target_is_missing_adds_only_that_count():
     assert model.n_missing_target_ == 5
 
 
-@pytest.mark.parametrize("classes, message", [
-    (None, "missing in every one of the 2 rows of partial_fit's first batch .* pass classes= to name them"),
-    ([0, 1], "first batch .* no case to count yet; give a first batch holding at least one labelled row"),
-])
-def test_a_first_batch_without_a_label_is_refused_clearly(classes, message):
-    with pytest.raises(ValueError, match=message):
-        NaiveBayes().partial_fit(pd.DataFrame({"x": ["a", "b"]}), [None, None], classes=classes)
+def test_a_first_batch_without_a_label_is_refused_without_classes_and_added_with_them():
+    X, y = pd.DataFrame({"x": ["a", "b", "a"]}), pd.Series(["u", "v", None])
+    with pytest.raises(ValueError, match="missing in every one of the 1 rows of partial_fit's first batch .* "
+                                         "pass classes= to name them"):
+        NaiveBayes().partial_fit(X[2:], y[2:])
+    model = NaiveBayes().partial_fit(X[2:], y[2:], classes=["u", "v"])  # adds its missing target
+    assert model.n_missing_target_ == 1
+    with pytest.raises(ValueError, match="no training case has both a known target and a known attribute"):
+        model.predict(X)  # nothing to score from yet
+    model.partial_fit(X[:2], y[:2])
+    full = NaiveBayes().fit(X, y)
+    assert model.counts_.equals(full.counts_) and model.n_missing_target_ == full.n_missing_target_
+    assert np.array_equal(model.predict_proba(X), full.predict_proba(X))
+
+
+def test_a_later_batch_of_zero_weights_adds_nothing():
+    X, y = pd.DataFrame({"x": ["a", "b"]}), pd.Series(["u", "v"])
+    model = NaiveBayes().partial_fit(X, y)
+    before = model.counts_
+    model.partial_fit(X, y, sample_weight=[0.0, 0.0])
+    assert model.counts_.equals(before)
+    with pytest.raises(ValueError, match="sample_weight is zero for every row"):
+        NaiveBayes().fit(X, y, sample_weight=[0.0, 0.0])  # a fit of nothing is refused
 
 
 def test_a_first_batch_of_one_class_says_to_pass_classes():
