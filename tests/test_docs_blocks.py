@@ -113,13 +113,8 @@ def test_a_console_block_has_commands():
 
 
 #: pages whose blocks still use data they never make (issue 58 item 4): strict, so a fixed page must leave the list
-NOT_YET_RUNNABLE = {"user-guide.md", "models.md"}
-
-
 @pytest.mark.parametrize("page", [
-    pytest.param(p, marks=[pytest.mark.xfail(strict=True, reason="uses data it never makes")]
-                 if p.name in NOT_YET_RUNNABLE else [])
-    for p in PAGES if any(b.language in PYTHON | SHELL and b.not_run is None for b in page_blocks(p))],
+    p for p in PAGES if any(b.language in PYTHON | SHELL and b.not_run is None for b in page_blocks(p))],
     ids=lambda p: p.name)
 def test_the_page_runs_as_written_from_an_empty_directory(page, tmp_path):
     blocks = [runnable(b) for b in page_blocks(page) if b.language in PYTHON | SHELL and b.not_run is None]
