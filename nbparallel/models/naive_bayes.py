@@ -866,7 +866,7 @@ def _reject_sparse(X):
 
 
 def fixed_log_prior(class_prior, classes):
-    """``log(class_prior)``, checked: one positive prior per class, summing to 1.
+    """``log(class_prior)``, checked: one non-negative prior per class, summing to 1 (a zero gives -inf).
 
     >>> fixed_log_prior([0.25, 0.75], ["a", "b"]).round(4).tolist()
     [-1.3863, -0.2877]
@@ -886,6 +886,7 @@ def fixed_log_prior(class_prior, classes):
     if prior.shape != (len(classes),):
         raise ValueError(f"class_prior must hold one prior per class ({len(classes)}: {list(classes)}), "
                          f"got {prior.size} values")
-    if not np.all(np.isfinite(prior)) or np.any(prior <= 0) or abs(prior.sum() - 1) > 1e-6:
-        raise ValueError(f"class_prior must be positive and sum to 1, got {prior.tolist()}")
-    return np.log(prior)
+    if not np.all(np.isfinite(prior)) or np.any(prior < 0) or abs(prior.sum() - 1) > 1e-6:
+        raise ValueError(f"class_prior must be non-negative and sum to 1, got {prior.tolist()}")
+    with np.errstate(divide="ignore"):  # a zero prior: the class is never predicted, as in scikit-learn
+        return np.log(prior)

@@ -183,5 +183,5 @@ def test_class_priors_on_the_command_line_equal_categorical_nb_with_class_prior(
     np.testing.assert_allclose(model.predict_proba(frame), reference.predict_proba(X), rtol=1e-10)
     assert main(["fit", str(path), "--target", "t", "--class-prior", "yes=0.8", "-o", str(model_path)]) == 2
     assert "missing ['no']" in capsys.readouterr().err
-    with pytest.raises(ValueError, match="class_prior must be positive and sum to 1"):
+    with pytest.raises(ValueError, match="class_prior must be non-negative and sum to 1"):
         NaiveBayes(class_prior=[0.5, 0.6]).fit(frame, y)

@@ -1,5 +1,7 @@
 """scikit-learn's naive Bayes parameters and fitted attributes, against scikit-learn's own numbers."""
 
+import warnings
+
 import numpy as np
 import pytest
 from sklearn.base import clone
@@ -162,3 +164,22 @@ def test_cross_validation_folds_take_the_category_space_as_separate_fits(codes, 
     result = cross_validate(categorical(**params), X, y, cv=KFold(4))
     separate = cross_val_score(categorical(**params), X, y, cv=KFold(4), scoring="neg_log_loss")
     np.testing.assert_allclose(result["test_log_likelihood"], separate, rtol=1e-12)
+
+
+@pytest.mark.parametrize("prior", [[0.0, 0.5, 0.5], [0.2, 0.0, 0.8]])
+def test_a_zero_class_prior_is_taken_as_scikit_learn_takes_it(prior):
+    rng = np.random.default_rng(3)
+    X, Xf, y = rng.integers(0, 3, (60, 2)), rng.normal(size=(60, 2)), rng.integers(0, 3, 60)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # scikit-learn's log(0)
+        categorical = CategoricalNB(class_prior=prior).fit(X, y)
+        gaussian = GaussianNB(priors=prior).fit(Xf, y)
+    ours = NaiveBayes(categorical_features="all", alpha=1.0, class_prior=prior).fit(X, y)
+    never = prior.index(0.0)
+    assert ours.class_log_prior_[never] == -np.inf
+    np.testing.assert_allclose(ours.predict_proba(X), categorical.predict_proba(X), atol=1e-12)
+    assert not np.any(ours.predict(X) == never)
+    np.testing.assert_allclose(NaiveBayes(numeric="gaussian", class_prior=prior).fit(Xf, y).predict_proba(Xf),
+                               gaussian.predict_proba(Xf), atol=1e-12)
+    with pytest.raises(ValueError, match="class_prior must be non-negative and sum to 1"):
+        NaiveBayes(class_prior=[-0.5, 0.5, 1.0]).fit(X, y)
