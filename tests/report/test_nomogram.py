@@ -62,9 +62,11 @@ def test_png_nomogram_and_waterfall_draw(tmp_path):
     row = pd.DataFrame({"colour": ["red"], "noise": ["x"], "size": [0.3]})
     fig = plot_explanation(model, row)
     bars = fig.axes[0].patches
-    evidence = model.explain(row).iloc[0]
+    explained = model.explain(row).iloc[0]
+    evidence = explained.drop(["(class)", "(versus)", "(log-odds)"])  # a bar per attribute and the prior
     assert len(bars) == len(evidence)
     assert abs(sum(b.get_width() for b in bars) - evidence.sum()) < 1e-9
+    assert abs(sum(b.get_width() for b in bars) - explained["(log-odds)"]) < 1e-9
     fig.savefig(tmp_path / "w.png")
 
 
