@@ -463,25 +463,18 @@ class NaiveBayes(PartitionedClassifier):
                              f"{len(old.columns)} features as input")
         if list(columns) != old.columns:
             raise ValueError(f"partial_fit got columns {list(columns)}, but the model was fitted on {old.columns}")
-        attributes, row_maps, sizes = [], [], []
         new_by_name = {at.name: at for at in new.attributes}
-        for at in old.attributes:
-            if at.kind == CATEGORICAL:
-                added = set(new_by_name[at.name].categories) - set(at.categories)  # none: the order kept (ARFF's)
-                cats = at.categories
-                if added:
-                    union = set(at.categories) | added
-                    integers = not at.declared and all(type(v) is int for v in union)
-                    # integer codes: the run that fit makes of all the values (the batches' runs may leave a gap)
-                    cats = integer_vocabulary(union) if integers else sort_values(union)
-                index = {c: i for i, c in enumerate(cats)}
-                row_maps.append([index[c] for c in at.categories])
-                at = replace_fields(at, categories=cats)
-            elif at.counted:
-                row_maps.append(list(range(at.n_bins)))
-            attributes.append(at)
-            if at.counted:
-                sizes.append(at.n_values)
+
+        def grown(at):  # a categorical attribute's categories and the batch's; None when it brings none
+            added = set(new_by_name[at.name].categories) - set(at.categories)
+            if not added:
+                return None  # the order kept (ARFF's)
+            union = set(at.categories) | added
+            integers = not at.declared and all(type(v) is int for v in union)
+            # integer codes: the run that fit makes of all the values (the batches' runs may leave a gap)
+            return integer_vocabulary(union) if integers else sort_values(union)
+
+        attributes, row_maps, sizes = _recategorized(old.attributes, grown)
         classes = sort_values(set(old.classes) | set(new.classes))
         schema = Schema.of(attributes, old.columns, classes)
         if schema.to_dict() == old.to_dict():
@@ -524,18 +517,9 @@ class NaiveBayes(PartitionedClassifier):
         spaces = self._category_spaces(schema)
         if not spaces:
             return schema, counts
-        attributes, row_maps, sizes = [], [], []
-        for at in schema.attributes:
-            if at.name in spaces:
-                cats = sort_values(set(at.categories) | set(range(spaces[at.name])))
-                index = {c: i for i, c in enumerate(cats)}
-                row_maps.append([index[c] for c in at.categories])
-                at = replace_fields(at, categories=cats)
-            elif at.counted:
-                row_maps.append(list(range(at.n_values)))
-            attributes.append(at)
-            if at.counted:
-                sizes.append(at.n_values)
+        attributes, row_maps, sizes = _recategorized(
+            schema.attributes,
+            lambda at: sort_values(set(at.categories) | set(range(spaces[at.name]))) if at.name in spaces else None)
         widened = Schema.of(attributes, schema.columns, schema.classes)
         if widened.to_dict() == schema.to_dict():
             return schema, counts
@@ -827,6 +811,25 @@ class NaiveBayes(PartitionedClassifier):
     def report_sections(self):
         """What :mod:`nbparallel.report` draws of this model: the evidence of its attributes' values."""
         return {"kind": "naive Bayes", "model": self, "note": None}
+
+
+def _recategorized(attributes, categories_of):
+    """``(attributes, row_maps, sizes)``: the attributes with the categories ``categories_of(at)`` gives a
+    categorical one (None: as they are), each counted attribute's map from its count-table rows to the new
+    ones, and the new row counts, as ``CountTable.reindex`` takes them to lay fitted counts out anew."""
+    out, row_maps, sizes = [], [], []
+    for at in attributes:
+        categories = categories_of(at) if at.kind == CATEGORICAL else None
+        if categories is not None:
+            index = {c: i for i, c in enumerate(categories)}
+            row_maps.append([index[c] for c in at.categories])
+            at = replace_fields(at, categories=categories)
+        elif at.counted:
+            row_maps.append(list(range(at.n_values)))
+        out.append(at)
+        if at.counted:
+            sizes.append(at.n_values)
+    return out, row_maps, sizes
 
 
 def _integer_runs(counted):
