@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
+import dask.dataframe as dd
 import numpy as np
 import pandas as pd
 import pytest
 
 from nbparallel import NaiveBayes
-
-dd = pytest.importorskip("dask.dataframe")
 
 Y = np.array([0, 1] * 50)
 

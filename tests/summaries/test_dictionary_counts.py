@@ -3,6 +3,7 @@
 import json
 from contextlib import nullcontext
 
+import dask.array as da
 import numpy as np
 import pandas as pd
 import pytest
@@ -200,7 +201,6 @@ def test_wide_binned_integers_and_other_numerics_take_two_passes_with_the_same_c
 
 
 def test_binned_integers_of_a_dask_array_count_in_one_pass():
-    da = pytest.importorskip("dask.array")
     rng = np.random.default_rng(8)
     X = rng.integers(-3, 40, (900, 4)).astype(np.int32)
     y = rng.integers(0, 3, 900)
