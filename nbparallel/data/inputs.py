@@ -32,6 +32,11 @@ from nbparallel.data.user_warnings import warn
 MOST_DISTINCT = 100_000
 
 
+def _object_or_text(dtype):
+    """Whether a column of ``dtype`` may hold numbers that "auto" counts as categories: object or text."""
+    return (isinstance(dtype, np.dtype) and dtype == object) or isinstance(dtype, pd.StringDtype)
+
+
 def _warn_numbers_as_categories(X, names, kinds, categorical_features):
     """Warn when "auto" makes a column of numbers categorical (an object column of numbers, a text column of
     numeric text, either with one other token such as ``"n/a"``): surely not what was meant. The rule is
@@ -43,8 +48,7 @@ def _warn_numbers_as_categories(X, names, kinds, categorical_features):
     dtypes = list(X.dtypes) if frame else [X.dtype] * X.shape[1]
     head = None  # the first rows, as one object array, when some column needs them
     for a, (name, kind, dtype) in enumerate(zip(names, kinds, dtypes)):
-        if kind != CATEGORICAL or not ((isinstance(dtype, np.dtype) and dtype == object)
-                                       or isinstance(dtype, pd.StringDtype)):
+        if kind != CATEGORICAL or not _object_or_text(dtype):
             continue
         head = (X.iloc[:64].to_numpy(dtype=object) if frame else X[:64]) if head is None else head
         if not may_hold_numbers(head[:, a]):
@@ -200,8 +204,7 @@ def _warn_dask_numbers_as_categories(ddf, columns, kinds, categorical_features):
     decides from a file's first block): computed only when "auto" makes an object or text column categorical."""
     if not (isinstance(categorical_features, str) and categorical_features == "auto"):
         return
-    text = [c for c, kind in zip(columns, kinds) if kind == CATEGORICAL and (
-        isinstance(ddf.dtypes[c], pd.StringDtype) or (isinstance(ddf.dtypes[c], np.dtype) and ddf.dtypes[c] == object))]
+    text = [c for c, kind in zip(columns, kinds) if kind == CATEGORICAL and _object_or_text(ddf.dtypes[c])]
     if text:
         _warn_numbers_as_categories(ddf[text].partitions[0].compute(), text, [CATEGORICAL] * len(text),
                                     categorical_features)
