@@ -373,9 +373,15 @@ def encode_indices(indices, local, dictionary_codes, out):
     """Write the codes of rows given as ``indices`` into a local dictionary ``local`` (-1 where missing; an
     Arrow dictionary column's) into ``out``: its entries are looked up once (``dictionary_codes``, the
     column's :class:`DictionaryCodes`), then the rows in one pass (as a ``Categorical``'s codes are by
-    :func:`column_encoder`). A value not in the vocabulary is coded 0, as a missing one, and not counted: its
-    one caller, the scoring passes' split, reports none."""
+    :func:`column_encoder`). A value not in the vocabulary is coded 0, as a missing one (counted by
+    :func:`unseen_codes`)."""
     lookup_codes(indices, dictionary_codes.table(local, out.dtype), out)
+
+
+def unseen_codes(codes, indices):
+    """How many of the rows that :func:`encode_indices` coded into ``codes`` hold a value not in the vocabulary:
+    the codes 0 less the missing rows (index -1)."""
+    return (len(codes) - int(np.count_nonzero(codes))) - int(np.count_nonzero(np.asarray(indices) < 0))
 
 
 def integer_lookup(vocabulary, dtype):

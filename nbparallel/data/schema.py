@@ -32,8 +32,10 @@ from nbparallel.data.encoding import (
     is_categorical_series,
     numeric_values,
     run_codes,
+    unseen_codes,
 )
 from nbparallel.data.schema_json import from_json_value, json_float, json_value
+from nbparallel.data.unseen import record
 from nbparallel.data.vocabularies import refuse_same_print, sort_values
 from nbparallel.kernels.binning import bin_codes
 from nbparallel.kernels.lookup import integer_codes
@@ -86,7 +88,7 @@ def _integer_array_codes(X, categorical, positions, dtype):
     the columns whose vocabulary is a run of consecutive integers holding their values by one subtraction over
     the array (:func:`~nbparallel.data.encoding.run_codes`), the others by lookup, column by column."""
     if not positions:
-        return np.empty((len(X), 0), dtype=dtype)
+        return np.empty((len(X), 0), dtype=dtype), {}
     first = positions[0]
     block = X[:, first: first + len(positions)] if positions == list(range(first, first + len(positions))) \
         else X[:, positions]
@@ -94,10 +96,11 @@ def _integer_array_codes(X, categorical, positions, dtype):
     firsts = [run[0] if run else 1 for run in runs]
     codes = np.empty_like(block, dtype=dtype)  # the array's layout
     outside = run_codes(block, firsts, [len(at.categories) for at in categorical], codes)
+    unseen = {}
     for a, at in enumerate(categorical):
         if runs[a] is None or outside[a]:
-            encode_column(block[:, a], at.categories, codes[:, a], at.name)
-    return codes
+            unseen[at.name] = encode_column(block[:, a], at.categories, codes[:, a], at.name)
+    return codes, unseen
 
 
 @dataclass
@@ -378,10 +381,17 @@ class Schema:
         """``(codes, values)``: categorical codes (0 = missing or unseen) and raw numeric values.
 
         Data already coded 1..M in a uint8 array is used as it is, without a copy. An Arrow table's string
-        dictionary columns are coded from their indices (see :meth:`split_table`).
+        dictionary columns are coded from their indices (see :meth:`split_table`). Each column's count of
+        unseen values goes to the running scoring task's tally (:func:`nbparallel.data.unseen.record`).
         """
         if is_arrow_table(X):
             return self.split_table(X)
+        codes, values, unseen = self._split(X)
+        record(len(codes), unseen)
+        return codes, values
+
+    def _split(self, X):
+        """:meth:`split` of an in-memory partition, and its unseen counts (name -> count)."""
         frame = isinstance(X, pd.DataFrame)
         position = {c: i for i, c in enumerate(self.columns)}
         n_cat = self.n_categorical
@@ -390,15 +400,17 @@ class Schema:
         values = _numeric_block(X, numeric, [at.name for at in self.attributes[n_cat:]])
         coded = self.coded_view(X)
         if coded is not None and _within(coded, [len(at.categories) for at in categorical]):
-            return coded, values
+            return coded, values, {}
         dtype = code_dtype([at.n_values for at in categorical])
         if not frame and X.dtype.kind in "iu":
-            return _integer_array_codes(X, categorical, [position[at.name] for at in categorical], dtype), values
+            codes, unseen = _integer_array_codes(X, categorical, [position[at.name] for at in categorical], dtype)
+            return codes, values, unseen
         codes = np.empty((len(X), n_cat), dtype=dtype, order="F")
+        unseen = {}
         for a, at in enumerate(categorical):
             i = position[at.name]
-            encode_column(X.iloc[:, i] if frame else X[:, i], at.categories, codes[:, a], at.name)
-        return codes, values
+            unseen[at.name] = encode_column(X.iloc[:, i] if frame else X[:, i], at.categories, codes[:, a], at.name)
+        return codes, values, unseen
 
     def split_table(self, table):
         """:meth:`split` of an Arrow table whose columns are in input order (a file's rows as read).
@@ -421,14 +433,18 @@ class Schema:
         values = _numeric_block(rest, [at_rest[at.name] for at in numeric], [at.name for at in numeric]) if numeric \
             else np.empty((table.num_rows, 0))
         codes = np.empty((table.num_rows, n_cat), dtype=code_dtype([at.n_values for at in categorical]), order="F")
+        unseen = {}
         for a, (at, found) in enumerate(zip(categorical, native)):
             if found is None:
-                encode_column(rest.iloc[:, at_rest[at.name]], at.categories, codes[:, a], at.name)
+                unseen[at.name] = encode_column(rest.iloc[:, at_rest[at.name]], at.categories, codes[:, a], at.name)
                 continue
             start = 0
             for indices, local in found:  # a chunk (a file) at a time, each with its own dictionary
-                encode_indices(indices, local, at.dictionary_codes, codes[start : start + len(indices), a])
+                out = codes[start : start + len(indices), a]
+                encode_indices(indices, local, at.dictionary_codes, out)
+                unseen[at.name] = unseen.get(at.name, 0) + unseen_codes(out, indices)
                 start += len(indices)
+        record(table.num_rows, unseen)
         return codes, values
 
     def encode(self, X):

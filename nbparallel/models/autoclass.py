@@ -17,6 +17,7 @@ import numpy as np
 
 from nbparallel.data.inputs import as_dataset
 from nbparallel.data.partitions import input_feature_names
+from nbparallel.data.unseen import Tallied, untallied
 from nbparallel.engine import execution, memory
 from nbparallel.engine.scheduler import PassScheduler, passes_to_json
 from nbparallel.kernels.binning import bin_values
@@ -297,9 +298,10 @@ class AutoClass(Clusterer, PartitionedModel):
         check_is_fitted(self, "counts_")
         dataset = self.scoring_data(X)
         parts = execution.map_partitions(dataset.partitions,
-                                         dataset.map(_log_responsibilities_of, self, tables=True),
+                                         dataset.map(Tallied(_log_responsibilities_of), self, tables=True),
                                          name="nbparallel-autoclass-predict", token=dataset.token,
                                          verbose=bool(self.verbose))
+        parts = untallied(parts, self.fitted_categories)
         return np.vstack([p[0] for p in parts]), np.concatenate([p[1] for p in parts])
 
     def predict_proba(self, X):

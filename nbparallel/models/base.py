@@ -51,6 +51,7 @@ import pandas as pd
 
 from nbparallel.data.columns import feature_names_differ
 from nbparallel.data.partitions import feature_names_of, input_feature_names
+from nbparallel.data.unseen import Tallied, untallied
 from nbparallel.data.user_warnings import warn
 from nbparallel.engine import execution, memory
 from nbparallel.kernels import scoring
@@ -79,6 +80,10 @@ class NBParallelMixin:
         """Write the model as versioned JSON, completely or not at all."""
         check_is_fitted(self, self._fitted_attribute)
         model_files.save(self, path)
+
+    def fitted_categories(self, name):
+        """The categories of attribute ``name`` as fitted (what a warning of unseen values compares with)."""
+        return self.schema_.attribute(name).categories
 
     def check_scorable(self):
         """Raise NotFittedError unless the model is fitted (a model may add what makes it usable to score)."""
@@ -470,6 +475,12 @@ class PartitionedClassifier(Classifier, PartitionedModel):
 
     # ------------------------------------------------------------- scoring, once
 
+    def _untallied(self, parts):
+        """The results of scoring tasks wrapped in :class:`~nbparallel.data.unseen.Tallied`, after one warning
+        naming the columns whose values the model was mostly not fitted on
+        (:func:`~nbparallel.data.unseen.untallied`)."""
+        return untallied(parts, self.fitted_categories)
+
     def _scores(self, X, mode, name):
         """Scores of every row (``mode`` of :func:`~nbparallel.kernels.scoring.score_rows`), in one array:
         written in place by the partitions' tasks when their rows are known beforehand, by this process's
@@ -478,7 +489,7 @@ class PartitionedClassifier(Classifier, PartitionedModel):
         self.check_scorable()
         if self._direct(X):
             self._check_input_features(n_features=X.shape[1])
-            return _scores_task(self, mode, None, X, None, None)
+            return self._untallied([Tallied(_scores_task)(self, mode, None, X, None, None)])[0]
         data = self.scoring_data(X)
         self._checked_directly(X)
         sizes = _partition_sizes(data)  # files' too, from their footers; a Dask DataFrame's shape is lazy
@@ -488,13 +499,13 @@ class PartitionedClassifier(Classifier, PartitionedModel):
             _check_scores_memory(n_rows, n_classes, 2, data.partitions)
         out, slots = _slots(data, (n_classes,), np.float64)
         if out is None and execution.active_client() is None:  # rows known once read (CSV files, most Dask frames)
-            inputs = execution.map_partitions(data.partitions, data.map(_inputs_task, self, tables=True), name=name,
-                                              token=data.token, verbose=bool(self.verbose))
-            return self._scores_in_place(inputs, mode)
-        tasks = [data.map(_scores_task, self, mode, slot, tables=True)
+            inputs = execution.map_partitions(data.partitions, data.map(Tallied(_inputs_task), self, tables=True),
+                                              name=name, token=data.token, verbose=bool(self.verbose))
+            return self._scores_in_place(self._untallied(inputs), mode)
+        tasks = [data.map(Tallied(_scores_task), self, mode, slot, tables=True)
                  for slot in (slots or [None] * len(data.partitions))]
-        parts = execution.map_partitions(data.partitions, tasks, name=name, token=data.token,
-                                         verbose=bool(self.verbose))
+        parts = self._untallied(execution.map_partitions(data.partitions, tasks, name=name, token=data.token,
+                                                         verbose=bool(self.verbose)))
         if out is not None:
             return out
         return np.concatenate(parts) if parts else np.empty((0, n_classes))
@@ -526,14 +537,14 @@ class PartitionedClassifier(Classifier, PartitionedModel):
         self.check_scorable()
         if self._direct(X):
             self._check_input_features(n_features=X.shape[1])
-            return self.classes_[_predict_task(self, None, X, None, None)]
+            return self.classes_[self._untallied([Tallied(_predict_task)(self, None, X, None, None)])[0]]
         data = self.scoring_data(X)
         self._checked_directly(X)
         out, slots = _slots(data, (), np.int64)
-        tasks = [data.map(_predict_task, self, slot, tables=True)
+        tasks = [data.map(Tallied(_predict_task), self, slot, tables=True)
                  for slot in (slots or [None] * len(data.partitions))]
-        parts = execution.map_partitions(data.partitions, tasks, name="nbparallel-predict", token=data.token,
-                                         verbose=bool(self.verbose))
+        parts = self._untallied(execution.map_partitions(data.partitions, tasks, name="nbparallel-predict",
+                                                         token=data.token, verbose=bool(self.verbose)))
         if out is None:
             out = np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64)
         return self.classes_[out]
@@ -565,10 +576,10 @@ class PartitionedClassifier(Classifier, PartitionedModel):
         data = self.scoring_data(X)
         columns = explanation.evidence_columns(self)
         out, slots = _slots(data, (len(columns),), np.float64)
-        tasks = [data.map(_explain_task, self, c, other, slot, tables=True)
+        tasks = [data.map(Tallied(_explain_task), self, c, other, slot, tables=True)
                  for slot in (slots or [None] * len(data.partitions))]
-        parts = execution.map_partitions(data.partitions, tasks, name="nbparallel-explain", token=data.token,
-                                         verbose=bool(self.verbose))
+        parts = self._untallied(execution.map_partitions(data.partitions, tasks, name="nbparallel-explain",
+                                                         token=data.token, verbose=bool(self.verbose)))
         if out is None:
             out = np.concatenate([part[0] for part in parts]) if parts else np.empty((0, len(columns)))
         chosen, other = (np.concatenate([part[k] for part in parts]) if parts else np.zeros(0, np.int64)
@@ -590,9 +601,10 @@ class PartitionedClassifier(Classifier, PartitionedModel):
         """
         self.check_scorable()
         data = self.scoring_data(X, y, sample_weight)
-        tasks = data.map(_accuracy_task, self, tables=True, categorical_target=True)
-        (right, total), _ = execution.run_pass(data.partitions, tasks, merge_summaries, split_every=self.split_every,
-                                               name="nbparallel-score", token=data.token, verbose=bool(self.verbose))
+        tasks = data.map(Tallied(_accuracy_task), self, tables=True, categorical_target=True)
+        tallied, _ = execution.run_pass(data.partitions, tasks, merge_summaries, split_every=self.split_every,
+                                        name="nbparallel-score", token=data.token, verbose=bool(self.verbose))
+        [(right, total)] = self._untallied([tallied])
         if total == 0:
             raise ValueError("score needs rows with a known target (and a positive weight); every target is "
                              "missing")
@@ -606,10 +618,10 @@ class PartitionedClassifier(Classifier, PartitionedModel):
             raise ValueError("evaluate needs y: the target values, or the target column's name for a DataFrame "
                              "or a file")
         data = self.scoring_data(X, y)
-        tasks = data.map(_evaluation_task, self, tables=True, categorical_target=True)
-        summary, _ = execution.run_pass(data.partitions, tasks, merge_summaries, split_every=self.split_every,
+        tasks = data.map(Tallied(_evaluation_task), self, tables=True, categorical_target=True)
+        tallied, _ = execution.run_pass(data.partitions, tasks, merge_summaries, split_every=self.split_every,
                                         name="nbparallel-evaluate", token=data.token, verbose=bool(self.verbose))
-        return summary
+        return self._untallied([tallied])[0]
 
     def evaluate(self, X, y=None):
         """Accuracy, confusion matrix, average log-likelihood, log loss and ROC AUC in one pass.

@@ -15,6 +15,7 @@ from nbparallel.data.inputs import as_dataset
 from nbparallel.data.partitions import input_feature_names
 from nbparallel.data.user_warnings import warn
 from nbparallel.data.schema import Schema
+from nbparallel.data.unseen import record
 from nbparallel.data.vocabularies import class_array, sort_values
 from nbparallel.engine.scheduler import PassScheduler
 from nbparallel.kernels.lookup import run_codes
@@ -677,7 +678,10 @@ class NaiveBayes(PartitionedClassifier):
         if (runs is None or type(X) is not np.ndarray or X.dtype.kind != "i" or X.ndim != 2 or len(X) > SMALL_ROWS
                 or X.shape[1] != len(self.schema_.columns)):  # another width: the schema's route says what is wrong
             return None
-        return run_codes(X, *runs)
+        codes = run_codes(X, *runs)
+        zeros = len(codes) - np.count_nonzero(codes, axis=0)  # integers are never missing: a 0 is unseen
+        record(len(codes), dict(zip(self.counted_attribute_names(), zeros.tolist())))
+        return codes
 
     def inputs_of_split(self, codes, values, X=None):
         """The :class:`~nbparallel.models.base.ScoringInputs` of rows already split by

@@ -28,6 +28,7 @@ import pandas as pd
 from nbparallel.data.dataset import is_arrow_table
 from nbparallel.data.files.readers import file_layout, file_readers
 from nbparallel.data.files.options import Files
+from nbparallel.data.unseen import Tallied, untallied
 from nbparallel.engine import execution
 
 
@@ -275,9 +276,10 @@ def predict_files(model, path, *, settings=None, keep=(), proba=False, directory
         directory.mkdir(exist_ok=True)
     predict = BatchPredictor(model, features, proba)
     storage_options = dict(settings or {}).get("storage_options")
-    tasks = [PartitionOutput(predict, keep, directory, storage_options, i) for i in range(len(data.readers))]
-    return execution.map_read_partitions(list(zip(data.readers, copiers)), tasks, name="nbparallel-cli-predict",
-                                         token=tokenize(data.token, keep), verbose=verbose)
+    tasks = [Tallied(PartitionOutput(predict, keep, directory, storage_options, i)) for i in range(len(data.readers))]
+    parts = execution.map_read_partitions(list(zip(data.readers, copiers)), tasks, name="nbparallel-cli-predict",
+                                          token=tokenize(data.token, keep), verbose=verbose)
+    return untallied(parts, model.fitted_categories)
 
 
 class Written(NamedTuple):
