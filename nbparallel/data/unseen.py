@@ -13,7 +13,8 @@ too.
 from __future__ import annotations
 
 import contextvars
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from typing import NamedTuple
 
 from nbparallel.data.user_warnings import warn
 
@@ -23,12 +24,16 @@ MOSTLY = 0.5
 _current = contextvars.ContextVar("nbparallel-unseen-tally", default=None)
 
 
-@dataclass
 class UnseenTally:
-    """The scored rows and, per column name, how many of them held a non-missing value not in its vocabulary."""
+    """The scored rows and, per column name, how many of them held a non-missing value not in its vocabulary.
 
-    n_rows: int = 0
-    by_column: dict = field(default_factory=dict)
+    A plain class with slots: one is made per scoring task, small arrays' included."""
+
+    __slots__ = ("n_rows", "by_column")
+
+    def __init__(self, n_rows=0, by_column=None):
+        self.n_rows = n_rows
+        self.by_column = {} if by_column is None else by_column
 
     def add(self, n_rows, by_column):
         """Add the rows of one encoded block and its unseen counts (name -> count; zeros may be left out)."""
@@ -75,8 +80,7 @@ class Tallied:
         return TalliedResult(result, tally)
 
 
-@dataclass
-class TalliedResult:
+class TalliedResult(NamedTuple):
     """A task's result and its tally; two add as their parts do (for passes whose results are summaries)."""
 
     result: object

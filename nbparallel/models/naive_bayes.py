@@ -679,8 +679,11 @@ class NaiveBayes(PartitionedClassifier):
                 or X.shape[1] != len(self.schema_.columns)):  # another width: the schema's route says what is wrong
             return None
         codes = run_codes(X, *runs)
-        zeros = len(codes) - np.count_nonzero(codes, axis=0)  # integers are never missing: a 0 is unseen
-        record(len(codes), dict(zip(self.counted_attribute_names(), zeros.tolist())))
+        if np.count_nonzero(codes) == codes.size:
+            record(len(codes), {})
+        else:  # integers are never missing: a 0 is unseen
+            zeros = len(codes) - np.count_nonzero(codes, axis=0)
+            record(len(codes), dict(zip(self.counted_attribute_names(), zeros.tolist())))
         return codes
 
     def inputs_of_split(self, codes, values, X=None):
