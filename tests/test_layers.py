@@ -91,3 +91,30 @@ def test_no_private_name_is_imported_from_another_module():
     private = [f"{module} imports {name} from {target} (line {line})" for module, target, name, line in imports()
                if name and name.startswith("_") and not name.startswith("__") and target != module]
     assert not private, private
+
+
+#: the engines a pass may run on; only their backends (and cluster.py, which starts Dask clusters) import them
+ENGINES = {"dask", "distributed", "pyspark", "ray"}
+
+
+def engine_imports(path):
+    """``(engine, line)`` for every import of an engine in a file, at module or function level."""
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            names = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and not node.level:
+            names = [node.module or ""]
+        else:
+            continue
+        for name in names:
+            if name.split(".")[0] in ENGINES:
+                yield name, node.lineno
+
+
+def test_only_the_backends_and_cluster_import_an_engine():
+    allowed = {PACKAGE / "cluster.py", *(PACKAGE / "engine" / "backends").rglob("*.py")}
+    found = {p.relative_to(PACKAGE).as_posix(): list(engine_imports(p)) for p in PACKAGE.rglob("*.py")}
+    outside = [f"{path} imports {name} (line {line})" for path, imports in found.items()
+               for name, line in imports if PACKAGE / path not in allowed]
+    assert not outside, outside
+    assert found["engine/backends/dask.py"] and found["cluster.py"]  # the check sees the imports it allows

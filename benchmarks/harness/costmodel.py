@@ -28,7 +28,7 @@ import numpy as np
 import pandas as pd
 from scipy.optimize import nnls
 
-from nbparallel.engine.reduce import tree_reduce
+from nbparallel.engine.backends.dask import tree_reduce
 from nbparallel.summaries.counts import merge_tables
 
 from . import data, passes, reduction

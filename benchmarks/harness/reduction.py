@@ -14,7 +14,7 @@ import matplotlib.pyplot as plt
 import pandas as pd
 from dask import delayed
 
-from nbparallel.engine.reduce import tree_reduce
+from nbparallel.engine.backends.dask import tree_reduce
 from nbparallel.summaries.counts import merge_tables
 
 from . import data

@@ -110,15 +110,15 @@ def load_model(args):
 
 @contextlib.contextmanager
 def cluster(args):
-    """Activate the cluster the options name (this machine's threads otherwise: ``--threads`` of them, as
-    Dask's ``num_workers``, or one per core)."""
+    """Activate the cluster the options name (this machine's threads otherwise: ``--threads`` of them, by
+    :func:`nbparallel.engine.execution.threads`, or one per core)."""
     if not (getattr(args, "scheduler", None) or getattr(args, "cluster", None)):
         if getattr(args, "threads", None) is None:
             yield None
             return
-        import dask
+        from nbparallel.engine.execution import threads
 
-        with dask.config.set(num_workers=args.threads):
+        with threads(args.threads):
             yield None
         return
     from nbparallel.cluster import client_for

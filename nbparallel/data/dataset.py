@@ -20,7 +20,7 @@ class Dataset:
     Attributes
     ----------
     partitions : list
-        Concrete partitions or ``dask.delayed`` objects; :meth:`map` wraps a
+        Concrete partitions or engine-neutral recipes (:mod:`nbparallel.engine.recipes`); :meth:`map` wraps a
         function of ``(X, y, w)`` to take one.
     columns : list of str
         Attribute names, in input order.

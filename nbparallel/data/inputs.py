@@ -1,4 +1,8 @@
-"""In-memory inputs (numpy, pandas, Dask) and paths to a :class:`~nbparallel.data.dataset.Dataset`."""
+"""In-memory inputs (numpy, pandas, Dask) and paths to a :class:`~nbparallel.data.dataset.Dataset`.
+
+Dask collections are read through :mod:`nbparallel.engine.backends.dask_collections`: their partitions are
+:class:`~nbparallel.engine.recipes.Block` recipes, which only the Dask backend computes.
+"""
 
 from __future__ import annotations
 
@@ -26,6 +30,8 @@ from nbparallel.data.dataset import Dataset, default_partitions
 from nbparallel.data.numeric_text import may_hold_numbers, needs_parsing, numbers_in_text, numeric_array, numeric_frame
 from nbparallel.data.partitions import named_columns_as_frame
 from nbparallel.data.user_warnings import warn
+from nbparallel.engine.backends.dask_collections import Array, Frame, collection_of, file_order_key, series_partitions
+from nbparallel.engine.recipes import Block
 
 
 #: The most distinct values of a text column that is looked at for numbers (as the CSV reader's first block).
@@ -130,10 +136,8 @@ def as_dataset(X, y=None, sample_weight=None, *, n_partitions=None, categorical_
         return file_dataset(X, y, sample_weight, n_partitions=n_partitions,
                             categorical_features=categorical_features, require_target=require_target,
                             numeric_features=numeric_features, drop=drop, features=features)
-    import dask.array as da
-    import dask.dataframe as dd
-
-    if isinstance(X, dd.DataFrame):
+    collection = collection_of(X)
+    if isinstance(collection, Frame):
         files = parquet_files_read_by(X) if all(v is None or isinstance(v, str) for v in (y, sample_weight)) else None
         if files is not None:  # a plain read of Parquet files: counted from the files, by the route of a path
             from nbparallel.data.files.readers import file_dataset
@@ -141,10 +145,10 @@ def as_dataset(X, y=None, sample_weight=None, *, n_partitions=None, categorical_
             return file_dataset(files, y, sample_weight, n_partitions=n_partitions,
                                 categorical_features=categorical_features, require_target=require_target,
                                 numeric_features=numeric_features, drop=drop, features=features)
-        return _dask_frame_dataset(X, y, sample_weight, n_partitions, categorical_features, require_target,
+        return _dask_frame_dataset(collection, y, sample_weight, n_partitions, categorical_features, require_target,
                                    numeric_features, drop, features)
-    if isinstance(X, da.Array):
-        return _dask_array_dataset(X, y, sample_weight, n_partitions, categorical_features, require_target,
+    if isinstance(collection, Array):
+        return _dask_array_dataset(collection, y, sample_weight, n_partitions, categorical_features, require_target,
                                    numeric_features)
     return _memory_dataset(X, y, sample_weight, n_partitions, categorical_features, require_target,
                            numeric_features, drop, features)
@@ -182,31 +186,35 @@ def _continuous(y):
     return type_of_target(y) == "continuous"
 
 
-def _dask_frame_dataset(ddf, y, sample_weight, n_partitions, categorical_features, require_target,
+def _dask_frame_dataset(frame, y, sample_weight, n_partitions, categorical_features, require_target,
                         numeric_features=None, drop=(), features=None):
-    ddf = ddf.rename(columns=dict(zip(ddf.columns, column_names(ddf.columns))))
-    ddf, y = _with_series(ddf, y, "y", JOINED_TARGET)
-    ddf, sample_weight = _with_series(ddf, sample_weight, "sample_weight", JOINED_WEIGHT)
-    columns, target, weight = column_roles(ddf.columns, y, sample_weight, require_target, drop, features)
+    """The dataset of a Dask DataFrame (a :class:`~nbparallel.engine.backends.dask_collections.Frame`)."""
+    frame = frame.renamed(column_names(frame.columns))
+    frame, y = _with_series(frame, y, "y", JOINED_TARGET)
+    frame, sample_weight = _with_series(frame, sample_weight, "sample_weight", JOINED_WEIGHT)
+    columns, target, weight = column_roles(frame.columns, y, sample_weight, require_target, drop, features)
     if not columns:
         raise ValueError("the data has no attribute columns besides the target")
-    kinds = kinds_for(columns, [ddf.dtypes[c] for c in columns], categorical_features, numeric_features)
-    ddf = _parsed_dask_frame(ddf, columns, kinds)
-    _warn_dask_numbers_as_categories(ddf, columns, kinds, categorical_features)
-    if n_partitions is not None and n_partitions != ddf.npartitions:
-        ddf = ddf.repartition(npartitions=n_partitions)
-    return Dataset(list(ddf.to_delayed()), columns, kinds, target, weight, token=ddf._name,
-                   integer_columns=integer_columns_of(columns, [ddf.dtypes[c] for c in columns], kinds))
+    dtypes = frame.dtypes
+    kinds = kinds_for(columns, [dtypes[c] for c in columns], categorical_features, numeric_features)
+    frame = _parsed_dask_frame(frame, columns, kinds)
+    _warn_dask_numbers_as_categories(frame, columns, kinds, categorical_features)
+    if n_partitions is not None and n_partitions != frame.n_partitions:
+        frame = frame.repartitioned(n_partitions)
+    dtypes = frame.dtypes
+    return Dataset(frame.blocks(), columns, kinds, target, weight, token=frame.token,
+                   integer_columns=integer_columns_of(columns, [dtypes[c] for c in columns], kinds))
 
 
-def _warn_dask_numbers_as_categories(ddf, columns, kinds, categorical_features):
+def _warn_dask_numbers_as_categories(frame, columns, kinds, categorical_features):
     """:func:`_warn_numbers_as_categories` for a Dask DataFrame, from its first partition (as the CSV reader
     decides from a file's first block): computed only when "auto" makes an object or text column categorical."""
     if not (isinstance(categorical_features, str) and categorical_features == "auto"):
         return
-    text = [c for c, kind in zip(columns, kinds) if kind == CATEGORICAL and _object_or_text(ddf.dtypes[c])]
+    dtypes = frame.dtypes
+    text = [c for c, kind in zip(columns, kinds) if kind == CATEGORICAL and _object_or_text(dtypes[c])]
     if text:
-        _warn_numbers_as_categories(ddf[text].partitions[0].compute(), text, [CATEGORICAL] * len(text),
+        _warn_numbers_as_categories(frame.first_partition(text), text, [CATEGORICAL] * len(text),
                                     categorical_features)
 
 
@@ -229,22 +237,11 @@ def parquet_files_read_by(ddf):
     from nbparallel.data.files.listing import list_files
     from nbparallel.data.files.options import Files
 
-    try:
-        from dask.dataframe.dask_expr.io.parquet import ReadParquet
-        from dask.utils import natural_sort_key
-    except ImportError:  # pragma: no cover - another Dask: read through Dask
+    frame = collection_of(ddf)
+    read = frame.parquet_read() if isinstance(frame, Frame) else None
+    if read is None:
         return None
-    expr = ddf.optimize().expr
-    if not isinstance(expr, ReadParquet):
-        return None
-    path = expr.operand("path")
-    options = expr.operand("storage_options") or None
-    plain = (isinstance(path, (str, os.PathLike)) and expr.operand("filesystem") in (None, "fsspec")
-             and all(expr.operand(k) in (None, False, {}) for k in
-                     ("filters", "index", "categories", "_partitions", "_series"))
-             and all(v is None for v in (expr.operand("kwargs") or {}).values()))
-    if not plain:
-        return None
+    path, options = read
     try:
         files = Files(path, storage_options=options)
         if files.store is not None:
@@ -257,80 +254,73 @@ def parquet_files_read_by(ddf):
         found, kind = list_files(files)
     except (ValueError, TypeError, ImportError):
         return None
-    if kind != "parquet" or sorted(found, key=lambda f: natural_sort_key(f.name)) != found:
+    if kind != "parquet" or sorted(found, key=lambda f: file_order_key(f.name)) != found:
         return None
     import pyarrow.parquet as pq
 
     first = found[0]
     schema = pq.read_schema(open_input_file(str(first), first.store) if isinstance(first, RemoteFile) else first)
     index = {c for c in (schema.pandas_metadata or {}).get("index_columns", []) if isinstance(c, str)}
-    keep = set(map(str, ddf.columns))
+    keep = set(map(str, frame.columns))
     return Files(path, storage_options=options, drop=[c for c in schema.names if c not in keep and c not in index])
 
 
-def _with_series(ddf, values, parameter, name):
-    """``(ddf, column name)``: a Dask Series given for ``parameter`` joined to ``ddf`` as a column of its own.
+def _with_series(frame, values, parameter, name):
+    """``(frame, column name)``: a Dask Series given for ``parameter`` joined to ``frame`` as a column of its own.
 
     A column name (or None) is returned as it is; other values raise TypeError.
     """
-    import dask.dataframe as dd
-
     if values is None or isinstance(values, str):
-        return ddf, values
-    if not isinstance(values, dd.Series):
+        return frame, values
+    n_partitions = series_partitions(values)
+    if n_partitions is None:
         raise TypeError(f"with a Dask DataFrame, {parameter} must be the name of a column or a Dask Series "
                         f"partitioned like it, got {type(values).__name__}")
-    if values.npartitions != ddf.npartitions:
-        raise ValueError(f"{parameter} has {values.npartitions} partitions but X has {ddf.npartitions}: "
+    if n_partitions != frame.n_partitions:
+        raise ValueError(f"{parameter} has {n_partitions} partitions but X has {frame.n_partitions}: "
                          "partition them alike")
-    return ddf.assign(**{name: values}), name
+    return frame.with_column(name, values), name
 
 
 def _dask_array_dataset(X, y, sample_weight, n_partitions, categorical_features, require_target,
                         numeric_features=None):
-    import dask.array as da
-
+    """The dataset of a Dask Array (an :class:`~nbparallel.engine.backends.dask_collections.Array`)."""
     if X.ndim != 2:
         raise ValueError(f"X must be 2-dimensional, got a Dask array of shape {X.shape}")
     if n_partitions is not None:
-        X = X.rechunk({0: math.ceil(X.shape[0] / n_partitions)})
-    X = X.rechunk({1: -1})
+        X = X.in_row_blocks(math.ceil(X.shape[0] / n_partitions))
+    X = X.whole_rows()
     columns = [str(i) for i in range(X.shape[1])]
     kinds = kinds_for(columns, [X.dtype] * X.shape[1], categorical_features, numeric_features)
     if NUMERIC in kinds and needs_parsing(X.dtype):  # text in columns forced numeric: parsed in each partition
-        X = X.map_blocks(numeric_array, kinds, dtype=np.float64 if CATEGORICAL not in kinds else object)
-    chunks = X.chunks[0]
+        X = X.mapped(numeric_array, kinds, dtype=np.float64 if CATEGORICAL not in kinds else object)
+    chunks = X.row_chunks
     parts_y = parts_w = [None] * len(chunks)
     if y is None and require_target:
         raise ValueError(Y_REQUIRED)
     if y is not None:
-        y = da.asarray(y)
+        y = Array.of(y)
         if y.shape[0] != X.shape[0]:
             raise ValueError(f"y has {y.shape[0]} rows but X has {X.shape[0]}")
-        parts_y = list(y.rechunk((chunks,)).to_delayed())
+        parts_y = y.aligned(chunks).row_blocks()
     if sample_weight is not None:
-        w = da.asarray(sample_weight)
+        w = Array.of(sample_weight)
         if w.shape[0] != X.shape[0]:
             raise ValueError(f"sample_weight has {w.shape[0]} rows but X has {X.shape[0]}")
-        parts_w = list(w.rechunk((chunks,)).to_delayed())
-    from dask import delayed
-
-    parts = [
-        delayed(_checked_tuple, pure=True)(x, py, pw)
-        for x, py, pw in zip(X.to_delayed().ravel(), parts_y, parts_w)
-    ]
-    return Dataset(parts, columns, kinds, n_rows=int(X.shape[0]), token=X.name,
+        parts_w = w.aligned(chunks).row_blocks()
+    parts = [Block((x, py, pw), _checked_tuple) for x, py, pw in zip(X.row_blocks(), parts_y, parts_w)]
+    return Dataset(parts, columns, kinds, n_rows=int(X.shape[0]), token=X.token,
                    integer_columns=integer_columns_of(columns, [X.dtype] * X.shape[1], kinds))
 
 
-def _parsed_dask_frame(ddf, columns, kinds):
+def _parsed_dask_frame(frame, columns, kinds):
     """The Dask DataFrame with its numeric attributes that hold text parsed to float64 in every partition."""
-    parsed = {c for c, kind in zip(columns, kinds) if kind == NUMERIC and needs_parsing(ddf.dtypes[c])}
+    dtypes = frame.dtypes
+    parsed = {c for c, kind in zip(columns, kinds) if kind == NUMERIC and needs_parsing(dtypes[c])}
     if not parsed:
-        return ddf
-    kinds_in_frame = [NUMERIC if c in parsed else CATEGORICAL for c in ddf.columns]
-    meta = ddf._meta.astype(dict.fromkeys(parsed, np.float64))
-    return ddf.map_partitions(numeric_frame, kinds_in_frame, meta=meta)
+        return frame
+    kinds_in_frame = [NUMERIC if c in parsed else CATEGORICAL for c in frame.columns]
+    return frame.mapped(numeric_frame, kinds_in_frame, dtypes=dict.fromkeys(parsed, np.float64))
 
 
 def _checked_tuple(x, y, w):

@@ -14,13 +14,14 @@ from dataclasses import dataclass
 
 import numpy as np
 import scipy.sparse as sp
-from dask import delayed
 from sklearn.utils import check_array
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import column_or_1d
 
 from nbparallel.data.dataset import default_partitions
 from nbparallel.data.partitions import Part, PartitionInfo, feature_names_of, over_parts
+from nbparallel.engine.backends.dask_collections import collection_of, computed
+from nbparallel.engine.recipes import Block
 
 MIN_ROWS = 16384
 """The fewest rows per default partition (:func:`nbparallel.data.dataset.default_partitions`).
@@ -37,7 +38,7 @@ class SparseDataset:
 
     Attributes
     ----------
-    partitions : list of Part or dask.delayed.Delayed
+    partitions : list of Part or nbparallel.engine.recipes.Block
     n_features : int
     feature_names : ndarray of str or None
         The columns' names, when the input was a data frame with string names.
@@ -82,8 +83,7 @@ def check_targets(y, n_rows):
     """A 1-D array of class labels with one label per row."""
     if y is None:
         raise ValueError("requires y to be passed, but the target y is None")
-    if is_dask_array(y):
-        y = y.compute()
+    y = computed(y)
     y = column_or_1d(y, warn=True)
     check_classification_targets(y)
     if len(y) != n_rows:
@@ -95,8 +95,7 @@ def check_weights(sample_weight, n_rows):
     """Non-negative finite float64 weights, one per row (None: all ones)."""
     if sample_weight is None:
         return None
-    if is_dask_array(sample_weight):
-        sample_weight = sample_weight.compute()
+    sample_weight = computed(sample_weight)
     w = np.asarray(sample_weight, dtype=np.float64)
     if w.ndim == 0:
         w = np.full(n_rows, float(w))
@@ -148,7 +147,7 @@ def as_partitions(X, y=None, sample_weight=None, *, n_partitions=None, require_t
     """
     names = feature_names_of(X)
     if is_dask_array(X):
-        return _dask_partitions(X, y, sample_weight, n_partitions, require_target, names)
+        return _dask_partitions(collection_of(X), y, sample_weight, n_partitions, require_target, names)
     X = check_matrix(X)
     n_rows = X.shape[0]
     if n_rows == 0:
@@ -168,19 +167,19 @@ def _chunk_part(X, y, w, index, offset):
 
 
 def _dask_partitions(X, y, sample_weight, n_partitions, require_target, names):
+    """The partitions of a Dask array (an :class:`~nbparallel.engine.backends.dask_collections.Array`)."""
     if X.ndim != 2:
         raise ValueError(f"X must be 2-dimensional (rows x features), got a Dask array of shape {X.shape}")
-    if any(math.isnan(c) for c in X.chunks[0]):
+    if any(math.isnan(c) for c in X.row_chunks):
         raise ValueError("X is a Dask array with unknown chunk sizes: call X.compute_chunk_sizes() first")
     n_rows = int(X.shape[0])
     if n_partitions:
-        X = X.rechunk({0: max(1, math.ceil(n_rows / n_partitions))})
-    if len(X.chunks[1]) > 1:
-        X = X.rechunk({1: -1})
+        X = X.in_row_blocks(max(1, math.ceil(n_rows / n_partitions)))
+    if X.n_column_chunks > 1:
+        X = X.whole_rows()
     y = check_targets(y, n_rows) if require_target or y is not None else None
     w = check_weights(sample_weight, n_rows)
-    offsets = np.concatenate([[0], np.cumsum(X.chunks[0])]).astype(np.int64)
-    blocks = X.to_delayed()[:, 0]
-    parts = [delayed(_chunk_part, pure=True)(block, _slice(y, a, b), _slice(w, a, b), i, int(a))
-             for i, (block, a, b) in enumerate(zip(blocks, offsets[:-1], offsets[1:]))]
-    return SparseDataset(parts, int(X.shape[1]), names, n_rows, y, token=X.name)
+    offsets = np.concatenate([[0], np.cumsum(X.row_chunks)]).astype(np.int64)
+    parts = [Block((block,), _chunk_part, (_slice(y, a, b), _slice(w, a, b), i, int(a)))
+             for i, (block, a, b) in enumerate(zip(X.row_blocks(), offsets[:-1], offsets[1:]))]
+    return SparseDataset(parts, int(X.shape[1]), names, n_rows, y, token=X.token)

@@ -91,25 +91,13 @@ def fits_in_memory(n_bytes, available, fraction=0.5):
 def available_memory(partitions=None):
     """Bytes of memory the workers can hold: the cluster's limits, or this machine's free memory.
 
-    With ``partitions``, the memory of where a pass over them runs: this
-    machine's when they stay local (:func:`nbparallel.engine.execution.runs_locally`),
+    With ``partitions``, the memory of where a pass over them runs
+    (:func:`nbparallel.engine.execution.backend_for`): this machine's when they stay local,
     which spares small fits a trip to the scheduler.
     """
-    client = execution.active_client()
-    if client is not None and not (partitions is not None and execution.runs_locally(partitions, client)):
-        limits = [w.get("memory_limit") or 0 for w in client.scheduler_info()["workers"].values()]
-        return sum(limits) or None
-    try:
-        import psutil
-    except ImportError:  # pragma: no cover - psutil comes with distributed
-        return None
-    return psutil.virtual_memory().available
+    return execution.backend_for(partitions).memory()
 
 
 def worker_memory_limit(partitions=None):
     """The smallest memory limit of the cluster's workers, or None (no cluster, no limits, or a local pass)."""
-    client = execution.active_client()
-    if client is None or (partitions is not None and execution.runs_locally(partitions, client)):
-        return None
-    limits = [w.get("memory_limit") or 0 for w in client.scheduler_info()["workers"].values()]
-    return min(limits) if limits and min(limits) > 0 else None
+    return execution.backend_for(partitions).worker_memory_limit()

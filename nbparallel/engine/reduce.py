@@ -1,12 +1,12 @@
-"""Binary-tree reduction of partition summaries: as Dask tasks, or in this process.
+"""Binary-tree reduction of partition summaries: its plan, and the merge in this process.
 
 The summaries of P partitions are merged level by level: at each level, runs of
 ``split_every`` neighbours (in partition index order) are merged by one task, so
 float sums are added in the same order whatever executes them. With fan-in 2 the
 tree has exactly ``ceil(log2 P)`` levels of merges; ``split_every=False`` merges
-all summaries in one flat task. :func:`tree_reduce` builds the tree over Dask
-delayed leaves; :func:`reduce_now` merges concrete summaries in this process
-along the same tree.
+all summaries in one flat task. :func:`plan` shapes the tree every backend
+builds (:mod:`nbparallel.engine.backends`); :func:`reduce_now` merges concrete
+summaries in this process along it.
 """
 
 from __future__ import annotations
@@ -101,7 +101,7 @@ def plan(n_leaves, split_every=2):
 
 
 def reduce_now(summaries, merge, split_every=2):
-    """Merge concrete summaries in this process along the same tree as :func:`tree_reduce`.
+    """Merge concrete summaries in this process along the tree of :func:`plan`.
 
     Returns
     -------
@@ -112,40 +112,4 @@ def reduce_now(summaries, merge, split_every=2):
     level = list(summaries)
     for groups in levels:
         level = [level[a] if b - a == 1 else merge(*level[a:b]) for a, b in groups]
-    return level[0], record
-
-
-def tree_reduce(leaves, merge, split_every=2, name="reduce"):
-    """Build the reduction tree over Dask delayed leaves.
-
-    Parameters
-    ----------
-    leaves : list of dask.delayed.Delayed
-        The partition summaries, in partition order.
-    merge : callable
-        ``merge(*summaries) -> summary``, associative; called with 2 to
-        ``split_every`` arguments, left to right in partition order.
-    split_every : int >= 2, False or None
-        Fan-in of each merge task; False merges everything in one task.
-    name : str
-        Prefix of the merge task keys; include a token of the inputs so that
-        the same inputs give the same keys.
-
-    Returns
-    -------
-    root : dask.delayed.Delayed
-        The merged summary.
-    record : TreeRecord
-        The shape of the tree.
-    """
-    from dask import delayed
-
-    levels, record = plan(len(leaves), split_every)
-    level = list(leaves)
-    for height, groups in enumerate(levels, start=1):
-        level = [
-            level[a] if b - a == 1
-            else delayed(merge, pure=True)(*level[a:b], dask_key_name=f"{name}-merge-{height}-{i}")
-            for i, (a, b) in enumerate(groups)
-        ]
     return level[0], record

@@ -2,8 +2,8 @@
 
 Iterative algorithms run one pass after
 another over the same data. :class:`PassScheduler` keeps the partitions in
-memory between passes when they fit (``dask.persist`` locally, ``client.persist``
-or ``client.scatter`` on a distributed cluster) and re-reads them otherwise, and
+memory between passes when they fit (in this process, or on a cluster's workers:
+:meth:`nbparallel.engine.backends.Backend.persist`) and re-reads them otherwise, and
 records every pass: its kind, the shape of its reduction tree and its wall
 time. A *stateful* pass also leaves a per-partition value behind (for example
 per-row weights) that the next stateful pass receives; it is kept
@@ -17,13 +17,9 @@ from __future__ import annotations
 import time
 from dataclasses import replace
 from functools import partial
-from operator import getitem
-
-from dask import delayed
 
 from nbparallel.engine import execution
 from nbparallel.engine.memory import available_memory, fits_in_memory
-from nbparallel.engine.reduce import reduce_now, tree_reduce
 
 
 def _identity(X, y, w):
@@ -116,8 +112,9 @@ class PassScheduler:
         :meth:`~nbparallel.data.schema.Schema.encode_classes` reads, see
         :meth:`nbparallel.data.dataset.Dataset.map`).
 
-        Partitions that stay in this process (:func:`~nbparallel.engine.execution.runs_locally`) run on a
-        thread each, without a Dask graph, as :func:`~nbparallel.engine.execution.run_pass` runs them.
+        It runs where :func:`~nbparallel.engine.execution.run_pass` would run it
+        (:func:`~nbparallel.engine.execution.backend_for`): partitions that stay in this process run on a
+        thread each, without a task graph.
 
         Returns the merged summary.
         """
@@ -125,39 +122,15 @@ class PassScheduler:
         # a state is built by splitting the rows into codes and encoding the target: a categorical target
         # column comes as its Series, not made into an array of labels on every pass
         unpack = self.dataset.map(_identity, tables=True, categorical_target=True)
-        states = self._states or [None] * len(self.dataset.partitions)
-        if execution.runs_locally(self.dataset.partitions, execution.active_client()):
-            leaves = execution.map_locally([partial(_stateful_leaf, unpack, fn, args, state=state) for state in states],
-                                           self.dataset.partitions)
-            summary, record = reduce_now([leaf[1] for leaf in leaves], merge, self.split_every)
-            self._states = [leaf[0] for leaf in leaves] if self.persisted else None
-            self.record(kind, record, start)
-            return summary
-        token = execution.pass_token(self.dataset.token)
-        leaves = [
-            delayed(_stateful_leaf, pure=True)(unpack, fn, args, part, state,
-                                              dask_key_name=f"nbparallel-{kind}-map-{token}-{i}")
-            for i, (part, state) in enumerate(zip(self.dataset.partitions, states))
-        ]
-        summaries = [delayed(getitem, pure=True)(leaf, 1, dask_key_name=f"nbparallel-{kind}-summary-{token}-{i}")
-                     for i, leaf in enumerate(leaves)]
-        new_states = [delayed(getitem, pure=True)(leaf, 0, dask_key_name=f"nbparallel-{kind}-state-{token}-{i}")
-                      for i, leaf in enumerate(leaves)]
-        root, record = tree_reduce(summaries, merge, self.split_every, name=f"nbparallel-{kind}-{token}")
-        summary, kept = self._compute(root, new_states if self.persisted else [])
+        parts = self.dataset.partitions
+        states = self._states or [None] * len(parts)
+        summary, record, kept = execution.backend_for(parts).map_reduce_stateful(
+            parts, states, [partial(_stateful_leaf, unpack, fn, args)] * len(parts), merge, self.split_every,
+            keep=self.persisted, name=f"nbparallel-{kind}", token=execution.pass_token(self.dataset.token),
+            verbose=self.verbose)
         self._states = kept or None
         self.record(kind, record, start)
         return summary
-
-    def _compute(self, root, keep):
-        """Compute ``root``; keep ``keep`` in (worker) memory for the next pass."""
-        client = execution.active_client()
-        parts = self.dataset.partitions
-        if client is not None and keep and not execution.runs_locally(parts, client):
-            root, *keep = client.persist([root, *keep])
-            return root.compute(), keep
-        summary, *keep = execution.compute([root, *keep], self.verbose, partitions=parts)
-        return summary, keep
 
 
 def passes_to_json(passes):

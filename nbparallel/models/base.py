@@ -195,7 +195,7 @@ def _slots(data, out_shape, dtype):
     size is known (:func:`_partition_sizes`) and no cluster runs the tasks (they run in this process); else
     ``(None, None)``."""
     sizes = _partition_sizes(data)
-    if execution.active_client() is not None or sizes is None:
+    if not execution.backend_for().in_process or sizes is None:
         return None, None
     return _output(sizes, out_shape, dtype)
 
@@ -498,7 +498,7 @@ class PartitionedClassifier(Classifier, PartitionedModel):
         if isinstance(n_rows, (int, np.integer)):
             _check_scores_memory(n_rows, n_classes, 2, data.partitions)
         out, slots = _slots(data, (n_classes,), np.float64)
-        if out is None and execution.active_client() is None:  # rows known once read (CSV files, most Dask frames)
+        if out is None and not execution.on_cluster():  # rows known once read (CSV files, most Dask frames)
             inputs = execution.map_partitions(data.partitions, data.map(Tallied(_inputs_task), self, tables=True),
                                               name=name, token=data.token, verbose=bool(self.verbose))
             return self._scores_in_place(self._untallied(inputs), mode)

@@ -30,6 +30,7 @@ from nbparallel.data.files.readers import file_layout, file_readers
 from nbparallel.data.files.options import Files
 from nbparallel.data.unseen import Tallied, untallied
 from nbparallel.engine import execution
+from nbparallel.engine.backends.dask_collections import computed_blocks
 
 
 def is_url(path):
@@ -263,8 +264,6 @@ def predict_files(model, path, *, settings=None, keep=(), proba=False, directory
     read beside the model's columns partition by partition (any type: they
     are no attributes).
     """
-    from dask.base import tokenize
-
     keep = list(keep)
     files, features, n_partitions = scoring_files(model, path, settings, keep=keep)
     model.set_params(n_partitions=n_partitions)
@@ -278,7 +277,7 @@ def predict_files(model, path, *, settings=None, keep=(), proba=False, directory
     storage_options = dict(settings or {}).get("storage_options")
     tasks = [Tallied(PartitionOutput(predict, keep, directory, storage_options, i)) for i in range(len(data.readers))]
     parts = execution.map_read_partitions(list(zip(data.readers, copiers)), tasks, name="nbparallel-cli-predict",
-                                          token=tokenize(data.token, keep), verbose=verbose)
+                                          token=execution.token_of(data.token, keep), verbose=verbose)
     return untallied(parts, model.fitted_categories)
 
 
@@ -297,15 +296,8 @@ def is_file_input(data):
 def in_memory_partitions(data):
     """``data`` as a sequence of partitions, each computed only when it is taken (a Dask collection's), or
     the data itself as one."""
-    if hasattr(data, "to_delayed") and hasattr(data, "npartitions"):
-        import dask
-
-        if hasattr(data, "chunks") and getattr(data, "ndim", 1) == 2:
-            data = data.rechunk({1: -1})  # a partition is a run of whole rows
-        delayed = data.to_delayed()
-        delayed = list(np.ravel(delayed)) if isinstance(delayed, np.ndarray) else list(delayed)
-        return (dask.compute(part, scheduler="sync")[0] for part in delayed)
-    return iter([data])
+    blocks = computed_blocks(data)
+    return iter([data]) if blocks is None else blocks
 
 
 def predictions_of(model, X, proba, keep):

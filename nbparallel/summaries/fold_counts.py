@@ -114,8 +114,7 @@ def _count_repeat(spec, folds, k, gaussian, n_classes, classes, codes, values, w
 def keep_budget(partitions):
     """Bytes of codes each partition may keep between passes: half this process's free memory shared among
     the partitions; None (keep nothing) when the passes run on a cluster's workers, whose codes would travel."""
-    client = execution.active_client()
-    if client is not None and not execution.runs_locally(partitions, client):
+    if not execution.backend_for(partitions).in_process:
         return None
     available = memory.available_memory(partitions)
     return math.inf if available is None else 0.5 * available / max(len(partitions), 1)

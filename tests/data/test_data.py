@@ -10,6 +10,7 @@ from nbparallel import NaiveBayes
 from nbparallel.data.inputs import as_dataset
 from nbparallel.data.schema_pass import scan_schema
 from nbparallel.engine.execution import local_below
+from nbparallel.engine.recipes import Read
 
 
 @pytest.fixture(scope="module")
@@ -73,7 +74,7 @@ def test_files_are_read_inside_tasks(tmp_path, frame):
     frame.to_parquet(tmp_path / "data.parquet", index=False)
     with local_below(0):
         dataset = as_dataset(str(tmp_path / "data.parquet"), "y")
-    assert all(hasattr(p, "dask") for p in dataset.partitions)  # lazy: delayed reads, no rows on the client
+    assert all(isinstance(p, Read) for p in dataset.partitions)  # lazy: delayed reads, no rows on the client
     (tmp_path / "data.parquet").unlink()
     with pytest.raises(FileNotFoundError, match="data.parquet"):  # the read happens in the task
         scan_schema(dataset)

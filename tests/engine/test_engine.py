@@ -9,9 +9,9 @@ from distributed import Client, LocalCluster
 from sklearn.datasets import load_digits
 
 from nbparallel import NaiveBayes
+from nbparallel.engine.backends.dask import active_client
 from nbparallel.engine.execution import (
     LOCAL_BELOW,
-    active_client,
     available_workers,
     local_below,
     local_threads,
@@ -110,7 +110,7 @@ def test_small_in_memory_pass_runs_inline_with_the_tree_it_would_build(P, k, mon
     graph_result, graph_record = None, None
     with local_below(0):
         graph_result, graph_record = run_pass(list(range(P)), lambda i: (i,), _concat, split_every=k)
-    import nbparallel.engine.execution as engine
+    import nbparallel.engine.backends.dask as engine
 
     monkeypatch.setattr(engine, "compute", lambda *a, **kw: pytest.fail("a Dask graph was computed"))
     result, record = run_pass(list(range(P)), lambda i: (i,), _concat, split_every=k)
@@ -195,7 +195,7 @@ class _Reader:
 
 
 def test_partitions_read_by_their_tasks_run_here_without_a_graph_unless_shown_or_sent(client, monkeypatch):
-    import nbparallel.engine.execution as engine
+    import nbparallel.engine.backends.dask as engine
 
     monkeypatch.setattr(os, "cpu_count", lambda: 2)
     readers = [_Reader(i) for i in range(5)]
@@ -427,7 +427,8 @@ def test_a_pass_on_dask_hashes_none_of_what_its_functions_carry():
 
     import dask
 
-    from nbparallel.engine.execution import pass_kind, pass_token
+    from nbparallel.engine.backends.dask import pass_kind
+    from nbparallel.engine.execution import pass_token
 
     carried = _CountsPickles()
     parts = [dask.delayed(np.arange)(10 * (i + 1)) for i in range(3)]  # lazy partitions: the pass runs on Dask

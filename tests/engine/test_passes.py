@@ -11,6 +11,7 @@ from dask.delayed import Delayed
 from nbparallel.data.inputs import as_dataset
 from nbparallel.data.schema_pass import schema_pass
 from nbparallel.engine.memory import fits_in_memory
+from nbparallel.engine.recipes import Block
 from nbparallel.engine.scheduler import PassScheduler
 from nbparallel.persistence.checkpoints import Checkpoint
 
@@ -57,7 +58,8 @@ def test_persisting_keeps_partitions_and_state(persist):
     scheduler = PassScheduler(frame_dataset(3), persist=persist)
     schema_pass(scheduler, n_bins=5)
     assert scheduler.persisted
-    assert all(isinstance(p, Delayed) and len(p.dask) == 1 for p in scheduler.dataset.partitions)
+    kept = [p.handles[0] for p in scheduler.dataset.partitions if isinstance(p, Block) and p.fn is None]
+    assert len(kept) == 3 and all(isinstance(k, Delayed) and len(k.dask) == 1 for k in kept)  # computed once
     assert [scheduler.run_stateful("state", count_rebuilds, add) for _ in range(3)] == [3, 0, 0]
 
 

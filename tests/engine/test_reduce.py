@@ -7,7 +7,7 @@ import pytest
 from dask import delayed
 
 from nbparallel.engine.execution import run_pass
-from nbparallel.engine.reduce import tree_reduce
+from nbparallel.engine.backends.dask import tree_reduce
 
 
 def concat(*parts):

@@ -109,7 +109,7 @@ def test_partitions_know_their_index_and_row_offset():
     offsets = [p.info for p in as_partitions(X, y, n_partitions=3).partitions]
     assert [(i.index, i.row_offset) for i in offsets] == [(0, 0), (1, 33), (2, 66)]
     lazy = as_partitions(da.from_array(X, chunks=(40, 120), asarray=False), y).partitions
-    assert [p.compute().info.row_offset for p in lazy] == [0, 40, 80]
+    assert engine.map_partitions(lazy, lambda p: p.info.row_offset) == [0, 40, 80]
 
 
 def test_default_is_one_partition_per_worker_of_zero_copy_csr_rows(monkeypatch):

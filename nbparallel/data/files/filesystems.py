@@ -19,6 +19,8 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from nbparallel.engine import execution
+
 #: The package that gives fsspec each protocol, for the message when it is missing.
 PACKAGES = {"s3": "s3fs", "s3a": "s3fs", "gs": "gcsfs", "gcs": "gcsfs", "abfs": "adlfs", "abfss": "adlfs",
             "az": "adlfs", "adl": "adlfs"}
@@ -72,9 +74,7 @@ class Store:
                             f"{exc}") from None
 
     def key(self):
-        from dask.base import tokenize
-
-        return self.protocol, tokenize(self.options)
+        return self.protocol, execution.token_of(self.options)
 
     def __eq__(self, other):
         return isinstance(other, Store) and self.key() == other.key()

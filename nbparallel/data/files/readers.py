@@ -3,7 +3,7 @@
 :func:`file_dataset` lists a file or a directory, checks on the client that
 every file has the same columns (and that Parquet footers are sound), fixes
 each column's type once, and returns a :class:`nbparallel.data.dataset.Dataset` whose
-partitions are ``dask.delayed`` reads: the rows are read inside the task that
+partitions are :class:`~nbparallel.engine.recipes.Read` recipes: the rows are read inside the task that
 uses them, as pandas DataFrames of only the needed columns. String columns
 come as pandas ``category`` columns converted from Arrow dictionary arrays,
 each partition with its own small set of categories; numeric columns are
@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import contextlib
 from dataclasses import dataclass
+from functools import partial
 from typing import NamedTuple
 
 from nbparallel.data.columns import column_roles, kinds_for
@@ -54,6 +55,8 @@ from nbparallel.data.files.parquet import (
 )
 from nbparallel.data.files.pieces import Piece, default_pieces, piece_table, pieces
 from nbparallel.engine import execution
+from nbparallel.engine.backends.dask_collections import frame_of_reads
+from nbparallel.engine.recipes import Read
 
 
 def file_dataset(path, y=None, sample_weight=None, *, n_partitions=None, categorical_features="auto",
@@ -86,9 +89,6 @@ def file_dataset(path, y=None, sample_weight=None, *, n_partitions=None, categor
         ``ranges``: the exact (min, max) of numeric columns from Parquet
         statistics, for the schema pass to skip.
     """
-    from dask import delayed
-    from dask.base import tokenize
-
     if y is not None and not isinstance(y, str):
         raise TypeError("with a file, y must be the name of the target column")
     if sample_weight is not None and not isinstance(sample_weight, str):
@@ -98,7 +98,7 @@ def file_dataset(path, y=None, sample_weight=None, *, n_partitions=None, categor
     ranges = n_rows = opened = declared = None
     if kind == "parquet":
         _check_text_options(path, kind)
-        remote_on_cluster = unit_store(files[0]) is not None and execution.active_client() is not None
+        remote_on_cluster = unit_store(files[0]) is not None and execution.on_cluster()
         if n_partitions is None and not na_values and not remote_on_cluster:  # a store's rows go to the workers
             opened = read_parquet_files(files)
         units, types, n_rows, ranges = parquet_layout(files, opened)
@@ -118,17 +118,14 @@ def file_dataset(path, y=None, sample_weight=None, *, n_partitions=None, categor
     needed = [c for c in types if c in columns or c in (target, weight)]
     parts = (pieces(units, n_partitions) if n_partitions is not None
              else default_pieces(units, execution.available_workers()))
-    token = tokenize("nbparallel-files", kind, repr(parts), needed, repr(options),
+    token = execution.token_of("nbparallel-files", kind, repr(parts), needed, repr(options),
                      {c: str(t) for c, t in types.items()})
     readers = [PieceReader(kind, p, needed, types, options) for p in parts]
     if opened and opened[0][2] is not None:
         partitions = tables_of_pieces(parts, files, opened, needed, types)
     else:
-        partitions = [  # named, their arguments in a reader that dask neither tokenizes nor searches for collections
-            delayed(reader.read, name=f"nbparallel-read-{token}", pure=True)(
-                tables=True, dask_key_name=f"nbparallel-read-{token}-{i}")
-            for i, reader in enumerate(readers)
-        ]
+        partitions = [Read(partial(reader.read, tables=True), key=f"nbparallel-read-{token}-{i}")
+                      for i, reader in enumerate(readers)]
     rows = [p.n_rows for p in parts]  # from the Parquet footers; the readers check each partition against them
     dataset = Dataset(partitions, columns, kinds, target, weight, n_rows=n_rows, token=token,
                       partition_rows=None if None in rows else rows, readers=readers,
@@ -199,14 +196,12 @@ def file_layout(path):
 def read_files(path, columns=None):
     """A Dask DataFrame over a CSV, Parquet or ARFF file or directory, local or a URL (or :class:`Files`),
     read lazily."""
-    import dask.dataframe as dd
     import pandas as pd
-    from dask import delayed
 
     readers = file_readers(path, columns)
     meta = pandas_dtypes(readers[0].types)
     empty = pd.DataFrame({c: pd.Series(dtype=d) for c, d in meta.items()})
-    return dd.from_delayed([delayed(r.read, pure=True)() for r in readers], meta=empty, verify_meta=False)
+    return frame_of_reads([r.read for r in readers], empty)
 
 
 def file_readers(path, columns=None):

@@ -56,9 +56,9 @@ def test_dropped_columns_are_read_by_no_pass(tmp_path, frame):
     path = write(frame, tmp_path / "data", "csv", 2)
     dataset = file_dataset(Files(path, drop=["id", "leak"]), "cls")
     assert "id" not in dataset.columns and "leak" not in dataset.columns
-    from nbparallel.engine.execution import compute
+    from nbparallel.engine.execution import map_partitions
 
-    first = compute(dataset.partitions[0])
+    first = map_partitions(dataset.partitions[:1], lambda part: part)[0]
     assert "id" not in first.columns and "leak" not in first.columns
     assert list(read_files(Files(path, drop=["leak"])).columns) == [c for c in frame.columns if c != "leak"]
     layout = file_layout(Files(path, drop=["id"]))

@@ -15,7 +15,8 @@ from nbparallel.data.files.listing import list_files
 from nbparallel.data.files.options import Files
 from nbparallel.data.files.pieces import Unit, pieces
 from nbparallel.data.inputs import as_dataset
-from nbparallel.engine.execution import compute, local_below
+from nbparallel.engine.execution import local_below, map_partitions
+from nbparallel.engine.recipes import Read
 
 
 @pytest.fixture(scope="module")
@@ -48,7 +49,7 @@ def write_parts(frame, directory, kind, n_files, **options):
 
 
 def first_partition(dataset):
-    return compute(dataset.partitions[0], scheduler="sync")
+    return map_partitions(dataset.partitions[:1], lambda part: part)[0]
 
 
 def test_parquet_partitions_are_arrow_tables_given_as_typed_frames_of_local_categories(tmp_path, frame):
@@ -88,13 +89,13 @@ def test_small_parquet_directories_are_read_at_once_into_arrow_tables(tmp_path, 
     assert scan.n_rows == len(frame) and scan.classes == {"no", "yes"}
     write_parts(frame, directory, "parquet", 4)
     with local_below(1):  # kept on the cluster: read in tasks
-        assert all(hasattr(p, "dask") for p in as_dataset(directory, "y").partitions)
+        assert all(isinstance(p, Read) for p in as_dataset(directory, "y").partitions)
     file_bytes = sum(p.stat().st_size for p in directory.iterdir())
     opened.clear()
     with local_below(file_bytes + 1):  # small files, but larger than that once read (as the first one says)
-        assert all(hasattr(p, "dask") for p in as_dataset(directory, "y").partitions) and not opened
+        assert all(isinstance(p, Read) for p in as_dataset(directory, "y").partitions) and not opened
     monkeypatch.setattr(files, "SMALL_PARQUET_BYTES", 1)  # too large to read at once: read in tasks
-    assert all(hasattr(p, "dask") for p in as_dataset(directory, "y").partitions)
+    assert all(isinstance(p, Read) for p in as_dataset(directory, "y").partitions)
 
 
 def test_files_unlike_the_first_are_not_kept_beyond_the_local_threshold(tmp_path, monkeypatch):
@@ -118,7 +119,7 @@ def test_files_unlike_the_first_are_not_kept_beyond_the_local_threshold(tmp_path
         opened.append(path), _open(path, text, left))[1])
     with local_below(int(small + sum(in_memory)) // 2):
         dataset = as_dataset(tmp_path, "y")
-        assert all(hasattr(p, "dask") for p in dataset.partitions) and len(opened) == 4
+        assert all(isinstance(p, Read) for p in dataset.partitions) and len(opened) == 4
         model = NaiveBayes().fit(tmp_path, "y")
     expected = NaiveBayes().fit(pd.concat([pd.read_parquet(p) for p in paths]), "y")
     assert model.counts_.equals(expected.counts_)
@@ -280,7 +281,7 @@ def test_a_file_changed_between_passes_is_an_error(tmp_path, frame):
         dataset = as_dataset(path, "y")
     pd.concat([frame, frame]).to_parquet(path, index=False)
     with pytest.raises(ValueError, match=r"data.parquet' changed after the data was listed"):
-        compute(dataset.partitions[0], scheduler="sync")
+        map_partitions(dataset.partitions[:1], lambda part: part)
 
 
 def test_a_csv_column_empty_in_the_first_file_takes_its_type_from_the_next(tmp_path, frame, reference):

@@ -23,7 +23,8 @@ from nbparallel.data.files.readers import read_files
 from nbparallel.data.files.filesystems import Store, write_table
 from nbparallel.data.files.listing import list_files
 from nbparallel.data.inputs import as_dataset
-from nbparallel.engine.execution import compute, local_below
+from nbparallel.engine.execution import local_below, map_partitions
+from nbparallel.engine.recipes import Read
 from tests.dask_processes import free_port
 from tests.waiting import wait_until
 
@@ -176,7 +177,7 @@ def test_dask_worker_processes_read_the_store_in_their_tasks(s3, stored):
     with LocalCluster(n_workers=1, threads_per_worker=1, processes=True, dashboard_address=None) as cluster, \
             Client(cluster) as client:
         dataset = as_dataset(Files(url, storage_options=options), "y")  # small, but read by the workers
-        assert all(hasattr(p, "dask") for p in dataset.partitions)
+        assert all(isinstance(p, Read) for p in dataset.partitions)
         model = NaiveBayes().fit(Files(url, storage_options=options), "y")
         assert any("nbparallel-read" in str(key) for key in client.run_on_scheduler(
             lambda dask_scheduler: list(dask_scheduler.task_prefixes)))
@@ -244,7 +245,7 @@ def test_an_object_deleted_or_changed_between_passes_is_an_error(s3, frame, tmp_
         client.upload_file(str(local / "b.parquet"), BUCKET, f"changing-{change}/b.parquet")
         message = rf"file '{url}/b.parquet' changed after the data was listed"
     with pytest.raises(ValueError, match=message):
-        compute(dataset.partitions, scheduler="sync")
+        map_partitions(dataset.partitions, lambda part: part)
 
 
 def test_write_table_to_the_store_and_to_disk(s3, frame, tmp_path):
