@@ -1,0 +1,229 @@
+"""Compiled loops of the models derived from pair counts: TAN's link gains, and AODE's and TAN's scores of rows.
+
+Codes follow :mod:`nbparallel.kernels.counting` (0 missing, ``1 .. M_a``; attribute ``a``'s rows ``offsets[a]
+..``). The score tables hold 0 wherever a code is missing, so a missing value adds nothing without a branch.
+"""
+
+import numpy as np
+from numba import njit
+
+from nbparallel.kernels.checks import CODE_DTYPES, check_offsets, require_array, require_dtype
+
+
+@njit(nogil=True, cache=True)
+def _ordered_gain(pairs, offsets, starts, head, tail):
+    """``gains[head, tail]`` of :func:`link_gains`, each sum running in Weka's order: class, then the tail's
+    value, then the head's."""
+    n_classes = pairs.shape[0]
+    i, j = min(head, tail), max(head, tail)
+    n_head = offsets[head + 1] - offsets[head] - 1
+    n_tail = offsets[tail + 1] - offsets[tail] - 1
+    with_tail = 0.0
+    alone = 0.0
+    margin = np.zeros(n_head + 1)
+    for c in range(n_classes):
+        margin[:] = 0.0
+        for w in range(1, n_tail + 1):
+            total = 0.0
+            for v in range(1, n_head + 1):
+                x_i, x_j = (v, w) if head == i else (w, v)
+                n = pairs[c, starts[offsets[i] + x_i] + offsets[j] + x_j]
+                total += n
+                margin[v] += n
+            for v in range(1, n_head + 1):
+                x_i, x_j = (v, w) if head == i else (w, v)
+                n = pairs[c, starts[offsets[i] + x_i] + offsets[j] + x_j]
+                if n > 0:
+                    with_tail += n * np.log(n / total)
+        total = 0.0
+        for v in range(1, n_head + 1):
+            total += margin[v]
+        for v in range(1, n_head + 1):
+            if margin[v] > 0:
+                alone += margin[v] * np.log(margin[v] / total)
+    return with_tail - alone
+
+
+@njit(nogil=True, cache=True)
+def _link_gains_kernel(pairs, offsets, starts):
+    f = len(offsets) - 1
+    gains = np.zeros((f, f))
+    for head in range(f):
+        for tail in range(f):
+            if head != tail:
+                gains[head, tail] = _ordered_gain(pairs, offsets, starts, head, tail)
+    return gains
+
+
+def link_gains(pairs, offsets, starts):
+    """Log-likelihood gain of each attribute given the class when another attribute becomes its second parent.
+
+    ``gains[h, t]`` is ``sum n log(n(c, t, h) / n(c, t))`` less ``sum n log(n(c, h) / n(c))``, both over the
+    rows where ``h`` and ``t`` are present: ``N_ht I(h; t | c)``, the pair's conditional mutual information
+    times its rows, as Weka's TAN search computes it (its ENTROPY score's difference), summed in its order so
+    that equal gains compare as Weka's do.
+
+    Parameters
+    ----------
+    pairs : ndarray of float64, shape (n_classes, n_cells)
+        Pair tables as :func:`nbparallel.kernels.pair_counts.count_pairs` counts them.
+    offsets : ndarray of int64, shape (f + 1,)
+    starts : ndarray of int64, shape (offsets[-1],)
+        :func:`nbparallel.kernels.pair_counts.pair_row_starts` of ``offsets``.
+
+    Returns
+    -------
+    gains : ndarray of float64, shape (f, f)
+        Zero on the diagonal.
+    """
+    require_array("pairs", pairs, 2)
+    check_offsets(offsets, len(offsets) - 1)
+    return _link_gains_kernel(np.ascontiguousarray(pairs, dtype=np.float64), offsets, starts.astype(np.int64))
+
+
+@njit(nogil=True, cache=True)
+def _aode_kernel(codes, offsets, log_prior, log_single, log_joint, log_cond, parent_ok, out):
+    """Each row's log of the mean of its super-parents' joint probabilities, per class; naive Bayes where no
+    super-parent qualifies. Returns the number of rows with a code outside its attribute's rows (left NaN)."""
+    n_rows, f = codes.shape
+    n_classes = log_prior.shape[0]
+    rows = np.empty(f, np.int64)
+    spodes = np.empty(max(f, 1))
+    bad = 0
+    for n in range(n_rows):
+        ok = True
+        for a in range(f):
+            code = np.int64(codes[n, a])
+            if code >= offsets[a + 1] - offsets[a]:
+                ok = False
+            rows[a] = offsets[a] + code
+        if not ok:
+            bad += 1
+            out[n, :] = np.nan
+            continue
+        for c in range(n_classes):
+            count = 0
+            for p in range(f):
+                r = rows[p]
+                if parent_ok[r]:
+                    s = log_joint[c, r]
+                    for a in range(f):
+                        s += log_cond[c, r, rows[a]]
+                    spodes[count] = s
+                    count += 1
+            if count == 0:
+                s = log_prior[c]
+                for a in range(f):
+                    s += log_single[c, rows[a]]
+                out[n, c] = s
+                continue
+            top = spodes[0]
+            for k in range(1, count):
+                top = max(top, spodes[k])
+            total = 0.0
+            for k in range(count):
+                total += np.exp(spodes[k] - top)
+            out[n, c] = top + np.log(total / count)
+    return bad
+
+
+def aode_scores(codes, offsets, log_prior, log_single, log_joint, log_cond, parent_ok):
+    """AODE's joint log-likelihood of each row and class (see :mod:`nbparallel.models.seminaive`).
+
+    Parameters
+    ----------
+    codes : ndarray of uint8 or uint16, shape (n_rows, f)
+        Any layout.
+    offsets : ndarray of int64, shape (f + 1,)
+    log_prior : ndarray of float64, shape (n_classes,)
+    log_single : ndarray of float64, shape (n_classes, offsets[-1])
+        Naive Bayes' log P(x_a | c), 0 in the missing rows.
+    log_joint : ndarray of float64, shape (n_classes, offsets[-1])
+        Log P(c, x_p) of each super-parent value.
+    log_cond : ndarray of float64, shape (n_classes, offsets[-1], offsets[-1])
+        Log P(x_a | c, x_p), rows the parent's values, columns the child's; 0 where the child is missing or
+        is the parent itself.
+    parent_ok : ndarray of bool, shape (offsets[-1],)
+        The values that may be super-parents (never a missing row).
+
+    Returns
+    -------
+    ndarray of float64, shape (n_rows, n_classes)
+
+    Raises
+    ------
+    ValueError
+        When a code lies outside its attribute's rows.
+    """
+    require_array("codes", codes, 2)
+    require_dtype("codes", codes, CODE_DTYPES)
+    check_offsets(offsets, codes.shape[1])
+    out = np.empty((codes.shape[0], log_prior.shape[0]))
+    bad = _aode_kernel(codes, offsets, log_prior, log_single, log_joint, log_cond, parent_ok, out)
+    if bad:
+        raise ValueError(f"{bad} rows hold codes outside their attribute's rows of the table layout")
+    return out
+
+
+@njit(nogil=True, cache=True)
+def _tan_kernel(codes, offsets, parents, starts, parent_sizes, log_prior, tables, out):
+    """Each row's log P(c) + sum over attributes of log P(x_a | c, x_parent(a)) from flat per-attribute tables
+    (n_classes, parent rows, own rows); a root reads parent row 0. Returns the number of rows with a code
+    outside its attribute's rows (left NaN)."""
+    n_rows, f = codes.shape
+    n_classes = log_prior.shape[0]
+    bad = 0
+    for n in range(n_rows):
+        ok = True
+        for a in range(f):
+            ok &= np.int64(codes[n, a]) < offsets[a + 1] - offsets[a]
+        if not ok:
+            bad += 1
+            out[n, :] = np.nan
+            continue
+        for c in range(n_classes):
+            s = log_prior[c]
+            for a in range(f):
+                size = offsets[a + 1] - offsets[a]
+                parent_code = np.int64(codes[n, parents[a]]) if parents[a] >= 0 else 0
+                s += tables[starts[a] + (c * parent_sizes[a] + parent_code) * size + np.int64(codes[n, a])]
+            out[n, c] = s
+    return bad
+
+
+def tan_scores(codes, offsets, parents, starts, log_prior, tables):
+    """TAN's joint log-likelihood of each row and class (see :mod:`nbparallel.models.seminaive`).
+
+    Parameters
+    ----------
+    codes : ndarray of uint8 or uint16, shape (n_rows, f)
+        Any layout.
+    offsets : ndarray of int64, shape (f + 1,)
+    parents : ndarray of int64, shape (f,)
+        Each attribute's parent in the tree, -1 for the root.
+    starts : ndarray of int64, shape (f,)
+        Where attribute ``a``'s table starts in ``tables``: (n_classes, parent's rows or 1 for the root, own
+        rows), C order, the missing row and column first.
+    log_prior : ndarray of float64, shape (n_classes,)
+    tables : ndarray of float64
+
+    Returns
+    -------
+    ndarray of float64, shape (n_rows, n_classes)
+
+    Raises
+    ------
+    ValueError
+        When a code lies outside its attribute's rows.
+    """
+    require_array("codes", codes, 2)
+    require_dtype("codes", codes, CODE_DTYPES)
+    check_offsets(offsets, codes.shape[1])
+    sizes = np.diff(offsets)
+    parent_sizes = np.where(parents >= 0, sizes[np.maximum(parents, 0)], 1).astype(np.int64)
+    out = np.empty((codes.shape[0], log_prior.shape[0]))
+    bad = _tan_kernel(codes, offsets, parents.astype(np.int64), starts.astype(np.int64), parent_sizes, log_prior,
+                      tables, out)
+    if bad:
+        raise ValueError(f"{bad} rows hold codes outside their attribute's rows of the table layout")
+    return out
