@@ -4,64 +4,89 @@ Codes follow :mod:`nbparallel.kernels.counting` (0 missing, ``1 .. M_a``; attrib
 ..``). The score tables hold 0 wherever a code is missing, so a missing value adds nothing without a branch.
 """
 
+import math
+
 import numpy as np
 from numba import njit
 
 from nbparallel.kernels.checks import CODE_DTYPES, check_offsets, require_array, require_dtype
 
 
+BAYES_ALPHA = 0.5
+"""The prior count per value of the Bayesian (Dirichlet) link score, as Weka's local score search fixes it."""
+
+
 @njit(nogil=True, cache=True)
-def _ordered_gain(pairs, offsets, starts, head, tail):
-    """``gains[head, tail]`` of :func:`link_gains`, each sum running in Weka's order: class, then the tail's
-    value, then the head's."""
+def _add_config_score(score, counts, bayes):
+    """``score`` plus one parent configuration's score of the child's counts (``counts[1:]``, present values):
+    its ENTROPY score ``sum n log(n / N)``, or with ``bayes`` its log marginal likelihood under a Dirichlet prior
+    of ``BAYES_ALPHA`` per value; each term added to ``score`` in Weka's order."""
+    n_values = len(counts) - 1
+    total = 0.0
+    if bayes:
+        for v in range(1, n_values + 1):
+            score += math.lgamma(BAYES_ALPHA + counts[v])
+            total += BAYES_ALPHA + counts[v]
+        if total != 0:
+            score -= math.lgamma(total)
+        score -= n_values * math.lgamma(BAYES_ALPHA)
+        return score + math.lgamma(n_values * BAYES_ALPHA)
+    for v in range(1, n_values + 1):
+        total += counts[v]
+    for v in range(1, n_values + 1):
+        if counts[v] > 0:
+            score += counts[v] * np.log(counts[v] / total)
+    return score
+
+
+@njit(nogil=True, cache=True)
+def _ordered_gain(pairs, offsets, starts, head, tail, bayes):
+    """``gains[head, tail]`` of :func:`link_gains`: the parent configurations in Weka's order, class then the
+    tail's value, each score added to one running sum as Weka adds them."""
     n_classes = pairs.shape[0]
     i, j = min(head, tail), max(head, tail)
     n_head = offsets[head + 1] - offsets[head] - 1
     n_tail = offsets[tail + 1] - offsets[tail] - 1
     with_tail = 0.0
     alone = 0.0
+    counts = np.zeros(n_head + 1)
     margin = np.zeros(n_head + 1)
     for c in range(n_classes):
         margin[:] = 0.0
         for w in range(1, n_tail + 1):
-            total = 0.0
             for v in range(1, n_head + 1):
                 x_i, x_j = (v, w) if head == i else (w, v)
-                n = pairs[c, starts[offsets[i] + x_i] + offsets[j] + x_j]
-                total += n
-                margin[v] += n
-            for v in range(1, n_head + 1):
-                x_i, x_j = (v, w) if head == i else (w, v)
-                n = pairs[c, starts[offsets[i] + x_i] + offsets[j] + x_j]
-                if n > 0:
-                    with_tail += n * np.log(n / total)
-        total = 0.0
-        for v in range(1, n_head + 1):
-            total += margin[v]
-        for v in range(1, n_head + 1):
-            if margin[v] > 0:
-                alone += margin[v] * np.log(margin[v] / total)
+                counts[v] = pairs[c, starts[offsets[i] + x_i] + offsets[j] + x_j]
+                margin[v] += counts[v]
+            with_tail = _add_config_score(with_tail, counts, bayes)
+        alone = _add_config_score(alone, margin, bayes)
     return with_tail - alone
 
 
 @njit(nogil=True, cache=True)
-def _link_gains_kernel(pairs, offsets, starts):
+def _link_gains_kernel(pairs, offsets, starts, bayes):
     f = len(offsets) - 1
     gains = np.zeros((f, f))
     for head in range(f):
         for tail in range(f):
             if head != tail:
-                gains[head, tail] = _ordered_gain(pairs, offsets, starts, head, tail)
+                gains[head, tail] = _ordered_gain(pairs, offsets, starts, head, tail, bayes)
     return gains
 
 
-def link_gains(pairs, offsets, starts):
-    """Log-likelihood gain of each attribute given the class when another attribute becomes its second parent.
+SCORES = ("entropy", "bayes")
+"""The link scores :func:`link_gains` computes."""
 
-    ``gains[h, t]`` is ``sum n log(n(c, t, h) / n(c, t))`` less ``sum n log(n(c, h) / n(c))``, both over the
-    rows where ``h`` and ``t`` are present: ``N_ht I(h; t | c)``, the pair's conditional mutual information
-    times its rows, as Weka's TAN search computes it (its ENTROPY score's difference), summed in its order so
-    that equal gains compare as Weka's do.
+
+def link_gains(pairs, offsets, starts, score="entropy"):
+    """The gain of each attribute's score given the class when another attribute becomes its second parent,
+    over the rows where both are present, as Weka's local score search computes it and summed in its order (so
+    that equal gains compare as Weka's do).
+
+    With ``score="entropy"``, ``gains[h, t]`` is ``sum n log(n(c, t, h) / n(c, t))`` less ``sum n log(n(c, h) /
+    n(c))``: ``N_ht I(h; t | c)``, the pair's conditional mutual information times its rows (Weka's ENTROPY
+    score). With ``score="bayes"``, it is the gain of the log marginal likelihood under a Dirichlet prior of
+    ``BAYES_ALPHA`` per value (Weka's BAYES score, its default), not symmetric.
 
     Parameters
     ----------
@@ -70,6 +95,7 @@ def link_gains(pairs, offsets, starts):
     offsets : ndarray of int64, shape (f + 1,)
     starts : ndarray of int64, shape (offsets[-1],)
         :func:`nbparallel.kernels.pair_counts.pair_row_starts` of ``offsets``.
+    score : {"entropy", "bayes"}, default="entropy"
 
     Returns
     -------
@@ -78,7 +104,10 @@ def link_gains(pairs, offsets, starts):
     """
     require_array("pairs", pairs, 2)
     check_offsets(offsets, len(offsets) - 1)
-    return _link_gains_kernel(np.ascontiguousarray(pairs, dtype=np.float64), offsets, starts.astype(np.int64))
+    if score not in SCORES:
+        raise ValueError(f"score must be one of {SCORES}, got {score!r}")
+    return _link_gains_kernel(np.ascontiguousarray(pairs, dtype=np.float64), offsets, starts.astype(np.int64),
+                              score == "bayes")
 
 
 @njit(nogil=True, cache=True)

@@ -12,7 +12,8 @@ and a missing value adds no factor.
 **TAN** (Friedman, Geiger and Goldszmidt, 1997) links each attribute to at most one other attribute besides the
 class: the maximum spanning tree of the link gains ``N I(x_i; x_j | c)`` (the conditional mutual information
 of each pair, from its rows with both values present, times their number), grown and directed as Weka 3.6's
-``weka.classifiers.bayes.net.search.local.TAN`` grows and directs it, and each attribute's probabilities
+``weka.classifiers.bayes.net.search.local.TAN`` grows and directs it (or, with ``score="bayes"``, of the gains
+of Weka's Bayesian score, its default ``-S BAYES``), and each attribute's probabilities
 given the class and its parent estimated as Weka's ``SimpleEstimator`` does: ``(n + alpha) / (N + V alpha)``.
 A missing value adds no factor; an attribute whose parent is missing in a row is scored given the class only.
 
@@ -150,11 +151,12 @@ def conditional_mutual_information(pair_counts):
     return np.divide(gains, rows, out=np.zeros_like(gains), where=rows > 0)
 
 
-def tan_link_gains(pair_counts):
-    """The gain of each attribute (row) given the class when another (column) becomes its parent:
-    ``N_ij I(x_i; x_j | c)``, see :func:`~nbparallel.kernels.pair_models.link_gains`."""
+def tan_link_gains(pair_counts, score="entropy"):
+    """The gain of each attribute (row) given the class when another (column) becomes its parent: ``N_ij I(x_i;
+    x_j | c)`` with ``score="entropy"``, Weka's Bayesian score's gain with ``"bayes"`` (see
+    :func:`~nbparallel.kernels.pair_models.link_gains`)."""
     offsets = pair_counts.offsets
-    return link_gains(pair_counts.pairs, offsets, pair_row_starts(offsets)[0])
+    return link_gains(pair_counts.pairs, offsets, pair_row_starts(offsets)[0], score)
 
 
 def tan_parents(gains):
@@ -231,7 +233,7 @@ class TANTables:
         return starts, np.concatenate([t.ravel() for t in self.tables]) if sizes else np.zeros(0)
 
 
-def tan_tables(pair_counts, *, alpha=0.5, parents=None):
+def tan_tables(pair_counts, *, alpha=0.5, score="entropy", parents=None):
     """TAN's log-probabilities from merged pair counts, each ``(n + alpha) / (N + V alpha)`` (Weka's
     ``SimpleEstimator``), the class's from the class totals.
 
@@ -241,8 +243,11 @@ def tan_tables(pair_counts, *, alpha=0.5, parents=None):
         The training rows' counts.
     alpha : float, default=0.5
         The estimator's prior count per value (Weka's ``-A``).
+    score : {"entropy", "bayes"}, default="entropy"
+        The link score of the tree (:func:`tan_link_gains`): the conditional mutual information, or Weka's
+        Bayesian score (its ``-S BAYES``, the default of Weka's search).
     parents : ndarray of int, shape (f,), or None
-        The tree (-1 for the root); None for :func:`tan_parents` of :func:`tan_link_gains`.
+        The tree (-1 for the root); None for :func:`tan_parents` of :func:`tan_link_gains` of ``score``.
 
     Returns
     -------
@@ -250,7 +255,7 @@ def tan_tables(pair_counts, *, alpha=0.5, parents=None):
     """
     _check_weight("alpha", alpha)
     if parents is None:
-        parents = tan_parents(tan_link_gains(pair_counts))
+        parents = tan_parents(tan_link_gains(pair_counts, score))
     parents = np.asarray(parents, dtype=np.int64)
     f = pair_counts.n_attributes
     if parents.shape != (f,) or np.any((parents < -1) | (parents >= f) | (parents == np.arange(f))):

@@ -24,8 +24,12 @@ from tests.models.weka_nominal import filled, read_example, weka_distributions
 EXAMPLES = ["weather.nominal", "contact-lenses", "vote", "breast-cancer", "soybean"]
 AODE = "weka.classifiers.bayes.AODE"
 BAYES_NET = "weka.classifiers.bayes.BayesNet"
-TAN_SEARCH = ["-Q", "weka.classifiers.bayes.net.search.local.TAN", "--", "-S", "ENTROPY",
-              "-E", "weka.classifiers.bayes.net.estimate.SimpleEstimator", "--", "-A"]
+
+
+def tan_options(score, alpha):
+    """BayesNet's options of the TAN search with link score ``score`` and SimpleEstimator's ``alpha``."""
+    return ["-Q", "weka.classifiers.bayes.net.search.local.TAN", "--", "-S", score.upper(),
+            "-E", "weka.classifiers.bayes.net.estimate.SimpleEstimator", "--", "-A", str(alpha)]
 
 
 def probabilities(joint_log_likelihood):
@@ -69,12 +73,12 @@ def test_aode_gives_wekas_probabilities(name, options, parameters, tmp_path):
 
 
 @pytest.mark.parametrize("name", EXAMPLES)
-@pytest.mark.parametrize("alpha", [0.5, 2.0])
-def test_tan_gives_wekas_tree_and_probabilities(name, alpha, tmp_path):
+@pytest.mark.parametrize("score, alpha", [("entropy", 0.5), ("entropy", 2.0), ("bayes", 0.5)])
+def test_tan_gives_wekas_tree_and_probabilities(name, score, alpha, tmp_path):
     train = filled(read_example(name))  # Weka's BayesNet fills missing values with the mode; here they are none
     test = unseen_rows(train)
-    weka, weka_parents = weka_distributions(BAYES_NET, train, test, tmp_path, *TAN_SEARCH, str(alpha))
-    tables = tan_tables(pair_counts(train), alpha=alpha)
+    weka, weka_parents = weka_distributions(BAYES_NET, train, test, tmp_path, *tan_options(score, alpha))
+    tables = tan_tables(pair_counts(train), alpha=alpha, score=score)
     assert [[p] if p >= 0 else [] for p in tables.parents] == weka_parents
     np.testing.assert_allclose(probabilities(tan_joint_log_likelihood(tables, test.codes)), weka, rtol=0,
                                atol=1e-12)
@@ -189,6 +193,8 @@ def test_bad_parameters_and_codes_are_refused():
         aode_tables(summary, m_estimate=0)
     with pytest.raises(ValueError, match="alpha"):
         tan_tables(summary, alpha=0)
+    with pytest.raises(ValueError, match="score"):
+        tan_tables(summary, score="mdl")
     with pytest.raises(ValueError, match="parents"):
         tan_tables(summary, parents=[1, 0, 0, 9])
     bad = np.array([[1, 1, 3, 1]], dtype=np.uint8)  # humidity has two values
