@@ -10,6 +10,8 @@ import numpy as np
 from numba import njit
 
 from nbparallel.kernels.checks import CODE_DTYPES, check_offsets, require_array, require_dtype
+from nbparallel.kernels.scoring import EXP_LANES, exps
+from nbparallel.kernels.vectors import add_load, load, store
 
 
 BAYES_ALPHA = 0.5
@@ -111,49 +113,74 @@ def link_gains(pairs, offsets, starts, score="entropy"):
 
 
 @njit(nogil=True, cache=True)
-def _aode_kernel(codes, offsets, log_prior, log_single, log_joint, log_cond, parent_ok, out):
+def _aode_kernel(codes, offsets, log_prior, log_single, joint, cond, parent_ok, out):
     """Each row's log of the mean of its super-parents' joint probabilities, per class; naive Bayes where no
-    super-parent qualifies. Returns the number of rows with a code outside its attribute's rows (left NaN)."""
+    super-parent qualifies. ``joint`` and ``cond`` are flat and class-last, their classes padded to pairs, so a
+    child adds two classes by one vector load. Returns the number of rows with a code outside its attribute's
+    rows (left NaN)."""
     n_rows, f = codes.shape
     n_classes = log_prior.shape[0]
+    n_table_rows = np.uint64(offsets[-1])
+    lanes = np.uint64(len(joint)) // max(n_table_rows, np.uint64(1))  # n_classes padded to pairs
+    plane = n_table_rows * lanes
     rows = np.empty(f, np.int64)
-    spodes = np.empty(max(f, 1))
+    columns = np.empty(f, np.uint64)
+    spodes = np.zeros(np.int64(lanes) * f + EXP_LANES)
+    tops = np.empty(n_classes)
     bad = 0
     for n in range(n_rows):
         ok = True
         for a in range(f):
             code = np.int64(codes[n, a])
-            if code >= offsets[a + 1] - offsets[a]:
-                ok = False
+            ok &= code < offsets[a + 1] - offsets[a]
             rows[a] = offsets[a] + code
+            columns[a] = np.uint64(rows[a]) * lanes
         if not ok:
             bad += 1
             out[n, :] = np.nan
             continue
-        for c in range(n_classes):
-            count = 0
-            for p in range(f):
-                r = rows[p]
-                if parent_ok[r]:
-                    s = log_joint[c, r]
+        count = 0
+        for p in range(f):
+            if parent_ok[rows[p]]:
+                base = np.uint64(rows[p]) * plane
+                for pair in range(0, lanes, 2):
+                    c = np.uint64(pair)
+                    sums = load(joint, columns[p] + c, 2)
                     for a in range(f):
-                        s += log_cond[c, r, rows[a]]
-                    spodes[count] = s
-                    count += 1
-            if count == 0:
+                        sums = add_load(sums, cond, base + columns[a] + c)
+                    store(spodes, np.uint64(count) * lanes + c, sums)
+                count += 1
+        if count == 0:
+            for c in range(n_classes):
                 s = log_prior[c]
                 for a in range(f):
-                    s += log_single[c, rows[a]]
+                    s += log_single[rows[a], c]
                 out[n, c] = s
-                continue
-            top = spodes[0]
+            continue
+        k_lanes = np.int64(lanes)
+        for c in range(n_classes):
+            tops[c] = spodes[c]
             for k in range(1, count):
-                top = max(top, spodes[k])
+                tops[c] = max(tops[c], spodes[k * k_lanes + c])
+        for k in range(count):
+            for c in range(n_classes):
+                spodes[k * k_lanes + c] -= tops[c]
+        exps(spodes, count * k_lanes)
+        for c in range(n_classes):
             total = 0.0
             for k in range(count):
-                total += np.exp(spodes[k] - top)
-            out[n, c] = top + np.log(total / count)
+                total += spodes[k * k_lanes + c]
+            out[n, c] = tops[c] + np.log(total / count)
     return bad
+
+
+def _class_pairs(table):
+    """``table`` (..., n_classes) flat, its classes padded with zeros to a multiple of two."""
+    if table.shape[-1] % 2 == 0:
+        return np.ascontiguousarray(table).ravel()
+    padded = np.zeros(table.shape[:-1] + (table.shape[-1] + 1,))
+    padded[..., :-1] = table
+    return padded.ravel()
 
 
 def aode_scores(codes, offsets, log_prior, log_single, log_joint, log_cond, parent_ok):
@@ -165,11 +192,11 @@ def aode_scores(codes, offsets, log_prior, log_single, log_joint, log_cond, pare
         Any layout.
     offsets : ndarray of int64, shape (f + 1,)
     log_prior : ndarray of float64, shape (n_classes,)
-    log_single : ndarray of float64, shape (n_classes, offsets[-1])
+    log_single : ndarray of float64, shape (offsets[-1], n_classes)
         Naive Bayes' log P(x_a | c), 0 in the missing rows.
-    log_joint : ndarray of float64, shape (n_classes, offsets[-1])
+    log_joint : ndarray of float64, shape (offsets[-1], n_classes)
         Log P(c, x_p) of each super-parent value.
-    log_cond : ndarray of float64, shape (n_classes, offsets[-1], offsets[-1])
+    log_cond : ndarray of float64, shape (offsets[-1], offsets[-1], n_classes)
         Log P(x_a | c, x_p), rows the parent's values, columns the child's; 0 where the child is missing or
         is the parent itself.
     parent_ok : ndarray of bool, shape (offsets[-1],)
@@ -188,7 +215,8 @@ def aode_scores(codes, offsets, log_prior, log_single, log_joint, log_cond, pare
     require_dtype("codes", codes, CODE_DTYPES)
     check_offsets(offsets, codes.shape[1])
     out = np.empty((codes.shape[0], log_prior.shape[0]))
-    bad = _aode_kernel(codes, offsets, log_prior, log_single, log_joint, log_cond, parent_ok, out)
+    bad = _aode_kernel(codes, offsets, log_prior, log_single, _class_pairs(log_joint), _class_pairs(log_cond),
+                       parent_ok, out)
     if bad:
         raise ValueError(f"{bad} rows hold codes outside their attribute's rows of the table layout")
     return out

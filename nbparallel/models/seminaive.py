@@ -41,11 +41,11 @@ class AODETables:
         The attributes' rows (missing row first).
     log_prior : ndarray of float64, shape (n_classes,)
         Naive Bayes' log P(c), for rows with no super-parent.
-    log_single : ndarray of float64, shape (n_classes, offsets[-1])
+    log_single : ndarray of float64, shape (offsets[-1], n_classes)
         Naive Bayes' log P(x_a | c); 0 in the missing rows.
-    log_joint : ndarray of float64, shape (n_classes, offsets[-1])
+    log_joint : ndarray of float64, shape (offsets[-1], n_classes)
         Log P(c, x_p) of each value as a super-parent.
-    log_cond : ndarray of float64, shape (n_classes, offsets[-1], offsets[-1])
+    log_cond : ndarray of float64, shape (offsets[-1], offsets[-1], n_classes)
         Log P(x_a | c, x_p): rows the parent's values, columns the child's; 0 where the child is missing or is
         the parent's own attribute.
     parent_ok : ndarray of bool, shape (offsets[-1],)
@@ -97,26 +97,24 @@ def aode_tables(pair_counts, *, frequency_limit=1, m_estimate=None):
     counts = pair_counts.counts
     offsets, sizes, n_classes = pair_counts.offsets, pair_counts.sizes, pair_counts.n_classes
     n_rows, f = int(offsets[-1]), pair_counts.n_attributes
-    single = counts.table.T  # (n_classes, rows)
     class_totals = counts.class_totals
-    n_total = class_totals.sum()
-    log_prior = np.log(_smoothed(class_totals, n_total, n_classes, m_estimate))
-    log_single = np.zeros((n_classes, n_rows))
-    log_joint = np.zeros((n_classes, n_rows))
+    log_prior = np.log(_smoothed(class_totals, class_totals.sum(), n_classes, m_estimate))
+    log_single = np.zeros((n_rows, n_classes))
+    log_joint = np.zeros((n_rows, n_classes))
     parent_ok = np.zeros(n_rows, dtype=bool)
-    log_cond = np.zeros((n_classes, n_rows, n_rows))
+    log_cond = np.zeros((n_rows, n_rows, n_classes))
     for a in range(f):
         values = slice(offsets[a] + 1, offsets[a + 1])
-        present = single[:, values]
-        n_present = present.sum(axis=1, keepdims=True)
-        log_single[:, values] = np.log(_smoothed(present, n_present, sizes[a], m_estimate))
-        log_joint[:, values] = np.log(_smoothed(present, n_present.sum(), n_classes * sizes[a], m_estimate))
-        parent_ok[values] = present.sum(axis=0) >= frequency_limit
+        present = counts.table[values]  # (M_a, n_classes)
+        n_present = present.sum(axis=0)
+        log_single[values] = np.log(_smoothed(present, n_present, sizes[a], m_estimate))
+        log_joint[values] = np.log(_smoothed(present, n_present.sum(), n_classes * sizes[a], m_estimate))
+        parent_ok[values] = present.sum(axis=1) >= frequency_limit
         for b in range(f):
             if b != a:
-                block = pair_counts.pair(a, b)  # (n_classes, M_a, M_b): parent a, child b
-                with_parent = block.sum(axis=2, keepdims=True)
-                log_cond[:, values, offsets[b] + 1 : offsets[b + 1]] = np.log(
+                block = np.moveaxis(pair_counts.pair(a, b), 0, 2)  # (M_a, M_b, n_classes): parent a, child b
+                with_parent = block.sum(axis=1, keepdims=True)
+                log_cond[values, offsets[b] + 1 : offsets[b + 1]] = np.log(
                     _smoothed(block, with_parent, sizes[b], m_estimate))
     return AODETables(offsets, log_prior, log_single, log_joint, log_cond, parent_ok)
 
