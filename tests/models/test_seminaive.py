@@ -19,7 +19,7 @@ from nbparallel.models.seminaive import (
 )
 from nbparallel.summaries.pair_counts import PairCounts
 from nbparallel.summaries.protocol import merge_summaries
-from tests.models.weka_nominal import filled, read_example, weka_distributions
+from tests.models.weka_nominal import NominalData, filled, read_example, weka_distributions
 
 EXAMPLES = ["weather.nominal", "contact-lenses", "vote", "breast-cancer", "soybean"]
 AODE = "weka.classifiers.bayes.AODE"
@@ -202,3 +202,20 @@ def test_bad_parameters_and_codes_are_refused():
         aode_joint_log_likelihood(aode_tables(summary), bad)
     with pytest.raises(ValueError, match="outside"):
         tan_joint_log_likelihood(tan_tables(summary), bad)
+
+
+@pytest.mark.parametrize("keep", [[0], [0, 3]])
+def test_one_or_two_attributes_as_in_weka(keep, tmp_path):
+    """The smallest trees and super-parent sets: one attribute (TAN is naive Bayes, AODE its one parent) or two."""
+    full = read_example("weather.nominal")
+    header = "@relation r\n" + "".join(
+        f"@attribute a{i} {{{','.join(full.values[a])}}}\n" for i, a in enumerate([*keep, -1])) + "@data\n"
+    data = NominalData(header, [full.values[a] for a in keep] + [full.values[-1]], full.codes[:, keep].copy(), full.y)
+    test = with_missing_values(data)
+    weka, _ = weka_distributions(AODE, data, test, tmp_path)
+    ours = aode_joint_log_likelihood(aode_tables(pair_counts(data)), test.codes)
+    np.testing.assert_allclose(probabilities(ours), weka, rtol=0, atol=1e-12)
+    weka, parents = weka_distributions(BAYES_NET, data, data, tmp_path, *tan_options("entropy", 0.5))
+    tables = tan_tables(pair_counts(data))
+    assert [[p] if p >= 0 else [] for p in tables.parents] == parents
+    np.testing.assert_allclose(probabilities(tan_joint_log_likelihood(tables, data.codes)), weka, rtol=0, atol=1e-12)
