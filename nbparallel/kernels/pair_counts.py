@@ -57,38 +57,66 @@ def pair_row_starts(offsets):
     return (ends - lengths - first_column).astype(np.int64), int(ends[-1]) if len(ends) else 0
 
 
+@njit(nogil=True, cache=True, inline="always")
+def _row_cells(codes, y, weights, n, offsets, starts, n_cells, n_classes, singles, rows, bases, h):
+    """Row ``n``'s increment (1 or its weight), its attributes' rows in ``rows[h]`` and their pair-table starts
+    in ``bases[h]``; its single counts are added."""
+    increment = 1 if weights is None else weights[n]
+    k = np.int64(y[n])
+    k = k if k >= 0 else n_classes
+    single_base = np.uint64(k) * np.uint64(offsets[-1])
+    pair_base = np.uint64(k) * n_cells
+    for j in range(codes.shape[1]):
+        r = np.uint64(offsets[j]) + np.uint64(codes[n, j])
+        rows[h, j] = r
+        bases[h, j] = pair_base + starts[r]
+        singles[single_base + r] += increment
+    return increment
+
+
 @njit(nogil=True, cache=True)
-def _count_pairs_kernel(codes, y, weights, offsets, starts, n_cells, n_classes, singles, pairs, all_missing):
+def _count_pairs_kernel(codes, y, weights, offsets, starts, n_cells, n_classes, singles, pairs):
     """Add the rows into ``singles`` (n_classes + 1, offsets[-1]) and ``pairs`` (n_classes + 1, n_cells),
-    flat; block ``n_classes`` of both is the sink of rows with a missing target. ``all_missing`` gets the
-    weight per class of the rows whose every code is 0."""
+    flat; block ``n_classes`` of both is the sink of rows with a missing target.
+
+    Two rows at a time: their increments do not wait on each other, and each cell still adds its rows in
+    row order. ``starts`` is taken as uint64, modulo 2**64: a start below 0 plus its column is the cell.
+    """
     n_rows, f = codes.shape
-    n_table_rows = np.uint64(offsets[-1])
-    row_offset = offsets.astype(np.uint64)
-    row_start = starts.astype(np.uint64)  # modulo 2**64: a start below 0 plus its column is the cell
+    starts = starts.astype(np.uint64)
     cells = np.uint64(n_cells)
-    rows = np.empty(f, np.uint64)
-    bases = np.empty(f, np.uint64)
-    for n in range(n_rows):
-        increment = 1 if weights is None else weights[n]
-        k = np.int64(y[n])
-        k = k if k >= 0 else n_classes
-        single_base = np.uint64(k) * n_table_rows
-        pair_base = np.uint64(k) * cells
-        present = 0
-        for j in range(f):
-            code = np.uint64(codes[n, j])
-            present |= code
-            r = row_offset[j] + code
-            rows[j] = r
-            bases[j] = pair_base + row_start[r]
-            singles[single_base + r] += increment
+    rows, bases = np.empty((2, f), np.uint64), np.empty((2, f), np.uint64)
+    for n in range(0, n_rows - 1, 2):
+        first = _row_cells(codes, y, weights, n, offsets, starts, cells, n_classes, singles, rows, bases, 0)
+        second = _row_cells(codes, y, weights, n + 1, offsets, starts, cells, n_classes, singles, rows, bases, 1)
         for i in range(f - 1):
-            base = bases[i]
+            base, base2 = bases[0, i], bases[1, i]
             for j in range(i + 1, f):
-                pairs[base + rows[j]] += increment
-        if present == 0 and k < n_classes:
-            all_missing[k] += increment
+                pairs[base + rows[0, j]] += first
+                pairs[base2 + rows[1, j]] += second
+    if n_rows % 2:
+        last = _row_cells(codes, y, weights, n_rows - 1, offsets, starts, cells, n_classes, singles, rows, bases, 0)
+        for i in range(f - 1):
+            for j in range(i + 1, f):
+                pairs[bases[0, i] + rows[0, j]] += last
+
+
+@njit(nogil=True, cache=True)
+def _all_missing_kernel(codes, y, weights, n_classes):
+    """Weight per class of the rows with a known target whose every code is 0."""
+    all_missing = np.zeros(n_classes)
+    for n in range(codes.shape[0]):
+        k = np.int64(y[n])
+        if k < 0:
+            continue
+        present = False
+        for j in range(codes.shape[1]):
+            if codes[n, j] != 0:
+                present = True
+                break
+        if not present:
+            all_missing[k] += 1.0 if weights is None else weights[n]
+    return all_missing
 
 
 def count_pairs(codes, y, weights, offsets, n_classes):
@@ -145,13 +173,15 @@ def count_pairs(codes, y, weights, offsets, n_classes):
         dtype = np.int32 if n_rows <= INT32_MAX else np.int64
     singles = np.zeros((n_classes + 1, int(offsets[-1])), dtype)
     pairs = np.zeros((n_classes + 1, n_cells), dtype)
-    all_missing = np.zeros(n_classes)
     if f:
-        _count_pairs_kernel(codes, y, weights, offsets, starts, n_cells, n_classes, singles.ravel(), pairs.ravel(),
-                            all_missing)
+        _count_pairs_kernel(codes, y, weights, offsets, starts, n_cells, n_classes, singles.ravel(), pairs.ravel())
     valid = y >= 0
     class_totals = np.bincount(y[valid].astype(np.int64), None if weights is None else weights[valid], n_classes)
     if not f:
         all_missing = class_totals.astype(np.float64)
+    elif singles[:n_classes, offsets[:-1]].sum(axis=0).min() > 0:  # every attribute is missing somewhere
+        all_missing = _all_missing_kernel(codes, y, weights, n_classes)
+    else:
+        all_missing = np.zeros(n_classes)
     return (np.ascontiguousarray(singles[:n_classes].T, dtype=np.float64), pairs[:n_classes].astype(np.float64),
             class_totals.astype(np.float64), all_missing, int(n_rows - np.count_nonzero(valid)))
