@@ -39,12 +39,13 @@ def random_rows(rng, n_rows, sizes, dtype, n_classes):
     return codes, y
 
 
-@pytest.mark.parametrize("dtype, sizes", [(np.uint8, [3, 1, 4, 2, 5]), (np.uint16, [300, 2, 7])])
+@pytest.mark.parametrize("dtype, sizes", [(np.uint8, [3, 1, 4, 2, 5]), (np.uint16, [300, 2, 7]), (np.uint8, [4]),
+                                          (np.uint8, [2, 6])])
 @pytest.mark.parametrize("weighted", [False, True])
 def test_kernel_counts_what_a_counter_counts(dtype, sizes, weighted):
     rng = np.random.default_rng(len(sizes) + weighted)
     n_classes = 3
-    codes, y = random_rows(rng, 2000, sizes, dtype, n_classes)
+    codes, y = random_rows(rng, 2001, sizes, dtype, n_classes)  # odd: the last row counted on its own
     weights = rng.random(len(y)) * 3 if weighted else None
     offsets = np.concatenate([[0], np.cumsum(np.asarray(sizes) + 1)]).astype(np.int64)
     singles, pairs, totals, all_missing, n_missing_target = count_pairs(codes, y, weights, offsets, n_classes)
