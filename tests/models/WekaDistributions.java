@@ -9,7 +9,7 @@ import weka.core.Utils;
 
 /** Weka's class distribution of each test row at full precision; for a BayesNet also each attribute's parents.
  *
- * Usage: java -cp weka.jar WekaDistributions.java CLASSIFIER TRAIN.arff TEST.arff [OPTIONS...]
+ * Usage: java -cp weka.jar:CLASSES WekaDistributions CLASSIFIER TRAIN.arff TEST.arff [OPTIONS...]
  * (the class is the last attribute); the classifier's options go to stderr. Prints one line per test row, the probabilities in the declared class
  * order; then, for a BayesNet, a line "parents" and one line per attribute with its parents' indices. */
 public class WekaDistributions {

@@ -1,15 +1,19 @@
 """Weka's nominal example files as codes, and Weka's class distributions of them at full precision.
 
 The files are read here by a small reader of their own (declared values in order, ``?`` missing), independent of
-the package's ARFF reader; ``WekaDistributions.java`` (beside this file) prints Weka's distributions with every
+the package's ARFF reader; ``WekaDistributions.java`` (beside this file, compiled once) prints Weka's distributions with every
 digit, where Weka's own ``-p 0`` prints three decimals.
 """
 
 from __future__ import annotations
 
+import atexit
 import csv
+import functools
 import gzip
+import shutil
 import subprocess
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -84,14 +88,25 @@ def filled(data):
     return data.rows(codes, data.y)
 
 
+@functools.cache
+def printer_classes():
+    """A folder holding ``WekaDistributions.java`` compiled, once per test process (removed at its exit)."""
+    javac = require("javac", "openjdk-17-jdk-headless")
+    require_files("/usr/share/java", "weka", "weka.jar")
+    folder = tempfile.mkdtemp(prefix="weka-printer-")
+    atexit.register(shutil.rmtree, folder, ignore_errors=True)
+    subprocess.run([javac, "-cp", WEKA, "-d", folder, str(PRINTER)], capture_output=True, text=True, check=True)
+    return folder
+
+
 def weka_distributions(classifier, train, test, tmp_path, *options):
     """Weka's class distributions of ``test``'s rows, trained on ``train`` (both :class:`NominalData`), and for a
     BayesNet each attribute's parents other than the class (a list of lists)."""
     java = require("java", "openjdk-17-jre-headless")
-    require_files("/usr/share/java", "weka", "weka.jar")
+    classpath = f"{WEKA}:{printer_classes()}"
     train_file, test_file = train.write(tmp_path / "train.arff"), test.write(tmp_path / "test.arff")
-    out = subprocess.run([java, "-cp", WEKA, str(PRINTER), classifier, str(train_file), str(test_file), *options],
-                         capture_output=True, text=True, check=True).stdout.splitlines()
+    out = subprocess.run([java, "-cp", classpath, "WekaDistributions", classifier, str(train_file), str(test_file),
+                          *options], capture_output=True, text=True, check=True).stdout.splitlines()
     n = len(test.codes)
     probabilities = np.array([[float(p) for p in line.split()] for line in out[:n]])
     class_index = len(train.values) - 1
