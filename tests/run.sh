@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # README's test command: install what the tests need, from the system and from PyPI, then run them.
 # System: Debian's chromium and chromium-driver (the HTML nomogram's browser test) and a Java runtime (the
-# JPMML evaluator that scores exported PMML) and Weka (its example ARFF files, and its NaiveBayes as a
-# reference), installed with apt-get when missing, as root or with sudo.
+# JPMML evaluator that scores exported PMML), its compiler (the small program that prints Weka's probabilities
+# with every digit) and Weka (its example ARFF files, and its NaiveBayes, AODE and TAN as references), installed with apt-get when missing, as root or with sudo.
 # Python: the project with its `test` extra, in the Python that runs this script. Extra arguments go to pytest.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -11,6 +11,7 @@ missing=()
 command -v chromium >/dev/null || missing+=(chromium)
 command -v chromedriver >/dev/null || missing+=(chromium-driver)
 command -v java >/dev/null || missing+=(openjdk-17-jre-headless)
+command -v javac >/dev/null || missing+=(openjdk-17-jdk-headless)
 [ -e /usr/share/java/weka.jar ] || missing+=(weka)
 if ((${#missing[@]})); then
     if [ "$(id -u)" = 0 ]; then sudo=(); elif command -v sudo >/dev/null; then sudo=(sudo); else

@@ -1,0 +1,170 @@
+"""Pair counts: per class, every attribute's values and every pair of attributes' values, the summary AODE and
+TAN are derived from.
+
+A :class:`PairCounts` is a :class:`~nbparallel.summaries.counts.CountTable` of the single attributes plus the
+pair tables of :func:`nbparallel.kernels.pair_counts.count_pairs`: raw (weighted) counts only, so ``+`` adds
+them (associative, commutative, exact for integer counts), ``-`` is its inverse (cross-validation's ``total -
+fold``), :meth:`PairCounts.empty` its identity and ``to_dict``/``from_dict`` its JSON form. A pair table grows
+as the square of the attributes' values: :func:`pair_cells` says how large it is before anything is counted.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from nbparallel.kernels.pair_counts import count_pairs, pair_row_starts
+from nbparallel.summaries.counts import CountTable
+from nbparallel.summaries.protocol import check_same_type
+
+
+def pair_cells(offsets, n_classes):
+    """Number of counts (float64 each) a :class:`PairCounts` of this layout holds, pair tables and single counts.
+
+    >>> pair_cells(np.array([0, 11, 22, 33]), 2)  # 3 attributes of 10 values (and the missing row), 2 classes
+    792
+    """
+    offsets = np.asarray(offsets, dtype=np.int64)
+    return int(n_classes) * (pair_row_starts(offsets)[1] + int(offsets[-1]))
+
+
+@dataclass(frozen=True, eq=False)
+class PairCounts:
+    """Per-class counts of every attribute's values and of every pair of attributes' values.
+
+    Parameters
+    ----------
+    counts : CountTable
+        The single attributes' counts, class totals, all-missing rows and missing targets, as naive Bayes
+        counts them.
+    pairs : ndarray of float64, shape (n_classes, n_cells)
+        Each class's pair table, missing rows and columns included: the cell of attributes ``i < j`` with
+        codes ``x_i, x_j`` (0 missing) is ``starts[offsets[i] + x_i] + offsets[j] + x_j``, ``starts`` from
+        :func:`~nbparallel.kernels.pair_counts.pair_row_starts`. Read it through :meth:`pair`.
+
+    Examples
+    --------
+    >>> codes = np.array([[1, 2], [1, 1], [2, 0]], dtype=np.uint8)  # attribute 1 missing in the last row
+    >>> counts = PairCounts.of_codes(codes, np.array([0, 0, 1]), None, np.array([0, 3, 6]), 2)
+    >>> counts.pair(0, 1)[0].tolist()  # class 0: rows of attribute 0's values, columns of attribute 1's
+    [[1.0, 1.0], [0.0, 0.0]]
+    >>> (counts + counts - counts).equals(counts)
+    True
+    """
+
+    counts: CountTable
+    pairs: np.ndarray
+
+    @classmethod
+    def empty(cls, offsets, n_classes):
+        """The counts of an empty partition: all zeros."""
+        counts = CountTable.empty(offsets, n_classes)
+        return cls(counts, np.zeros((n_classes, pair_row_starts(counts.offsets)[1])))
+
+    @classmethod
+    def of_codes(cls, codes, y, weights, offsets, n_classes):
+        """Count rows of codes (0 missing, ``1 .. M_a``) with class codes ``y`` (-1 missing) and optional weights.
+
+        See :func:`nbparallel.kernels.pair_counts.count_pairs` for the arguments.
+        """
+        offsets = np.asarray(offsets, dtype=np.int64)
+        singles, pairs, class_totals, all_missing, n_missing_target = count_pairs(codes, y, weights, offsets,
+                                                                                  n_classes)
+        return cls(CountTable(singles, offsets, class_totals, all_missing, n_missing_target), pairs)
+
+    @property
+    def offsets(self):
+        """The attributes' rows in the single counts (missing row first)."""
+        return self.counts.offsets
+
+    @property
+    def n_classes(self):
+        """Number of classes."""
+        return self.counts.n_classes
+
+    @property
+    def n_attributes(self):
+        """Number of attributes."""
+        return self.counts.n_attributes
+
+    @property
+    def sizes(self):
+        """Each attribute's number of values (its rows less the missing row)."""
+        return np.diff(self.offsets) - 1
+
+    def pair(self, i, j, missing=False):
+        """Counts of attributes ``i`` and ``j`` (``i != j``) together, shape (n_classes, M_i, M_j).
+
+        Rows of ``i``'s values, columns of ``j``'s, over the rows where both are present; with ``missing``,
+        shape (n_classes, M_i + 1, M_j + 1), the missing row and column first. A view for ``i < j``, its
+        transpose for ``i > j``.
+        """
+        f = self.n_attributes
+        if not (0 <= i < f and 0 <= j < f) or i == j:
+            raise ValueError(f"pair needs two different attributes in [0, {f}), got {i} and {j}")
+        if i > j:
+            return np.swapaxes(self.pair(j, i, missing), 1, 2)
+        offsets = self.offsets
+        starts, _ = pair_row_starts(offsets)
+        size_i = int(offsets[i + 1] - offsets[i])
+        length = int(offsets[-1] - offsets[i + 1])
+        first = int(starts[offsets[i]] + offsets[i + 1])
+        rows = self.pairs[:, first : first + size_i * length].reshape(self.n_classes, size_i, length)
+        block = rows[:, :, offsets[j] - offsets[i + 1] : offsets[j + 1] - offsets[i + 1]]
+        return block if missing else block[:, 1:, 1:]
+
+    def __add__(self, other):
+        check_same_type(self, other)
+        return PairCounts(self.counts + other.counts, self.pairs + other.pairs)
+
+    def __sub__(self, part):
+        """The counts of the rows in this summary but not in ``part``, the inverse of ``+`` (exact for integer
+        counts; float rounding is clipped at zero, as :class:`CountTable` clips it)."""
+        check_same_type(self, part)
+        return PairCounts(self.counts - part.counts, np.maximum(self.pairs - part.pairs, 0))
+
+    def equals(self, other):
+        """True when both summaries hold exactly the same counts."""
+        return (isinstance(other, PairCounts) and self.counts.equals(other.counts)
+                and np.array_equal(self.pairs, other.pairs))
+
+    def to_dict(self):
+        """Plain lists, for JSON."""
+        return {"counts": self.counts.to_dict(), "pairs": self.pairs.tolist()}
+
+    @classmethod
+    def from_dict(cls, data):
+        """Inverse of :meth:`to_dict`; checks shapes and values."""
+        counts = CountTable.from_dict(data["counts"])
+        pairs = np.asarray(data["pairs"], dtype=np.float64)
+        shape = (counts.n_classes, pair_row_starts(counts.offsets)[1])
+        if pairs.shape != shape:
+            raise ValueError(f"pair counts have shape {pairs.shape}, the count table's layout needs {shape}")
+        if not (np.all(np.isfinite(pairs)) and np.all(pairs >= 0)):
+            raise ValueError("pair counts hold negative or non-finite counts")
+        return cls(counts, pairs)
+
+
+def count_pair_rows(spec, X, y, w):
+    """Count one partition's rows into a :class:`PairCounts` under ``spec``
+    (:class:`~nbparallel.summaries.counts.CountSpec`): every attribute as codes, numeric ones binned under the
+    counting bins, as :func:`~nbparallel.summaries.counts.count_rows` counts them.
+
+    Raises
+    ------
+    ValueError
+        When a categorical column holds a value the schema does not know.
+    """
+    schema = spec.schema
+    classes = schema.encode_classes(y, w)
+    codes, values, unknown = schema.encode(X)
+    if unknown and w is not None and np.any(np.asarray(w) == 0):
+        unknown = schema.encode(X[np.asarray(w) > 0])[2]  # rows of weight zero are as if absent
+    if unknown:
+        name, n = next(iter(unknown.items()))
+        raise ValueError(f"column {name!r} holds {n} value(s) the schema pass did not see: "
+                         "did the data change between the schema pass and the counting pass?")
+    codes = spec.counted_codes(codes, values)
+    weights = None if w is None else np.asarray(w, dtype=np.float64)
+    return PairCounts.of_codes(codes, classes, weights, spec.offsets, len(schema.classes))
