@@ -31,6 +31,7 @@ from nbparallel.data.numeric_text import may_hold_numbers, needs_parsing, number
 from nbparallel.data.partitions import named_columns_as_frame
 from nbparallel.data.user_warnings import warn
 from nbparallel.engine.backends.dask_collections import Array, Frame, collection_of, file_order_key, series_partitions
+from nbparallel.engine.backends.spark import is_spark_frame
 from nbparallel.engine.recipes import Block
 
 
@@ -136,6 +137,11 @@ def as_dataset(X, y=None, sample_weight=None, *, n_partitions=None, categorical_
         return file_dataset(X, y, sample_weight, n_partitions=n_partitions,
                             categorical_features=categorical_features, require_target=require_target,
                             numeric_features=numeric_features, drop=drop, features=features)
+    if is_spark_frame(X):
+        from nbparallel.data.spark_frames import spark_frame_dataset
+
+        return spark_frame_dataset(X, y, sample_weight, n_partitions, categorical_features, require_target,
+                                   numeric_features, drop, features)
     collection = collection_of(X)
     if isinstance(collection, Frame):
         files = parquet_files_read_by(X) if all(v is None or isinstance(v, str) for v in (y, sample_weight)) else None

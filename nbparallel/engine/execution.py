@@ -33,6 +33,7 @@ from functools import partial
 from nbparallel.engine.backends import LostDataError
 from nbparallel.engine.backends import dask as dask_backend
 from nbparallel.engine.backends.local import LocalBackend
+from nbparallel.engine.backends.spark import spark_backend
 from nbparallel.engine.observing import PassObserver, current_observer, observe_passes
 from nbparallel.engine.recipes import Read
 from nbparallel.engine.reduce import fan_in
@@ -147,18 +148,23 @@ def runs_locally(partitions):
     """Whether a pass over ``partitions`` runs in this process, without a task graph.
 
     True when every partition is in memory and either their total size is
-    under :func:`local_below`, or there is a single partition and no cluster.
+    under :func:`local_below`, or there is a single partition and no cluster. A Spark DataFrame's partitions
+    never do.
     """
-    return _runs_locally(partitions, dask_backend.active_client())
+    return spark_backend(partitions) is None and _runs_locally(partitions, dask_backend.active_client())
 
 
 _LOCAL = LocalBackend(local_threads)
 
 
 def backend_for(partitions=None):
-    """The backend that runs a pass over ``partitions``: this process's threads when they stay local
-    (:func:`runs_locally`), else Dask (on the active client, or its threaded scheduler). Without
+    """The backend that runs a pass over ``partitions``: Spark's executors for a Spark DataFrame's partitions,
+    this process's threads when they stay local (:func:`runs_locally`), else Dask (on the active client, or
+    its threaded scheduler). Without
     ``partitions``, the backend of data that does not stay local."""
+    spark = spark_backend(partitions) if partitions is not None else None
+    if spark is not None:
+        return spark
     client = dask_backend.active_client()
     if partitions is not None and _runs_locally(partitions, client):
         return _LOCAL

@@ -1,0 +1,197 @@
+"""The Spark backend: a pass's tasks on a Spark DataFrame's partitions, run on the executors.
+
+A pass is one Spark job, ``DataFrame.mapInArrow``: each executor task joins its partition's Arrow batches
+into one table, applies the pass's function for that partition (all of them travel, pickled, with the job)
+and returns one row, ``(partition, payload)``, the result pickled. ``mapInArrow`` is the one route that works
+under Spark Connect too, where a DataFrame has no RDD. The driver orders the rows by partition and merges
+the summaries along the tree of :func:`nbparallel.engine.reduce.reduce_now`, the tree every backend uses, so
+the model is the same bit for bit as on the other backends.
+
+A partition is a :class:`SparkPartition` recipe: ``(frame, index)``, partition ``index`` of a Spark
+DataFrame. This module and :mod:`nbparallel.cluster` are the only ones that import ``pyspark``.
+"""
+
+from __future__ import annotations
+
+import pickle
+from dataclasses import dataclass
+
+from nbparallel.engine.backends import Backend
+from nbparallel.engine.reduce import reduce_now
+
+#: the Spark schema of a pass's rows: the partition's index, and its function's result pickled
+RESULT_SCHEMA = "partition long, payload binary"
+
+
+def is_spark_frame(data):
+    """Whether ``data`` is a ``pyspark.sql.DataFrame``, classic or Spark Connect (without importing pyspark)."""
+    return type(data).__name__ == "DataFrame" and type(data).__module__.startswith("pyspark.sql")
+
+
+@dataclass(frozen=True, eq=False)
+class SparkPartition:
+    """Partition ``index`` of the Spark DataFrame ``frame`` (of ``n_partitions``): a recipe only this backend
+    reads, on the executor that holds the partition."""
+
+    frame: object
+    index: int
+    n_partitions: int
+
+
+def arrow_types(frame):
+    """``{column: pyarrow type}`` of a Spark DataFrame, as ``mapInArrow`` gives its rows."""
+    from pyspark.sql.pandas.types import to_arrow_schema
+
+    schema = to_arrow_schema(frame.schema)
+    return {name: schema.field(name).type for name in schema.names}
+
+
+def spark_backend(partitions):
+    """The :class:`SparkBackend` that runs passes over ``partitions`` when they are a Spark DataFrame's, else
+    None."""
+    if partitions and isinstance(partitions[0], SparkPartition):
+        return SparkBackend(partitions[0].frame.sparkSession)
+    return None
+
+
+def spark_partitions(frame):
+    """The :class:`SparkPartition` recipes of every partition of a Spark DataFrame, in order."""
+    n = number_of_partitions(frame)
+    return [SparkPartition(frame, i, n) for i in range(n)]
+
+
+def number_of_partitions(frame):
+    """The number of partitions of a Spark DataFrame (``getNumPartitions`` of its RDD; under Spark Connect,
+    which has none, a job that returns each partition's index)."""
+    try:
+        return frame.rdd.getNumPartitions()
+    except Exception:  # Spark Connect: no RDD
+        return len(frame.mapInArrow(_partition_index, "partition long").collect())
+
+
+def _partition_index(batches):
+    import pyarrow as pa
+    from pyspark import TaskContext
+
+    for _ in batches:  # the partition is read, so that its task runs
+        pass
+    yield pa.RecordBatch.from_pydict({"partition": [TaskContext.get().partitionId()]})
+
+
+class _PartitionTask:
+    """What an executor runs for one partition: the pass's function of that partition, on its rows as one
+    Arrow table (with the DataFrame's Arrow schema, so an empty partition is an empty table)."""
+
+    def __init__(self, payload, arrow_schema):
+        self.payload = payload  # the pickled functions, one per partition
+        self.arrow_schema = arrow_schema
+
+    def __call__(self, batches):
+        import pyarrow as pa
+        from pyspark import TaskContext
+
+        index = TaskContext.get().partitionId()
+        fns = pickle.loads(self.payload)
+        table = pa.Table.from_batches(list(batches), schema=self.arrow_schema)
+        result = fns[index](table)
+        yield pa.RecordBatch.from_pydict({"partition": [index], "payload": [pickle.dumps(result, protocol=5)]},
+                                         schema=pa.schema([("partition", pa.int64()), ("payload", pa.binary())]))
+
+
+def _cloudpickle():
+    try:
+        import cloudpickle
+    except ImportError:  # pyspark bundles one
+        from pyspark import cloudpickle
+    return cloudpickle
+
+
+def run_on_partitions(partitions, fns):
+    """``[fn(rows of partition i) for each i]`` in one Spark job over the partitions' DataFrame."""
+    from pyspark.sql.pandas.types import to_arrow_schema
+
+    frame = partitions[0].frame
+    if any(p.frame is not frame for p in partitions) or [p.index for p in partitions] != list(range(len(fns))):
+        raise ValueError("a Spark pass runs over every partition of one DataFrame, in order")
+    task = _PartitionTask(_cloudpickle().dumps(list(fns)), to_arrow_schema(frame.schema))
+    rows = frame.mapInArrow(task, RESULT_SCHEMA).collect()
+    by_index = {row["partition"]: pickle.loads(row["payload"]) for row in rows}
+    missing = sorted(set(range(len(fns))) - set(by_index))
+    if missing:
+        raise RuntimeError(f"the Spark job returned no result for partitions {missing[:10]}")
+    return [by_index[i] for i in range(len(fns))]
+
+
+class SparkBackend(Backend):
+    """A Spark session's executors, for the partitions of a Spark DataFrame (:class:`SparkPartition`)."""
+
+    in_process = False
+
+    def __init__(self, session):
+        self.session = session
+
+    def threads(self):
+        """The session's default parallelism (the executors' cores); 1 where Spark Connect does not say."""
+        try:
+            return int(self.session.sparkContext.defaultParallelism)
+        except Exception:  # Spark Connect: no SparkContext
+            return 1
+
+    def map(self, partitions, fns, *, name="map", token=None, verbose=False):
+        """``[fn(part) ...]``, each on the executor that holds its partition."""
+        return run_on_partitions(partitions, fns) if partitions else []
+
+    def map_reduce(self, partitions, fns, merge, split_every, *, name="pass", token=None, verbose=False):
+        """The partitions' summaries, made on the executors, merged on the driver along the common tree."""
+        return reduce_now(self.map(partitions, fns), merge, split_every)
+
+    def map_reduce_stateful(self, partitions, states, fns, merge, split_every, *, keep, name="pass", token=None,
+                            verbose=False):
+        """:meth:`map_reduce` of ``fn(part, state)``; the new states come back to the driver with the
+        summaries and travel with the next pass."""
+        leaves = self.map(partitions, [WithState(fn, state) for fn, state in zip(fns, states)])
+        summary, record = reduce_now([leaf[1] for leaf in leaves], merge, split_every)
+        return summary, record, [leaf[0] for leaf in leaves] if keep else None
+
+    def persist(self, partitions):
+        """The partitions of the DataFrame cached by Spark (``DataFrame.persist``) for the passes to come."""
+        if not partitions:
+            return []
+        frame = partitions[0].frame.persist()
+        return [SparkPartition(frame, p.index, p.n_partitions) for p in partitions]
+
+    def memory(self):
+        """None: the executors' memory is Spark's to manage."""
+        return None
+
+    def worker_memory_limit(self):
+        """None: Spark limits and spills its executors itself."""
+        return None
+
+
+@dataclass(frozen=True)
+class WithState:
+    """``fn(part, state=state)`` as a function of the partition alone."""
+
+    fn: object
+    state: object
+
+    def __call__(self, part):
+        return self.fn(part, state=self.state)
+
+
+class _BatchTask:
+    def __init__(self, fn):
+        self.fn = fn
+
+    def __call__(self, batches):
+        for batch in batches:
+            yield self.fn(batch)
+
+
+def map_batches(frame, fn, arrow_schema):
+    """A lazy Spark DataFrame of ``fn(batch)`` for every Arrow batch of ``frame``'s rows, on the executors;
+    ``fn`` returns a RecordBatch of ``arrow_schema``."""
+    from pyspark.sql.pandas.types import from_arrow_schema
+
+    return frame.mapInArrow(_BatchTask(fn), from_arrow_schema(arrow_schema))

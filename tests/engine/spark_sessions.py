@@ -1,0 +1,59 @@
+"""Real local Spark sessions for the tests: classic ``local[2]`` and Spark Connect (``remote("local[2]")``).
+
+A session is made once per test process and stopped at its exit (module fixtures use :func:`session`). Spark
+runs in a JVM that this process starts; its Python workers import the package as this process does.
+"""
+
+from __future__ import annotations
+
+import atexit
+import os
+import sys
+
+import numpy as np
+import pandas as pd
+
+_sessions = {}
+
+#: ``local[2, 2]``: two cores, and a failed task tried once more (``local[2]`` gives up at once)
+MASTER = "local[2,2]"
+
+
+def session(kind):
+    """The test process's Spark session of ``kind`` ("classic" or "connect")."""
+    if kind not in _sessions:
+        os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+        os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
+        from pyspark.sql import SparkSession
+
+        for other in list(_sessions):  # one JVM session at a time
+            _sessions.pop(other).stop()
+        builder = SparkSession.builder
+        if kind == "classic":
+            spark = (builder.master(MASTER).appName("nbparallel-tests").config("spark.ui.enabled", "false")
+                     .config("spark.sql.shuffle.partitions", "4").getOrCreate())
+            spark.sparkContext.setLogLevel("ERROR")
+        else:
+            spark = builder.remote("local[2]").getOrCreate()
+        _sessions[kind] = spark
+    return _sessions[kind]
+
+
+@atexit.register
+def _stop_all():
+    for spark in _sessions.values():
+        spark.stop()
+    _sessions.clear()
+
+
+def mixed_frame(n=600, seed=0):
+    """Strings with missing values, small integers, floats with NaN, a string label and integer weights."""
+    rng = np.random.default_rng(seed)
+    colour = rng.choice(["red", "green", "blue"], n).astype(object)
+    size = rng.integers(0, 5, n)
+    x = rng.normal(size=n)
+    label = np.where((colour == "red") ^ (rng.random(n) < 0.25), "yes", "no")
+    colour[rng.random(n) < 0.05] = None
+    x[rng.random(n) < 0.05] = np.nan
+    return pd.DataFrame({"colour": colour, "size": size, "x": x + (label == "yes"), "label": label,
+                         "w": rng.integers(1, 4, n).astype(float)})
