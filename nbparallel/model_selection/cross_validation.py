@@ -69,11 +69,11 @@ from nbparallel.data.sparse import as_partitions, check_weights, is_dask_array, 
 from nbparallel.engine import execution
 from nbparallel.model_selection.folds import Folds, class_count_matrix, tally_classes
 from nbparallel.models.base import ScoringInputs
-from nbparallel.models.complement import ComplementNaiveBayes
-from nbparallel.models.naive_bayes import NaiveBayes
 from nbparallel.models.plan import CountingPlan, check_classes
-from nbparallel.models.text import BernoulliNaiveBayes, MultinomialNaiveBayes
+from nbparallel.models.registry import kind_of_model, kinds_where, names_of
+from nbparallel.summaries.counts import CountTable
 from nbparallel.summaries.evaluation import Evaluation
+from nbparallel.summaries.features import FeatureCounts
 from nbparallel.summaries.fold_counts import (
     PerRepeat,
     TableLimit,
@@ -93,7 +93,6 @@ from nbparallel.summaries.fold_counts import (
 from nbparallel.summaries.protocol import merge_summaries
 
 SCORINGS = ("accuracy", "log_likelihood", "log_loss", "roc_auc")
-TEXT_MODELS = (MultinomialNaiveBayes, BernoulliNaiveBayes, ComplementNaiveBayes)
 
 
 def _take(X, rows):
@@ -202,8 +201,8 @@ class _WithSchemaRun:
 
     def model(self, train):
         counts, moments = counts_and_moments(train)
-        return NaiveBayes.from_counts(counts, self.schema, n_features_in=len(self.dataset.columns),
-                                      moments=moments, **self.estimator.get_params())
+        return type(self.estimator).from_counts(counts, self.schema, n_features_in=len(self.dataset.columns),
+                                                moments=moments, **self.estimator.get_params())
 
     def score(self, models, repeats, measure):
         start = time.perf_counter()
@@ -295,8 +294,8 @@ class _ByValueRun:
                 for r in range(len(repeats))]
 
     def model(self, train):
-        return NaiveBayes.from_counts(train, self.schema, n_features_in=len(self.dataset.columns),
-                                      **self.estimator.get_params())
+        return type(self.estimator).from_counts(train, self.schema, n_features_in=len(self.dataset.columns),
+                                                **self.estimator.get_params())
 
     def score(self, models, repeats, measure):
         start = time.perf_counter()
@@ -414,15 +413,17 @@ def _folds_from_splitter(cv, X, y, n_rows):
     return Folds(i + 1, labels=labels), i + 1
 
 
+#: the run of an estimator by its summary type: attribute tables (with Gaussian moments) or count matrices
+RUNS = {CountTable: _naive_bayes_run, FeatureCounts: _TextRun}
+
+
 def _runner(estimator):
-    if type(estimator) is NaiveBayes:
-        return _naive_bayes_run
-    if type(estimator) in TEXT_MODELS:
-        return _TextRun
-    raise TypeError("cross_validate takes a NaiveBayes (categorical, binned or Gaussian attributes: "
-                    "numeric='gaussian'), MultinomialNaiveBayes, BernoulliNaiveBayes or ComplementNaiveBayes "
-                    "estimator, "
-                    f"got {type(estimator).__name__}")
+    """The run of ``estimator``'s kind (one the registry marks ``cross_validated``), by its summary type."""
+    kind = kind_of_model(estimator)
+    if kind is None or not kind.cross_validated:
+        taken = names_of(kinds_where(lambda k: k.cross_validated), "or")
+        raise TypeError(f"cross_validate takes a {taken} estimator, got {type(estimator).__name__}")
+    return RUNS[type(estimator).summary_type]
 
 
 def _check_fold_options(cv, shuffle, stratify, n_repeats, random_state):

@@ -33,6 +33,7 @@ from nbparallel.models.plan import (
     warn_out_of_range,
 )
 from nbparallel.persistence import validate
+from nbparallel.summaries.counts import CountTable
 from nbparallel.summaries.moments import CountsAndMoments, GaussianMoments, gaussian_columns
 
 AUTO_SMOOTHING = "1/N"
@@ -226,6 +227,9 @@ class NaiveBayes(PartitionedClassifier):
     >>> model.reduction_.height
     1
     """
+
+    #: what its counting pass sums: count tables (with Gaussian attributes, and their moments)
+    summary_type = CountTable
 
     _parameter_constraints = {
         **PartitionedClassifier._parameter_constraints,

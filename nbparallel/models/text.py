@@ -43,6 +43,9 @@ def row_products(X, weights):
 class TextNaiveBayes(PartitionedClassifier):
     """What the models of count matrices share (multinomial, Bernoulli, complement): counting, priors, files."""
 
+    #: what its counting pass sums: per-class feature sums
+    summary_type = FeatureCounts
+
     _parameter_constraints = {
         **PartitionedClassifier._parameter_constraints,
         "alpha": [Interval(float, 0, None, closed="left"), ARRAY_LIKE],

@@ -66,15 +66,6 @@ def test_nested_parameters_reach_into_a_pipeline_and_a_grid_search():
     np.testing.assert_array_equal(search.predict(X), expected.predict(X))
 
 
-def test_every_estimator_a_model_file_may_name_is_the_class_of_that_name():
-    from nbparallel.loading import ESTIMATOR_MODULES, estimator_class
-
-    for name in ESTIMATOR_MODULES:
-        cls = estimator_class(name)
-        assert cls.__name__ == name and hasattr(cls, "fitted_from_dict")
-    assert estimator_class("LogisticRegression") is None and estimator_class(3) is None
-
-
 def test_predicting_from_a_model_file_does_not_import_scikit_learn(tmp_path):
     data = tmp_path / "d.csv"
     data.write_text("outlook,temp,play\nsunny,85,no\nrainy,70,yes\novercast,64,yes\nsunny,72,no\n")
