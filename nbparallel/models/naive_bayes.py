@@ -25,7 +25,6 @@ from nbparallel.models.discretisation import FINE_BINS, MDL
 from nbparallel.models.estimator import check_is_fitted
 from nbparallel.models.params import BOOLEAN, Interval, Options
 from nbparallel.models.plan import (
-    WITH_MOMENTS,
     CountingPlan,
     check_classes,
     check_ranges,
@@ -367,7 +366,7 @@ class NaiveBayes(PartitionedClassifier):
         schema, summary, record, _ = plan.run(dataset, recorded_by(scheduler), classes=classes, batch=batch,
                                               extend=extend if hasattr(self, "schema_") else None)
         self.passes_ = scheduler.passes  # the passes of this call only
-        counts, moments = (summary.counts, summary.moments) if plan.kind == WITH_MOMENTS else (summary, None)
+        counts, moments = (summary.counts, summary.moments) if isinstance(summary, CountsAndMoments) else (summary, None)
         gaussian = schema.by_kind(GAUSSIAN)
         if previous:
             counts = counts + previous[0]

@@ -84,6 +84,17 @@ class CountTable:
 
     class_weights = class_counts
 
+    @property
+    def n_rows(self):
+        """The rows counted: those of a known target (each its weight) and those of a missing one."""
+        return int(self.class_totals.sum()) + self.n_missing_target
+
+    @classmethod
+    def counting_pass(cls, dataset, schema, *, split_every=2, verbose=False):
+        """The counting pass of ``dataset`` under ``schema`` (its counted attributes' layout):
+        ``(CountTable, tree record)``, :func:`count_dataset`."""
+        return count_dataset(dataset, schema.counted(), split_every=split_every, verbose=verbose)
+
     def attribute(self, a):
         """Value-by-class counts of attribute ``a``, missing row excluded."""
         return self.table[self.offsets[a] + 1 : self.offsets[a + 1]]
