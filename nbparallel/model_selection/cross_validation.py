@@ -384,7 +384,7 @@ class _TextRun:
         check_classes(self.classes)
         n_classes = len(self.classes)
         check_text_tables(data, n_classes, k, len(repeats))
-        plan = estimator.counting_plan()
+        plan = estimator.counting_plan(data)
         summary = self._run("count", count_text_folds,
                             (self.classes, repeats, k, data.n_features, plan.binarize, plan.allow_negative,
                              type(estimator).__name__), merge_summaries)

@@ -84,12 +84,15 @@ print(sorted(m for m in sys.modules if m.split(".")[0] == "sklearn"))
 
 def test_the_bases_declare_what_a_model_must_supply():
     from nbparallel.models.base import PartitionedClassifier, PartitionedModel
+    from nbparallel.models.counting_model import CountingClassifier
     from nbparallel.models.text import TextNaiveBayes
 
     assert PartitionedModel.__abstractmethods__ == {"dataset", "fitted_to_dict", "fitted_from_dict"}
     assert PartitionedClassifier.__abstractmethods__ == {"dataset", "fitted_to_dict", "fitted_from_dict",
                                                          "joint_log_likelihood_part"}
-    assert "counting_plan" in TextNaiveBayes.__abstractmethods__
+    assert CountingClassifier.__abstractmethods__ == PartitionedClassifier.__abstractmethods__ | {
+        "counting_data", "counting_plan", "count", "keep_counts", "_derive"}
+    assert TextNaiveBayes.__abstractmethods__ == {"matrix_threshold", "joint_log_likelihood_part"}
 
     class Incomplete(PartitionedClassifier):
         def __init__(self, *, n_partitions=None, split_every=2, verbose=0):
