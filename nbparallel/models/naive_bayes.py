@@ -514,20 +514,9 @@ class NaiveBayes(CountingClassifier):
         elif not self.fit_prior:
             self.class_log_prior_ = np.full(len(self.classes_), -np.log(len(self.classes_)))
         self.class_count_ = N_k
-        supervised = self.n_bins == MDL
         counted = schema.counted().attributes
-        categorical = [a for a, at in enumerate(counted) if at.kind != NUMERIC]
-        binned = [a for a, at in enumerate(counted) if at.kind == NUMERIC]
-        spaces = self._category_spaces(schema)
-        smoothed = [np.array([type(v) is int and 0 <= v < spaces.get(counted[a].name, 0)
-                              for v in counted[a].categories], dtype=bool) for a in categorical] if spaces else None
-        fits = dict(zip(categorical, attribute_kinds.Categorical.derive([counted[a] for a in categorical],
-                                                                        [counts.attribute(a) for a in categorical], f,
-                                                                        smoothed)))
-        fits.update(zip(binned, attribute_kinds.BinnedNumeric.derive([counted[a] for a in binned],
-                                                                     [counts.attribute(a) for a in binned], f,
-                                                                     supervised)))
-        fits = [fits[a] for a in range(len(counted))]
+        smoothing = attribute_kinds.Smoothing(f, self._category_spaces(schema), self.n_bins == MDL)
+        fits = attribute_kinds.derive_counted(counted, [counts.attribute(a) for a in range(len(counted))], smoothing)
         gaussian = schema.by_kind(GAUSSIAN)
         self.gaussian_features_ = _names(gaussian)
         gaussian_fit = attribute_kinds.GaussianNumeric.derive(self.moments_, self.var_smoothing) if gaussian else None
