@@ -82,7 +82,6 @@ from nbparallel.summaries.fold_counts import (
     count_folds,
     count_text_folds,
     count_whole,
-    counts_and_moments,
     fold_blocks,
     fold_spec,
     keep_budget,
@@ -200,9 +199,8 @@ class _WithSchemaRun:
                       for part in summary.parts]
 
     def model(self, train):
-        counts, moments = counts_and_moments(train)
-        return type(self.estimator).from_counts(counts, self.schema, n_features_in=len(self.dataset.columns),
-                                                moments=moments, **self.estimator.get_params())
+        return type(self.estimator).from_counts(train, self.schema, n_features_in=len(self.dataset.columns),
+                                                **self.estimator.get_params())
 
     def score(self, models, repeats, measure):
         start = time.perf_counter()

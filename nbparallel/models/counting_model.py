@@ -11,8 +11,13 @@ one or two passes), **add** the fitted counts (a ``partial_fit`` batch after a f
 - ``counting_data``: the input as partitions (for a batch after a fit, checked against the fitted features);
 - ``counting_plan``: its :class:`~nbparallel.models.plan.CountingPlan`;
 - ``count``: the per-partition counting, run by the plan: a :class:`Counted`;
-- ``keep_counts``: the merged summary kept as fitted state; then ``_derive`` and its scoring inputs
-  (``joint_log_likelihood_part`` or ``scoring_inputs``, :mod:`nbparallel.models.base`).
+- ``keep_summary``: the merged summary kept as fitted state (a fit's is then checked by ``check_scorable``),
+  and ``keep_input_features``: the input's features;
+- ``_derive``: the model from the kept summary, and its scoring inputs (``joint_log_likelihood_part`` or
+  ``scoring_inputs``, :mod:`nbparallel.models.base`).
+
+``from_counts`` derives a model from a merged summary with no pass over data (cross-validation's folds,
+boosting's learners) through the same ``keep_summary`` and ``_derive``.
 """
 
 from __future__ import annotations
@@ -31,7 +36,7 @@ class Counted(NamedTuple):
     Attributes
     ----------
     layout : object
-        What the summary is laid out by (a schema, the classes), as ``keep_counts`` takes it.
+        What the summary is laid out by (a schema, the classes), as ``keep_summary`` takes it.
     summary : object
         The counts of this call's data.
     previous : object or None
@@ -116,10 +121,25 @@ class CountingClassifier(PartitionedClassifier):
         summary = counted.summary if counted.previous is None else counted.summary + counted.previous
         self.passes_ = scheduler.passes  # the passes of this call only
         self.reduction_, self.n_partitions_ = counted.record, counted.record.n_leaves
-        self.keep_counts(counted.layout, summary, X, data, batch=batch, fitted=fitted)
+        self.keep_summary(counted.layout, summary)
+        if not batch:  # a partial_fit batch adds what it has; the model is checked where it is used
+            self.check_scorable()
+        self.keep_input_features(X, data, fitted=fitted)
         self._derive()
         self._warn_fitted()
         return self
+
+    @classmethod
+    def from_counts(cls, summary, layout, *, n_features_in, feature_names_in=None, **params):
+        """A fitted model derived from a merged ``summary`` laid out by ``layout`` (no pass over data: a
+        cross-validation fold's model from ``total - fold``, a boosting round's learner); ``params`` are the
+        model's parameters."""
+        model = cls(**params)
+        model.validate_params()
+        model._set_input_features(n_features=n_features_in, feature_names=feature_names_in)
+        model.keep_summary(layout, summary)
+        model._derive()
+        return model
 
     def _as_it_was_on_error(self, fit):
         """``fit()``, and when it raises, every attribute put back as it was: a refused ``fit`` or
@@ -151,9 +171,14 @@ class CountingClassifier(PartitionedClassifier):
         layout as ``previous`` when ``fitted``."""
 
     @abstractmethod
-    def keep_counts(self, layout, summary, X, data, *, batch, fitted):
-        """Keep the merged ``summary`` (laid out by ``layout``) and the input's features as the fitted state
-        that ``_derive`` derives the model from; raise where the counts cannot make a model."""
+    def keep_summary(self, layout, summary):
+        """Keep the merged ``summary`` (laid out by ``layout``) as the fitted state that ``_derive`` derives the
+        model from (a fit's is then checked by ``check_scorable``)."""
+
+    @abstractmethod
+    def keep_input_features(self, X, data, *, fitted):
+        """Keep the features of the input ``X`` (``data`` as :meth:`counting_data` made it; ``fitted``: a
+        ``partial_fit`` batch after a fit, already checked against them)."""
 
     @abstractmethod
     def _derive(self):

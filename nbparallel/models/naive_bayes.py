@@ -332,17 +332,17 @@ class NaiveBayes(CountingClassifier):
                                               extend=extend if fitted else None)
         return Counted(schema, summary, previous[0] if previous else None, record)
 
-    def keep_counts(self, layout, summary, X, data, *, batch, fitted):
-        """The merged counts (and Gaussian moments) in ``layout``, widened to the categories the parameters
-        add (:meth:`_widened`); a fit whose cases hold no known target and value is refused (a ``partial_fit``
-        batch adds what it has; the model is checked where it is used)."""
-        self._direct_inputs_ = set()  # a small array's partition is the array: see PartitionedClassifier._direct
+    def keep_summary(self, layout, summary):
+        """The merged counts (and, as ``CountsAndMoments``, Gaussian moments) in the schema ``layout``, widened
+        to the categories the parameters add (:meth:`_widened`)."""
         counts = summary
         if isinstance(summary, CountsAndMoments):
             counts, self.moments_ = summary.counts, summary.moments
         self.schema_, self.counts_ = self._widened(layout, counts)
-        if not batch:
-            check_class_weights(self.class_weights())
+
+    def keep_input_features(self, X, data, *, fitted):
+        """The input's columns (and names), and its target column's name when it was given by name."""
+        self._direct_inputs_ = set()  # a small array's partition is the array: see PartitionedClassifier._direct
         self._set_input_features(n_features=len(data.columns), feature_names=input_feature_names(X, data.columns))
         if data.target_column is not None:
             self.target_column_ = data.target_column
@@ -398,20 +398,6 @@ class NaiveBayes(CountingClassifier):
         head = ("every attribute is ignored, so the model predicts from the class prior alone"
                 if len(reasons) == n else f"{len(reasons)} of {n} attributes are ignored")
         warn(f"{head} ({causes}{more})")
-
-    @classmethod
-    def from_counts(cls, counts, schema, *, n_features_in, feature_names_in=None, moments=None, **params):
-        """A fitted model derived from a merged count table, its schema (every attribute, with its
-        kind; the table is laid out as ``schema.counted()``) and, with Gaussian attributes, their
-        merged ``moments`` (:class:`GaussianMoments`)."""
-        model = cls(**params)
-        model.validate_params()
-        model.schema_, model.counts_ = model._widened(schema, counts)
-        if moments is not None:
-            model.moments_ = moments
-        model._set_input_features(n_features=n_features_in, feature_names=feature_names_in)
-        model._derive()
-        return model
 
     def _extend_schema(self, new, columns):
         """Union of the fitted schema and a new piece's, and the fitted counts remapped to it.

@@ -96,21 +96,14 @@ class TextNaiveBayes(CountingClassifier):
         summary, record = run_pass("count", plan.count_matrix, data, classes, type(self).__name__)
         return Counted(classes, summary, self.counts_ if fitted else None, record)
 
-    def keep_counts(self, layout, summary, X, data, *, batch, fitted):
-        """The merged feature sums of the classes ``layout``; the input's features on the first count."""
+    def keep_summary(self, layout, summary):
+        """The merged feature sums of the classes ``layout``."""
+        self.classes_, self.counts_ = np.asarray(layout), summary
+
+    def keep_input_features(self, X, data, *, fitted):
+        """The count matrix's features, on the first count (a later batch was checked against them)."""
         if not fitted:
             self._set_input_features(n_features=data.n_features, feature_names=data.feature_names)
-        self.classes_, self.counts_ = layout, summary
-
-    @classmethod
-    def from_counts(cls, counts, classes, *, n_features_in, feature_names_in=None, **params):
-        """A fitted model derived from merged :class:`FeatureCounts` of ``classes`` (no pass over data)."""
-        model = cls(**params)
-        model.validate_params()
-        model._set_input_features(n_features=n_features_in, feature_names=feature_names_in)
-        model.classes_, model.counts_ = np.asarray(classes), counts
-        model._derive()
-        return model
 
     # ---------------------------------------------------- probabilities
 

@@ -316,10 +316,3 @@ def check_text_tables(data, n_classes, k, n_repeats):
                         f"the fold tables of {n_classes} classes x {k} folds x {n_repeats} repeats x "
                         f"{data.n_features} features", "use fewer folds, repeats or features", data.partitions,
                         task_bytes=memory.task_table_bytes(data.n_features, n_classes * k * n_repeats))
-
-
-def counts_and_moments(summary):
-    """``(counts, moments)`` of a fold's training summary: moments None without Gaussian attributes."""
-    if isinstance(summary, CountsAndMoments):
-        return summary.counts, summary.moments
-    return summary, None

@@ -57,10 +57,12 @@ class PriorOnly(CountingClassifier):
         summary, record = run_pass("count", plan, data)
         return Counted(None, summary, self.counts_ if fitted else None, record)
 
-    def keep_counts(self, layout, summary, X, data, *, batch, fitted):
+    def keep_summary(self, layout, summary):
         if sum(summary.counts.values()) > 1000:
             raise ValueError("too many rows")
         self.counts_ = summary
+
+    def keep_input_features(self, X, data, *, fitted):
         self._set_input_features(n_features=len(data.columns))
 
     def _derive(self):
@@ -107,3 +109,11 @@ def test_a_refused_fit_or_batch_leaves_the_model_as_it_was():
     with pytest.raises(ValueError, match="too many rows"):
         model.fit(np.zeros((1001, 1)), ["a"] * 1001)
     assert vars(model) == before
+
+
+def test_from_counts_derives_the_model_a_fit_derives_from_the_same_summary():
+    X, y = np.zeros((10, 2)), np.array(list("aabbbccccc"))
+    fitted = PriorOnly().fit(X, y)
+    derived = PriorOnly.from_counts(fitted.counts_, None, n_features_in=2)
+    np.testing.assert_array_equal(derived.class_log_prior_, fitted.class_log_prior_)
+    assert derived.n_features_in_ == 2 and not hasattr(derived, "passes_")

@@ -91,7 +91,7 @@ def test_the_bases_declare_what_a_model_must_supply():
     assert PartitionedClassifier.__abstractmethods__ == {"dataset", "fitted_to_dict", "fitted_from_dict",
                                                          "joint_log_likelihood_part"}
     assert CountingClassifier.__abstractmethods__ == PartitionedClassifier.__abstractmethods__ | {
-        "counting_data", "counting_plan", "count", "keep_counts", "_derive"}
+        "counting_data", "counting_plan", "count", "keep_summary", "keep_input_features", "_derive"}
     assert TextNaiveBayes.__abstractmethods__ == {"matrix_threshold", "joint_log_likelihood_part"}
 
     class Incomplete(PartitionedClassifier):
