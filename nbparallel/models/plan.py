@@ -17,7 +17,8 @@ its counting makes (``CountingPlan.summary``):
   of a count matrix, for the text models.
 
 The counting pass after a schema pass is the summary type's own
-(``counting_pass``). The plan also finishes the schema the way the model's
+(``counting_pass``), and so is the size of its tables (``table_size``), checked
+against the memory before the pass. The plan also finishes the schema the way the model's
 parameters say (which numeric columns are Gaussian, fixed bin ranges), so a
 fold, a boosting round or a selected model is counted exactly as a fit is.
 :meth:`CountingPlan.run` runs the counting: the one pass by value or the schema
@@ -144,8 +145,10 @@ class CountingPlan:
         return cls(FeatureCounts, binarize=binarize, allow_negative=allow_negative)
 
     def in_two_passes(self):
-        """This plan with the schema found by a pass of its own (when counting by value is not possible)."""
-        return replace(self, summary=CountsAndMoments if self.gaussian_columns else CountTable)
+        """This plan with the schema found by a pass of its own (when counting by value is not possible): a plan
+        by value counts a ``CountTable`` after the schema pass (it has no Gaussian columns); any other plan
+        already counts after one, its own summary type."""
+        return replace(self, summary=CountTable) if self.summary is DictionaryCounts else self
 
     def by_value_or(self, by_value, after_schema_pass):
         """``by_value()`` when this plan counts by value, else ``after_schema_pass(plan)`` with the plan of a
@@ -204,7 +207,7 @@ class CountingPlan:
             check_classes(schema.classes, "; pass classes= to name every class of partial_fit's batches"
                           if batch and extend is None and classes is None else "")
         if count:
-            check_table_memory(schema, dataset.partitions)
+            check_table_memory(schema, dataset.partitions, plan.summary)
         if summary is None and count:
             summary, record = run_pass("count", plan.count, dataset, schema)
         n_rows = scan.n_rows if scan is not None else summary.n_rows
@@ -264,17 +267,16 @@ class CountingPlan:
                                   name="nbparallel-text-count", token=data.token, verbose=verbose)
 
 
-def check_table_memory(schema, partitions):
-    """ValueError naming the count tables of ``schema`` when those a pass over ``partitions`` holds at once
-    do not fit the memory (:func:`~nbparallel.engine.memory.check_memory`); tables of at most
-    :data:`ALWAYS_FITS` bytes are not compared with it."""
-    n_values, n_classes = int(schema.counted().offsets[-1]), len(schema.classes)
-    n_bytes = memory.table_bytes(n_values, n_classes, len(partitions))
-    task_bytes = memory.task_table_bytes(n_values, n_classes)
+def check_table_memory(schema, partitions, summary):
+    """ValueError naming the count tables of ``schema`` (of the ``summary`` type: its ``table_size``) when those a
+    pass over ``partitions`` holds at once do not fit the memory (:func:`~nbparallel.engine.memory.check_memory`);
+    tables of at most :data:`ALWAYS_FITS` bytes are not compared with it."""
+    n_rows, n_columns, what, hint = summary.table_size(schema)
+    n_bytes = memory.table_bytes(n_rows, n_columns, len(partitions))
+    task_bytes = memory.task_table_bytes(n_rows, n_columns)
     if max(n_bytes, task_bytes) <= ALWAYS_FITS:
         return
-    memory.check_memory(n_bytes, f"the count tables of {n_classes} classes x {n_values} values",
-                        "use fewer bins (n_bins) or fewer categorical values", partitions, task_bytes=task_bytes)
+    memory.check_memory(n_bytes, what, hint, partitions, task_bytes=task_bytes)
 
 
 def recorded_by(scheduler):

@@ -187,6 +187,8 @@ class CountsAndMoments:
         """The rows counted (those of a missing target too)."""
         return self.counts.n_rows
 
+    table_size = staticmethod(CountTable.table_size)  # the moments are a few numbers per class and column
+
     @classmethod
     def counting_pass(cls, dataset, schema, *, split_every=2, verbose=False):
         """The counting pass of ``dataset`` under ``schema``: ``(CountsAndMoments, tree record)``, the counted

@@ -84,3 +84,25 @@ def test_the_rows_counted_are_the_summarys_own_and_include_those_of_a_missing_ta
     assert plan.summary is DictionaryCounts
     counted, kinds = _run(plan, by_value.dataset(X[:, :1], y))
     assert kinds == ["count"] and counted.n_rows == counted.summary.n_rows == 20
+
+
+def test_the_memory_check_before_the_counting_pass_reads_the_summary_types_table_size(monkeypatch):
+    from dataclasses import replace
+
+    class WideTable(CountTable):
+        """A count table whose per-task table is the cube of its values (as a pair table grows as their square)."""
+
+        @staticmethod
+        def table_size(schema):
+            n_values = int(schema.counted().offsets[-1])
+            return n_values ** 3, len(schema.classes), f"the wide tables of {n_values ** 3} cells", "use fewer"
+
+    monkeypatch.setattr("nbparallel.engine.memory.available_memory", lambda partitions=None: 10**7)
+    X = np.arange(1000)[:, None] % 300
+    y = np.arange(1000) % 3
+    model = NaiveBayes(categorical_features="all")
+    plan = CountingPlan.for_table(model.get_params(), model.dataset(X, y), by_value=False)
+    counted, _ = _run(plan, model.dataset(X, y))  # 301 values x 3 classes: far below the memory
+    assert counted.summary.class_totals.sum() == 1000
+    with pytest.raises(ValueError, match="the wide tables of 27270901 cells .* use fewer"):
+        _run(replace(plan, summary=WideTable), model.dataset(X, y))
