@@ -43,6 +43,9 @@ The models and their summaries:
 - :class:`MultinomialNaiveBayes`, :class:`BernoulliNaiveBayes` on dense,
   ``scipy.sparse`` or Dask arrays: per-class feature sums
   (:class:`FeatureCounts`); sparse rows are never densified.
+- any other counting model the registry marks ``cross_validated``: a schema pass, then
+  its summary type counted from codes by its ``of_codes`` (its ``-`` takes a fold
+  out), each fold's rows scored by the fold model's ``scoring_inputs``.
 
 Categorical attributes, Gaussian attributes and the text models give the
 models of k separate fits (counts exactly, moments to rounding): a category or
@@ -79,6 +82,7 @@ from nbparallel.summaries.fold_counts import (
     TableLimit,
     check_text_tables,
     count_blocks,
+    count_coded_folds,
     count_folds,
     count_text_folds,
     count_whole,
@@ -315,6 +319,52 @@ def _naive_bayes_run(estimator, X, y, sample_weight, record, stratify):
                             lambda two_passes: _WithSchemaRun(estimator, dataset, two_passes, record, stratify))
 
 
+class _CodedRun(_WithSchemaRun):
+    """Cross-validation of a counting model of another summary type, counted from codes after a schema pass:
+    every fold's summary by the summary type's ``of_codes`` in one counting pass, and each fold's rows scored
+    by its model's ``scoring_inputs``; a fold's model is ``from_counts(total - fold)``, as for the others."""
+
+    def count(self, repeats, k):
+        """Every fold's summary of every repeat in one counting pass: a list of k fold summaries per repeat."""
+        summary_type = type(self.estimator).summary_type
+        n_classes = len(self.classes)
+        n_rows = summary_type.table_size(self.schema)[0]  # a task's table: its rows of the classes' counts
+        TableLimit.of(self.dataset.partitions).check(n_rows, n_classes, k, len(repeats))
+        start = time.perf_counter()
+        tasks = self.dataset.map(count_coded_folds, summary_type, fold_spec(self.schema), repeats, k, with_info=True)
+        summary, _ = execution.run_pass(self.dataset.partitions, tasks, merge_summaries,
+                                        split_every=self.estimator.split_every, name="nbparallel-cv-count",
+                                        token=self.dataset.token, verbose=self.verbose)
+        self.record("count", start)
+        return self, [[part.class_columns(slice(i * n_classes, (i + 1) * n_classes)) for i in range(k)]
+                      for part in summary.parts]
+
+    def score(self, models, repeats, measure):
+        start = time.perf_counter()
+        tasks = self.dataset.map(_score_coded_folds, models, repeats, measure, with_info=True)
+        out, _ = execution.run_pass(self.dataset.partitions, tasks, merge_summaries,
+                                    split_every=self.estimator.split_every, name="nbparallel-cv-score",
+                                    token=self.dataset.token, verbose=self.verbose)
+        self.record("score", start)
+        return out
+
+
+def _score_coded_folds(models, repeats, measure, X, y, w, info):
+    """Per fold of every repeat: the evaluation of its rows under the model that did not see them, each scored
+    by the model's own ``scoring_inputs``."""
+    schema = models[0].schema_
+    truth = schema.encode_classes(y)
+    return _score(models, repeats, measure, X, truth, schema.encode_classes(y, w) if w is not None else truth, w,
+                  info)
+
+
+def _coded_run(estimator, X, y, sample_weight, record, stratify):
+    """The cross-validation run of a counting model of a summary type counted from codes after a schema pass."""
+    dataset = estimator.dataset(X, y, sample_weight)
+    plan = estimator.counting_plan(dataset, weighted=sample_weight is not None)
+    return _CodedRun(estimator, dataset, plan, record, stratify)
+
+
 def _in_memory(dataset):
     """``(X, y)`` of a dataset of in-memory partitions, to hand a splitter."""
     if not all(isinstance(p, tuple) for p in dataset.partitions):
@@ -411,17 +461,19 @@ def _folds_from_splitter(cv, X, y, n_rows):
     return Folds(i + 1, labels=labels), i + 1
 
 
-#: the run of an estimator by its summary type: attribute tables (with Gaussian moments) or count matrices
+#: the run of an estimator by its summary type: attribute tables (with Gaussian moments) or count matrices; any
+#: other summary type is counted from codes after a schema pass (:class:`_CodedRun`)
 RUNS = {CountTable: _naive_bayes_run, FeatureCounts: _TextRun}
 
 
 def _runner(estimator):
-    """The run of ``estimator``'s kind (one the registry marks ``cross_validated``), by its summary type."""
+    """The run of ``estimator``'s kind (one the registry marks ``cross_validated``), by its summary type (any
+    other than those of :data:`RUNS` counted by its ``of_codes``, :class:`_CodedRun`)."""
     kind = kind_of_model(estimator)
     if kind is None or not kind.cross_validated:
         taken = names_of(kinds_where(lambda k: k.cross_validated), "or")
         raise TypeError(f"cross_validate takes a {taken} estimator, got {type(estimator).__name__}")
-    return RUNS[type(estimator).summary_type]
+    return RUNS.get(type(estimator).summary_type, _coded_run)
 
 
 def _check_fold_options(cv, shuffle, stratify, n_repeats, random_state):
