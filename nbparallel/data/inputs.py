@@ -31,6 +31,7 @@ from nbparallel.data.numeric_text import may_hold_numbers, needs_parsing, number
 from nbparallel.data.partitions import named_columns_as_frame
 from nbparallel.data.user_warnings import warn
 from nbparallel.engine.backends.dask_collections import Array, Frame, collection_of, file_order_key, series_partitions
+from nbparallel.engine.backends.ray import is_ray_dataset
 from nbparallel.engine.backends.spark import is_spark_frame
 from nbparallel.engine.recipes import Block
 
@@ -141,6 +142,11 @@ def as_dataset(X, y=None, sample_weight=None, *, n_partitions=None, categorical_
         from nbparallel.data.spark_frames import spark_frame_dataset
 
         return spark_frame_dataset(X, y, sample_weight, n_partitions, categorical_features, require_target,
+                                   numeric_features, drop, features)
+    if is_ray_dataset(X):
+        from nbparallel.data.ray_datasets import ray_dataset_dataset
+
+        return ray_dataset_dataset(X, y, sample_weight, n_partitions, categorical_features, require_target,
                                    numeric_features, drop, features)
     collection = collection_of(X)
     if isinstance(collection, Frame):

@@ -15,6 +15,8 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from nbparallel.engine.backends.ray import is_ray_dataset
+
 
 class PartitionInfo(NamedTuple):
     """Where a partition sits: its index and the global index of its first row."""
@@ -50,7 +52,7 @@ def feature_names_of(X):
     >>> feature_names_of(pd.DataFrame({"a": [1], "b": [2]})).tolist(), feature_names_of(np.ones((1, 2)))
     (['a', 'b'], None)
     """
-    columns = getattr(X, "columns", None)
+    columns = X.columns() if is_ray_dataset(X) else getattr(X, "columns", None)
     if columns is None or isinstance(X, np.ndarray) or len(columns) == 0:
         return None
     names = np.asarray(list(columns), dtype=object)
@@ -100,7 +102,7 @@ def input_feature_names(X, columns):
     """
     if isinstance(X, (str, os.PathLike)):
         return np.asarray(columns, dtype=object)
-    if is_arrow_batch(X) or is_records(X):
+    if is_arrow_batch(X) or is_records(X) or is_ray_dataset(X):
         return np.asarray(columns, dtype=object)  # their names are strings
     original = getattr(X, "columns", None)
     if original is None or isinstance(X, np.ndarray) or not all(isinstance(c, str) for c in original):

@@ -33,6 +33,7 @@ from functools import partial
 from nbparallel.engine.backends import LostDataError
 from nbparallel.engine.backends import dask as dask_backend
 from nbparallel.engine.backends.local import LocalBackend
+from nbparallel.engine.backends.ray import ray_backend
 from nbparallel.engine.backends.spark import spark_backend
 from nbparallel.engine.observing import PassObserver, current_observer, observe_passes
 from nbparallel.engine.recipes import Read
@@ -149,9 +150,10 @@ def runs_locally(partitions):
 
     True when every partition is in memory and either their total size is
     under :func:`local_below`, or there is a single partition and no cluster. A Spark DataFrame's partitions
-    never do.
+    and a Ray Dataset's blocks never do.
     """
-    return spark_backend(partitions) is None and _runs_locally(partitions, dask_backend.active_client())
+    held = spark_backend(partitions) or ray_backend(partitions)
+    return held is None and _runs_locally(partitions, dask_backend.active_client())
 
 
 _LOCAL = LocalBackend(local_threads)
@@ -159,12 +161,12 @@ _LOCAL = LocalBackend(local_threads)
 
 def backend_for(partitions=None):
     """The backend that runs a pass over ``partitions``: Spark's executors for a Spark DataFrame's partitions,
-    this process's threads when they stay local (:func:`runs_locally`), else Dask (on the active client, or
-    its threaded scheduler). Without
-    ``partitions``, the backend of data that does not stay local."""
-    spark = spark_backend(partitions) if partitions is not None else None
-    if spark is not None:
-        return spark
+    Ray's tasks for a Ray Dataset's blocks, this process's threads when they stay local (:func:`runs_locally`),
+    else Dask (on the active client, or its threaded scheduler). Without ``partitions``, the backend of data
+    that does not stay local."""
+    engine = None if partitions is None else spark_backend(partitions) or ray_backend(partitions)
+    if engine is not None:
+        return engine
     client = dask_backend.active_client()
     if partitions is not None and _runs_locally(partitions, client):
         return _LOCAL

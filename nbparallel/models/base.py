@@ -54,11 +54,10 @@ from nbparallel.data.partitions import feature_names_of, input_feature_names
 from nbparallel.data.unseen import Tallied, untallied
 from nbparallel.data.user_warnings import warn
 from nbparallel.engine import execution, memory
-from nbparallel.engine.backends.spark import is_spark_frame
 from nbparallel.kernels import scoring
 from nbparallel.models.estimator import Classifier, Estimator, check_is_fitted
 from nbparallel.models.params import Interval, Options, check_params
-from nbparallel.models.spark_predictions import spark_predictions
+from nbparallel.models.lazy_predictions import is_lazy_collection, lazy_predictions
 from nbparallel.persistence import model_files
 from nbparallel.summaries.evaluation import Evaluation
 from nbparallel.summaries.protocol import merge_summaries
@@ -532,18 +531,19 @@ class PartitionedClassifier(Classifier, PartitionedModel):
 
     def predict_proba(self, X):
         """Posterior probabilities P(c | x); rows sum to one. Of a Spark DataFrame, a lazy Spark DataFrame: its
-        rows with ``prediction`` and a ``proba_<class>`` column per class, computed on the executors."""
-        if is_spark_frame(X):
+        rows with ``prediction`` and a ``proba_<class>`` column per class, computed on the executors (of a Ray
+        Dataset, a lazy Ray Dataset likewise)."""
+        if is_lazy_collection(X):
             self.check_scorable()
-            return spark_predictions(self, X, proba=True)
+            return lazy_predictions(self, X, proba=True)
         return self._scores(X, scoring.POSTERIOR, "nbparallel-proba")
 
     def predict(self, X):
         """The class with the largest posterior (ties as the model's :class:`ScoringInputs` order them). Of a
-        Spark DataFrame, a lazy Spark DataFrame: its rows with a ``prediction`` column."""
+        Spark DataFrame or a Ray Dataset, a lazy one of the same engine: its rows with a ``prediction`` column."""
         self.check_scorable()
-        if is_spark_frame(X):
-            return spark_predictions(self, X, proba=False)
+        if is_lazy_collection(X):
+            return lazy_predictions(self, X, proba=False)
         if self._direct(X):
             self._check_input_features(n_features=X.shape[1])
             return self.classes_[self._untallied([Tallied(_predict_task)(self, None, X, None, None)])[0]]

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import pickle
 from dataclasses import dataclass
+from functools import partial
 
 from nbparallel.engine.backends import Backend
 from nbparallel.engine.reduce import reduce_now
@@ -149,7 +150,7 @@ class SparkBackend(Backend):
                             verbose=False):
         """:meth:`map_reduce` of ``fn(part, state)``; the new states come back to the driver with the
         summaries and travel with the next pass."""
-        leaves = self.map(partitions, [WithState(fn, state) for fn, state in zip(fns, states)])
+        leaves = self.map(partitions, [partial(fn, state=state) for fn, state in zip(fns, states)])
         summary, record = reduce_now([leaf[1] for leaf in leaves], merge, split_every)
         return summary, record, [leaf[0] for leaf in leaves] if keep else None
 
@@ -169,29 +170,18 @@ class SparkBackend(Backend):
         return None
 
 
-@dataclass(frozen=True)
-class WithState:
-    """``fn(part, state=state)`` as a function of the partition alone."""
-
-    fn: object
-    state: object
-
-    def __call__(self, part):
-        return self.fn(part, state=self.state)
-
-
 class _BatchTask:
     def __init__(self, fn):
         self.fn = fn
 
     def __call__(self, batches):
         for batch in batches:
-            yield self.fn(batch)
+            yield from self.fn(batch).to_batches()
 
 
 def map_batches(frame, fn, arrow_schema):
     """A lazy Spark DataFrame of ``fn(batch)`` for every Arrow batch of ``frame``'s rows, on the executors;
-    ``fn`` returns a RecordBatch of ``arrow_schema``."""
+    ``fn`` returns an Arrow Table of ``arrow_schema``."""
     from pyspark.sql.pandas.types import from_arrow_schema
 
     return frame.mapInArrow(_BatchTask(fn), from_arrow_schema(arrow_schema))
