@@ -76,20 +76,22 @@ def _block_of(y, i, sink):
 
 @njit(nogil=True, cache=True)
 def _split_two(flat, n_cols, y, start, stop, capacity, buffers):
-    """:func:`_split_block` of rows of classes 0 and 1 only, by arithmetic on two positions held in registers.
+    """:func:`_split_block` of rows of classes 0 and 1 only, by arithmetic on two positions held in registers
+    (unsigned: numba adds no negative-index fix-up).
 
     Returns the rows in each buffer and whether every class was 0 or 1 (if not, the buffers are garbage).
     """
-    at_first, at_second = 0, capacity
-    outside = 0
-    for i in range(start, stop):
-        k = np.int64(y[i])
-        outside += np.uint64(k) > 1
-        is_second = np.int64(k == 1)
-        _copy_row(flat, i * n_cols, buffers, at_first + (at_second - at_first) * is_second, n_cols)
-        at_second += n_cols * is_second
-        at_first += n_cols * (1 - is_second)
-    return at_first // n_cols, (at_second - capacity) // n_cols, outside == 0
+    width, second_start = np.uint64(n_cols), np.uint64(capacity)
+    at_first, at_second = np.uint64(0), second_start
+    classes = np.uint64(0)  # every class OR-ed: at most 1 when all are 0 or 1 (a negative one is huge)
+    for i in range(np.uint64(start), np.uint64(stop)):
+        k = np.uint64(y[i])
+        classes |= k
+        is_second = k & np.uint64(1)
+        _copy_row(flat, np.int64(i * width), buffers, np.int64(at_second if is_second else at_first), n_cols)
+        at_second += width * is_second
+        at_first += width - width * is_second
+    return np.int64(at_first // width), np.int64((at_second - second_start) // width), classes <= 1
 
 
 @njit(nogil=True, cache=True)
