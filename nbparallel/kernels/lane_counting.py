@@ -15,8 +15,8 @@ from numba import njit
 
 from nbparallel.kernels.byte_vectors import LANES, copy_32, count_equal, load, store
 
-BLOCK_ROWS = 4096
-"""Rows split by class at a time (their buffers stay in the core's cache while they are counted)."""
+BLOCK_BYTES = 1 << 17
+"""Bytes of codes split by class at a time (their buffers stay in the core's cache while they are counted)."""
 
 VALUES_PER_LOAD = 4
 """Values compared with each vector loaded, their counters held in registers."""
@@ -29,6 +29,13 @@ MIN_ROWS = 1 << 14
 """Fewest rows counted by lanes: the buffers of fewer cost more to make than the lanes save."""
 
 _MAX_GROUPS = 255  # groups of 64 rows a byte counter may count before it is added into the 32-bit counters
+
+
+@njit(nogil=True, cache=True)
+def block_rows(n_cols):
+    """Rows of ``n_cols`` codes split at a time: :data:`BLOCK_BYTES` of them, at least 64 rows and at most
+    255 groups of 64 (what a byte counter can count)."""
+    return min(_MAX_GROUPS * LANES, max(LANES, BLOCK_BYTES // n_cols))
 
 
 def lane_window(sizes, shift):
@@ -158,16 +165,17 @@ def _widen(counters, wide, start, stop):
 def _lane_count_kernel(flat, n_cols, y, n_classes, low, n_values, pad, kernel_offsets, counts):
     n_rows = flat.size // n_cols
     n_blocks = n_classes + 1  # the last: rows with a missing target
-    capacity = (BLOCK_ROWS + LANES) * n_cols + LANES
+    step = block_rows(n_cols)
+    capacity = (step + LANES) * n_cols + LANES
     buffers = np.empty(n_blocks * capacity, np.uint8)
     per_class = n_cols * n_values * LANES
     counters = np.zeros(n_blocks * per_class, np.uint8)
     wide = np.zeros(n_blocks * per_class, np.uint32)
     groups_counted = np.zeros(n_blocks, np.int64)
     fill = np.zeros(n_blocks, np.int64)
-    for start in range(0, n_rows, BLOCK_ROWS):
+    for start in range(0, n_rows, step):
         fill[:] = 0
-        _split_block(flat, n_cols, y, start, min(start + BLOCK_ROWS, n_rows), n_classes, capacity, buffers, fill)
+        _split_block(flat, n_cols, y, start, min(start + step, n_rows), n_classes, capacity, buffers, fill)
         for k in range(n_blocks):
             if fill[k] == 0:
                 continue

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from nbparallel.kernels import count_integers, count_partition
-from nbparallel.kernels.lane_counting import BLOCK_ROWS, LANES, MAX_VALUES, MIN_ROWS, count_lanes, lane_window
+from nbparallel.kernels.lane_counting import LANES, MAX_VALUES, MIN_ROWS, block_rows, count_lanes, lane_window
 
 FLUSH_ROWS = 255 * LANES  # rows of one class that fill its byte counters
 
@@ -39,9 +39,12 @@ def random_case(rng, n_rows, sizes, n_classes, missing_target=0.0):
     return codes, y, offsets
 
 
-@pytest.mark.parametrize("n_rows", [1, 63, 64, 65, BLOCK_ROWS - 1, BLOCK_ROWS, BLOCK_ROWS + 1, 3 * BLOCK_ROWS + 5])
-@pytest.mark.parametrize("n_cols", [1, 3, 20, 32, 33, 64, 65])
+@pytest.mark.parametrize("n_rows", [1, 63, 64, 65, "block - 1", "block", "block + 1", "3 blocks + 5"])
+@pytest.mark.parametrize("n_cols", [1, 3, 20, 32, 33, 64, 65, 3000])
 def test_lanes_match_add_at_around_block_and_row_sizes(n_rows, n_cols):
+    block = block_rows(n_cols)
+    sizes = {"block - 1": block - 1, "block": block, "block + 1": block + 1, "3 blocks + 5": 3 * block + 5}
+    n_rows = sizes.get(n_rows, n_rows)
     rng = np.random.default_rng(n_rows * 100 + n_cols)
     codes, y, offsets = random_case(rng, n_rows, rng.integers(1, 12, n_cols), 2)
     shift = np.zeros(n_cols, np.int64)
@@ -64,7 +67,7 @@ def test_byte_counters_flushed_before_they_overflow(n_rows):
 def test_lanes_any_classes_and_missing_targets(n_classes, missing_target):
     """Blocks of more than two classes, or with missing targets, take the general split."""
     rng = np.random.default_rng(n_classes)
-    codes, y, offsets = random_case(rng, 2 * BLOCK_ROWS + 77, [1, 4, 11, 7], n_classes, missing_target)
+    codes, y, offsets = random_case(rng, 2 * block_rows(4) + 77, [1, 4, 11, 7], n_classes, missing_target)
     shift = np.zeros(4, np.int64)
     np.testing.assert_array_equal(lanes(codes, y, offsets, shift, n_classes),
                                   reference(codes, y, offsets, shift, n_classes))
@@ -73,8 +76,8 @@ def test_lanes_any_classes_and_missing_targets(n_classes, missing_target):
 def test_lanes_of_classes_only_one_or_zero_in_a_block():
     """Blocks of class 1 only, of class 0 only, and mixed, in one call."""
     rng = np.random.default_rng(7)
-    codes, _, offsets = random_case(rng, 3 * BLOCK_ROWS, [3, 5], 2)
-    y = np.repeat([1, 0, 1], BLOCK_ROWS)
+    codes, _, offsets = random_case(rng, 3 * block_rows(2), [3, 5], 2)
+    y = np.repeat([1, 0, 1], block_rows(2))
     y[-100:] = rng.integers(0, 2, 100)
     shift = np.zeros(2, np.int64)
     np.testing.assert_array_equal(lanes(codes, y, offsets, shift, 2), reference(codes, y, offsets, shift, 2))
@@ -84,7 +87,7 @@ def test_lanes_of_classes_only_one_or_zero_in_a_block():
 def test_lanes_of_integers_by_value_at_the_top_of_the_bytes(low, span):
     """Raw uint8 values ``low .. low + span - 1`` counted in rows ``1 + value - low`` (count_integers' shift)."""
     rng = np.random.default_rng(low + span)
-    n_rows = BLOCK_ROWS + 333
+    n_rows = block_rows(3) + 333
     X = (low + rng.integers(0, span, (n_rows, 3))).astype(np.uint8)
     y = rng.integers(0, 2, n_rows)
     offsets = np.arange(4, dtype=np.int64) * (span + 1)
