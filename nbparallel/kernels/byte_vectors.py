@@ -3,7 +3,7 @@
 numba's loop vectoriser cannot keep a loop's counters in registers across an outer loop, nor copy a short
 row of bytes without a call to ``memcpy``; here 64 bytes are one LLVM vector ``<64 x i8>`` (one AVX-512
 register, two AVX2 ones), loaded and stored at any byte position, and compared with a value into a lane
-counter (:func:`count_equal`) by a comparison and a subtraction. Only generic LLVM vector operations
+counter (:func:`count_equal`) by a comparison into a mask and a masked addition. Only generic LLVM vector operations
 are used: the code is correct on any CPU, and fast where the CPU has wide byte vectors.
 
 Loads and stores take a contiguous 1-D uint8 array and an element index; the caller keeps the index and the
@@ -95,20 +95,22 @@ def copy_32(typingctx, source, source_index, target, target_index):
 
 
 @intrinsic
-def count_equal(typingctx, counters, vector, value):
-    """``counters`` plus 1 in each lane where ``vector`` equals ``value`` (modulo 256: the caller adds the
-    counters elsewhere before 255 calls)."""
-    if not isinstance(counters, U8Vector) or not isinstance(vector, U8Vector):
-        return None
-    if not isinstance(value, types.Integer):
+def count_equal(typingctx, counters, vector, value, ones):
+    """``counters`` plus ``ones`` (a vector of 1s) in each lane where ``vector`` equals ``value`` (modulo 256:
+    the caller adds the counters elsewhere before 255 calls).
+
+    ``ones`` is loaded by the caller, not a constant: with a constant LLVM rewrites the masked addition as a
+    subtraction of the comparison made a vector, one instruction more per value.
+    """
+    if not all(isinstance(v, U8Vector) for v in (counters, vector, ones)) or not isinstance(value, types.Integer):
         return None
 
     def codegen(context, builder, sig, args):
         byte = builder.trunc(context.cast(builder, args[2], sig.args[2], types.int64), _I8)
         splat = builder.insert_element(ir.Constant(_VECTOR, None), byte, _I32(0))
         splat = builder.shuffle_vector(splat, splat, ir.Constant(ir.VectorType(_I32, LANES), [0] * LANES))
-        equal = builder.sext(builder.icmp_unsigned("==", args[1], splat), _VECTOR)  # -1 where equal
-        return builder.sub(args[0], equal)
+        equal = builder.icmp_unsigned("==", args[1], splat)
+        return builder.select(equal, builder.add(args[0], args[3]), args[0])
 
-    return u8x64(counters, vector, value), codegen
+    return u8x64(counters, vector, value, ones), codegen
 

@@ -130,10 +130,11 @@ def _split_block(flat, n_cols, y, start, stop, sink, capacity, buffers, fill):
 
 
 @njit(nogil=True, cache=True)
-def _count_buffer(buffers, start, n_groups, n_cols, low, n_values, counters):
+def _count_buffer(buffers, start, n_groups, n_cols, low, n_values, counters, ones_given):
     """Add the groups of 64 rows of one class's buffer into its byte counters (``n_cols`` positions of
-    ``n_values`` vectors)."""
+    ``n_values`` vectors); ``ones_given`` holds 64 ones (see :func:`~nbparallel.kernels.byte_vectors.count_equal`)."""
     group_bytes = LANES * n_cols
+    ones = load(ones_given, 0)
     for p in range(n_cols):
         at = start + p * LANES
         for v in range(0, n_values, VALUES_PER_LOAD):
@@ -143,10 +144,10 @@ def _count_buffer(buffers, start, n_groups, n_cols, low, n_values, counters):
             value = low + v
             for g in range(n_groups):
                 x = load(buffers, at + g * group_bytes)
-                c0 = count_equal(c0, x, value)
-                c1 = count_equal(c1, x, value + 1)
-                c2 = count_equal(c2, x, value + 2)
-                c3 = count_equal(c3, x, value + 3)
+                c0 = count_equal(c0, x, value, ones)
+                c1 = count_equal(c1, x, value + 1, ones)
+                c2 = count_equal(c2, x, value + 2, ones)
+                c3 = count_equal(c3, x, value + 3, ones)
             store(counters, slot, c0)
             store(counters, slot + LANES, c1)
             store(counters, slot + 2 * LANES, c2)
@@ -162,7 +163,7 @@ def _widen(counters, wide, start, stop):
 
 
 @njit(nogil=True, cache=True)
-def _lane_count_kernel(flat, n_cols, y, n_classes, low, n_values, pad, kernel_offsets, counts):
+def _lane_count_kernel(flat, n_cols, y, n_classes, low, n_values, pad, kernel_offsets, counts, ones):
     n_rows = flat.size // n_cols
     n_blocks = n_classes + 1  # the last: rows with a missing target
     step = block_rows(n_cols)
@@ -185,7 +186,7 @@ def _lane_count_kernel(flat, n_cols, y, n_classes, low, n_values, pad, kernel_of
                 _widen(counters, wide, k * per_class, (k + 1) * per_class)
                 groups_counted[k] = 0
             groups_counted[k] += n_groups
-            _count_buffer(buffers, k * capacity, n_groups, n_cols, low, n_values, counters[k * per_class :])
+            _count_buffer(buffers, k * capacity, n_groups, n_cols, low, n_values, counters[k * per_class :], ones)
     _widen(counters, wide, 0, n_blocks * per_class)
     n_table_rows = counts.size // n_blocks
     for k in range(n_blocks):
@@ -218,4 +219,4 @@ def count_lanes(codes, y, kernel_offsets, window, n_classes, counts):
     """
     low, n_values, pad = window
     _lane_count_kernel(codes.reshape(-1), codes.shape[1], y, n_classes, low, n_values, pad, kernel_offsets,
-                       counts)
+                       counts, np.ones(LANES, np.uint8))  # from here: a vector LLVM cannot know is constant
