@@ -21,7 +21,7 @@ BLOCK_BYTES = 1 << 17
 VALUES_PER_LOAD = 4
 """Values compared with each vector loaded, their counters held in registers."""
 
-MAX_VALUES = 24
+MAX_VALUES = 32
 """Widest value window counted by lanes: each value costs a comparison per 64 codes, and above it the
 scalar count of pairs of codes is faster."""
 
