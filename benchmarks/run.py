@@ -32,6 +32,7 @@ EXPERIMENTS = {
     "passes": ("pass_costs", "run"),
     "gaussian": ("gaussian", "run"),
     "latency": ("latency", "run"),
+    "limits": ("limits", "run"),
 }
 
 #: experiment -> module of ``harness`` whose ``main(argv)`` parses its own options and writes its results

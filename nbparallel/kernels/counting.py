@@ -28,6 +28,8 @@ from nbparallel.kernels.checks import (
     require_dtype,
     require_rows,
 )
+from nbparallel.kernels.lane_counting import MIN_ROWS as LANE_MIN_ROWS
+from nbparallel.kernels.lane_counting import count_lanes, lane_window
 
 
 @njit(nogil=True, cache=True, inline="always")
@@ -98,7 +100,9 @@ def _shifted(offsets, shift):
 class _CodeLayout:
     """Where the kernels count the codes of the first ``f_cat`` attributes of ``offsets``.
 
-    Pairs of attributes share a table when it is small (half the stores).
+    Pairs of attributes share a table when it is small (half the stores). With ``lanes`` (unweighted,
+    C-contiguous uint8 codes of many rows: see :func:`lane_countable`), codes of a narrow window of values are
+    counted by vector compare-and-count instead (:mod:`nbparallel.kernels.lane_counting`).
 
     Unpaired, the codes are counted straight into the table (``offsets[-1]``
     rows); paired, into a table of their own (``n_rows`` rows), whose margins
@@ -110,13 +114,14 @@ class _CodeLayout:
     any shift as long as the shifted codes lie in the attribute's rows.
     """
 
-    def __init__(self, offsets, f_cat, shift=None, pair=True):
+    def __init__(self, offsets, f_cat, shift=None, pair=True, lanes=False):
         self.offsets, self.f_cat = offsets, f_cat
         sizes = np.diff(offsets[: f_cat + 1])
         self.sizes = sizes
         pair_sizes = sizes[0 : f_cat - 1 : 2] * sizes[1:f_cat:2]
         shift = np.zeros(f_cat, dtype=np.int64) if shift is None else shift
-        self.paired = pair and f_cat >= 2 and pair_sizes.max() <= _PAIR_TABLE_LIMIT
+        self.window = lane_window(sizes, shift) if lanes and f_cat else None
+        self.paired = self.window is None and pair and f_cat >= 2 and pair_sizes.max() <= _PAIR_TABLE_LIMIT
         if not self.paired:
             self.kernel_offsets = _shifted(offsets, shift)
             self.n_rows = int(offsets[-1])
@@ -131,7 +136,9 @@ class _CodeLayout:
 
     def count(self, codes, y, weights, n_classes, counts):
         """Add the rows of ``codes`` into ``counts`` of shape (n_classes + 1, self.n_rows)."""
-        if self.paired:
+        if self.window is not None:
+            count_lanes(codes, y, self.kernel_offsets, self.window, n_classes, counts.ravel())
+        elif self.paired:
             _count_code_pairs_kernel(codes, y, weights, self.kernel_offsets, self.widths, n_classes, counts.ravel())
         else:
             _count_codes_kernel(codes, y, weights, self.kernel_offsets, n_classes, counts.ravel())
@@ -154,10 +161,17 @@ class _CodeLayout:
             table[:, offsets[f_cat - 1] : offsets[f_cat]] += counts[:, pair_offsets[-2] :]
 
 
+def lane_countable(codes, weights):
+    """Whether the rows of ``codes`` may be counted by lanes: unweighted, C-contiguous uint8, at least
+    :data:`~nbparallel.kernels.lane_counting.MIN_ROWS` of them."""
+    return (weights is None and codes.dtype == np.uint8 and codes.flags.c_contiguous
+            and codes.shape[0] >= LANE_MIN_ROWS)
+
+
 def _count_codes(codes, y, weights, offsets, n_classes, counts, shift=None, pair=True):
-    """Add the categorical counts into ``counts`` (n_classes + 1, rows), pairing attributes when small
-    (unless not ``pair``)."""
-    layout = _CodeLayout(offsets, codes.shape[1], shift, pair)
+    """Add the categorical counts into ``counts`` (n_classes + 1, rows), by lanes where they apply, else
+    pairing attributes when small (unless not ``pair``)."""
+    layout = _CodeLayout(offsets, codes.shape[1], shift, pair, lane_countable(codes, weights))
     if not layout.paired:
         layout.count(codes, y, weights, n_classes, counts)
         return

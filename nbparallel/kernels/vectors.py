@@ -241,6 +241,48 @@ def over_rest(typingctx, vector, total):
     return vector(vector, types.float64), codegen
 
 
+@intrinsic
+def count_below(typingctx, counts, edges, values):
+    """Lane-wise ``counts + (edges < values)``, the comparison 1.0 or 0.0 (0.0 where either is NaN)."""
+    if not isinstance(counts, F64Vector) or counts != edges or counts != values:
+        return None
+
+    def codegen(context, builder, sig, args):
+        one = ir.Constant(args[0].type, [1.0] * counts.width)
+        return builder.select(builder.fcmp_ordered("<", args[1], args[2]), builder.fadd(args[0], one), args[0])
+
+    return counts(counts, edges, values), codegen
+
+
+@intrinsic
+def store_codes(typingctx, array, index, counts, values, count):
+    """Write the first ``count`` lanes of ``counts + 1`` as bytes (0 where ``values`` is NaN) to elements
+    ``index ..`` of a 1-D C-contiguous uint8 ``array``: bin codes from the number of edges below each value."""
+    if not isinstance(counts, F64Vector) or counts != values:
+        return None
+    if not (isinstance(array, types.Array) and array.ndim == 1 and array.layout == "C"
+            and array.dtype == types.uint8):
+        return None
+
+    def codegen(context, builder, sig, args):
+        width = counts.width
+        double_type = args[2].type
+        present = builder.fcmp_ordered("==", args[3], args[3])
+        codes = builder.select(present, builder.fadd(args[2], ir.Constant(double_type, [1.0] * width)),
+                               ir.Constant(double_type, [0.0] * width))
+        byte_vector = ir.VectorType(ir.IntType(8), width)
+        data = context.make_array(sig.args[0])(context, builder, args[0]).data
+        offset = context.cast(builder, args[1], sig.args[1], types.intp)
+        pointer = builder.bitcast(builder.gep(data, [offset]), byte_vector.as_pointer())
+        mask = _first_lanes(context, builder, sig.args[4], args[4], width)
+        masked_store = _declare(builder, f"llvm.masked.store.v{width}i8.p0", ir.VoidType(),
+                                [byte_vector, pointer.type, _I32, mask.type])
+        builder.call(masked_store, [builder.fptoui(codes, byte_vector), pointer, _I32(1), mask])
+        return context.get_dummy_value()
+
+    return types.none(array, index, counts, values, count), codegen
+
+
 _LN2_HI, _LN2_LO = 6.93147180369123816490e-01, 1.90821492927058770002e-10  # fdlibm's split of log(2)
 _EXP_TERMS = 14  # Taylor terms of exp(r), |r| <= log(2) / 2: the first left out is below 2**-60
 _ROUNDING_SHIFT = 1.5 * 2.0**52  # y + this - this is y rounded to an integer (ties to even) for |y| < 2**51,
