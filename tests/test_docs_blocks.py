@@ -127,6 +127,8 @@ def test_the_page_runs_as_written_from_an_empty_directory(page, tmp_path):
     work = tmp_path / "work"
     work.mkdir()
     env = dict(os.environ, PATH=f"{bin_dir}{os.pathsep}{os.environ['PATH']}", MPLBACKEND="Agg")
+    for name in [n for n in env if n.startswith("SPARK_")]:  # a Spark Connect session of this test process
+        del env[name]
     done = subprocess.run([sys.executable, str(tmp_path / "run_blocks.py"), str(tmp_path / "blocks.json")],
                           cwd=work, env=env, capture_output=True, text=True, timeout=PAGE_TIMEOUT, check=False)
     assert done.returncode == 0, f"{page.name} does not run as written:\n{done.stdout[-4000:]}\n{done.stderr[-8000:]}"

@@ -21,6 +21,7 @@ COLUMNS = {
     "passes": {"input", "rows", "classes", "pass", "best_s", "per_unit_s", "runs", "ratio_to_fit"},
     "gaussian": {"measure", "classes", "nbparallel_s", "reference_s", "ratio", "partitions", "relative_error"},
     "latency": {"measure", "kind", "peer", "nbparallel_s", "peer_s", "ratio", "target"},
+    "limits": {"data", "pass", "bytes", "seconds", "ns_per_cell", "read_s", "ratio_to_read"},
 }
 
 
