@@ -139,12 +139,12 @@ def as_dataset(X, y=None, sample_weight=None, *, n_partitions=None, categorical_
                             categorical_features=categorical_features, require_target=require_target,
                             numeric_features=numeric_features, drop=drop, features=features)
     if is_spark_frame(X):
-        from nbparallel.data.spark_frames import spark_frame_dataset
+        from nbparallel.data.engine_collections import spark_frame_dataset
 
         return spark_frame_dataset(X, y, sample_weight, n_partitions, categorical_features, require_target,
                                    numeric_features, drop, features)
     if is_ray_dataset(X):
-        from nbparallel.data.ray_datasets import ray_dataset_dataset
+        from nbparallel.data.engine_collections import ray_dataset_dataset
 
         return ray_dataset_dataset(X, y, sample_weight, n_partitions, categorical_features, require_target,
                                    numeric_features, drop, features)

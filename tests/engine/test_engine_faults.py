@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 
+import pytest
 import ray
 import ray.data
 
@@ -43,6 +44,7 @@ class FailOnce:
         yield from batches
 
 
+@pytest.mark.xdist_group("spark")
 def test_spark_runs_a_failed_task_again_and_the_model_is_the_same(tmp_path):
     spark = session("classic")
     frame = spark.createDataFrame(mixed_frame()).repartition(3)
@@ -59,6 +61,7 @@ def _rows_or_die(marker, table):
     return table.num_rows
 
 
+@pytest.mark.xdist_group("ray")
 def test_ray_runs_the_task_of_a_dead_worker_again_and_the_pass_is_the_same(tmp_path):
     ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, configure_logging=False)
     try:

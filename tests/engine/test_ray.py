@@ -18,6 +18,9 @@ import ray.data
 from nbparallel import AutoClass, BoostedNaiveBayes, NaiveBayes, SelectedNaiveBayes, cross_validate
 from tests.engine.spark_sessions import mixed_frame
 
+#: one test process starts the local Ray for all these tests
+pytestmark = pytest.mark.xdist_group("ray")
+
 ATTRIBUTES = ["colour", "size", "x"]
 
 

@@ -18,6 +18,9 @@ from tests.engine.spark_sessions import mixed_frame, session
 
 
 KINDS = ["classic", "connect"]
+#: one test process starts the local Spark Connect server (its port is fixed) for all these tests
+pytestmark = pytest.mark.xdist_group("spark")
+
 ATTRIBUTES = ["colour", "size", "x"]
 
 

@@ -16,6 +16,9 @@ from nbparallel import NaiveBayes
 from nbparallel.spark_ml import NaiveBayesClassificationModel, NaiveBayesClassifier
 from tests.engine.spark_sessions import mixed_frame, session
 
+#: one test process starts the local Spark Connect server (its port is fixed) for all these tests
+pytestmark = pytest.mark.xdist_group("spark")
+
 ATTRIBUTES = ["colour", "size", "x"]
 
 
