@@ -1,4 +1,4 @@
-"""Real local Spark sessions for the tests: classic ``local[2]`` and Spark Connect (``remote("local[2]")``).
+"""Real local Spark sessions for the tests: classic ``local[2,2]`` and Spark Connect (``remote("local[2,2]")``).
 
 A session is made once per test process and stopped at its exit (module fixtures use :func:`session`). Spark
 runs in a JVM that this process starts; its Python workers import the package as this process does.
@@ -32,9 +32,12 @@ def session(kind):
         if kind == "classic":
             spark = (builder.master(MASTER).appName("nbparallel-tests").config("spark.ui.enabled", "false")
                      .config("spark.sql.shuffle.partitions", "4").getOrCreate())
+            if spark.sparkContext.master != MASTER:  # a context left by another session: start afresh
+                spark.stop()
+                return session(kind)
             spark.sparkContext.setLogLevel("ERROR")
         else:
-            spark = builder.remote("local[2]").getOrCreate()
+            spark = builder.remote(MASTER).getOrCreate()  # its server's context retries a failed task too
         _sessions[kind] = spark
     return _sessions[kind]
 
