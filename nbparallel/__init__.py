@@ -10,17 +10,13 @@ and Dask, scikit-learn and numba load only when a model or pass needs them.
 
 import importlib as _importlib
 
+from nbparallel.models.registry import MODEL_KINDS as _MODEL_KINDS
+
 __version__ = "0.1.0"
 
-#: public name -> module that defines it
+#: public name -> module that defines it: every model kind, and the functions and types of the API
 _EXPORTS = {
-    "AutoClass": ".models.autoclass",
-    "BernoulliNaiveBayes": ".models.text",
-    "BoostedNaiveBayes": ".models.boosting",
-    "ComplementNaiveBayes": ".models.complement",
-    "MultinomialNaiveBayes": ".models.text",
-    "NaiveBayes": ".models.naive_bayes",
-    "SelectedNaiveBayes": ".model_selection.selection",
+    **{kind.name: kind.module for kind in _MODEL_KINDS.values()},
     "cross_validate": ".model_selection.cross_validation",
     "CountTable": ".summaries.counts",
     "Files": ".data.files.options",

@@ -1,35 +1,18 @@
-"""Loading model files: every estimator class by the name a model file gives, and :func:`load`.
+"""Loading model files: :func:`load`, the estimator class by the name a model file gives.
 
 The file format (envelope, digest, atomic writes) is :mod:`nbparallel.persistence`,
-which knows no model; this module sits above the models and names each one, so
-the classes a file may hold are those of :data:`ESTIMATOR_MODULES`. Only the module
-of the file's estimator is imported: loading a NaiveBayes model to predict does not
-import feature selection (and scikit-learn with it).
+which knows no model; this module sits above the models, and the classes a file may
+hold are the model kinds of :data:`nbparallel.models.registry.MODEL_KINDS`. Only the
+module of the file's estimator is imported: loading a NaiveBayes model to predict does
+not import feature selection (and scikit-learn with it).
 """
 
 from __future__ import annotations
 
-import importlib
 from pathlib import Path
 
+from nbparallel.models.registry import MODEL_KINDS, model_kind
 from nbparallel.persistence.model_files import FORMAT, FORMAT_VERSION, TOP_KEYS, check_digest, read_json
-
-#: the estimator name a model file gives -> the module that defines that class
-ESTIMATOR_MODULES = {
-    "AutoClass": "nbparallel.models.autoclass",
-    "BernoulliNaiveBayes": "nbparallel.models.text",
-    "BoostedNaiveBayes": "nbparallel.models.boosting",
-    "ComplementNaiveBayes": "nbparallel.models.complement",
-    "MultinomialNaiveBayes": "nbparallel.models.text",
-    "NaiveBayes": "nbparallel.models.naive_bayes",
-    "SelectedNaiveBayes": "nbparallel.model_selection.selection",
-}
-
-
-def estimator_class(name):
-    """The estimator class of a model file's estimator ``name`` (its module imported now), or None."""
-    module = ESTIMATOR_MODULES.get(name) if isinstance(name, str) else None
-    return None if module is None else getattr(importlib.import_module(module), name)
 
 
 def load(path):
@@ -76,9 +59,10 @@ def load(path):
             f"this nbparallel reads version {FORMAT_VERSION}"
         )
     name = data.get("estimator")
-    cls = estimator_class(name)
-    if cls is None:
-        raise ValueError(f"{path} holds an unknown estimator {name!r}; known: {sorted(ESTIMATOR_MODULES)}")
+    kind = model_kind(name)
+    if kind is None:
+        raise ValueError(f"{path} holds an unknown estimator {name!r}; known: {sorted(MODEL_KINDS)}")
+    cls = kind.estimator_class()
     check_digest(data, path, "nbparallel model")
     unknown = sorted(set(data) - set(TOP_KEYS))
     if unknown:

@@ -1,18 +1,16 @@
-"""The models export writes, named by kind, and the check every format makes of a model before writing it."""
+"""The models export writes, by the form their model kind names, and the check every format makes of a model
+before writing it."""
 
-NAIVE_BAYES_KINDS = ("NaiveBayes", "SelectedNaiveBayes")
-BOOSTED_KIND = "BoostedNaiveBayes"
-#: the text models, whose joint log-likelihood is linear in a row (:mod:`nbparallel.exporters.linear`)
-LINEAR_KINDS = ("MultinomialNaiveBayes", "BernoulliNaiveBayes", "ComplementNaiveBayes")
+from nbparallel.models.registry import kind_of_model, kinds_where, names_of
 
 
 def exported_kind(model, format_name):
-    """``type(model).__name__`` of a fitted model that export supports; else one ValueError naming the format
-    (``"PMML"``, ``"ONNX"``) and what it takes."""
-    kind = type(model).__name__
-    if kind not in (*NAIVE_BAYES_KINDS, BOOSTED_KIND, *LINEAR_KINDS):
-        raise ValueError(f"{format_name} export supports NaiveBayes, BoostedNaiveBayes, MultinomialNaiveBayes, "
-                         f"BernoulliNaiveBayes and ComplementNaiveBayes; got {kind}")
+    """The export form (:data:`~nbparallel.models.registry.NAIVE_BAYES`, ``BOOSTED`` or ``LINEAR``) of a fitted
+    model that export supports; else one ValueError naming the format (``"PMML"``, ``"ONNX"``) and what it takes."""
+    kind = kind_of_model(model)
+    if kind is None or kind.export is None:
+        supported = names_of(kinds_where(lambda k: k.export is not None))
+        raise ValueError(f"{format_name} export supports {supported}; got {type(model).__name__}")
     if not hasattr(model, "classes_"):
-        raise ValueError(f"{format_name} export needs a fitted model; this {kind} is not fitted")
-    return kind
+        raise ValueError(f"{format_name} export needs a fitted model; this {kind.name} is not fitted")
+    return kind.export

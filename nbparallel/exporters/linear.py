@@ -10,8 +10,6 @@ Multinomial, Bernoulli and complement naive Bayes score a row ``x`` by ``jll_c =
   ``w_cj = feature_log_prob_[c, j]``.
 """
 
-import numpy as np
-
 
 def feature_names(model):
     """The model's feature names, or ``x0`` .. ``x{F-1}`` when it was fitted without names."""
@@ -23,18 +21,13 @@ def feature_names(model):
 
 def linear_scores(model):
     """``(intercepts, coefficients)``: shapes (n_classes,) and (n_classes, n_features), such that
-    ``intercepts + coefficients @ x`` is the model's joint log-likelihood of ``x`` (binarised for Bernoulli)."""
-    kind = type(model).__name__
-    log_prob = model.feature_log_prob_
-    if kind == "BernoulliNaiveBayes":
-        absent = np.log(1 - np.exp(log_prob))
-        return model.class_log_prior_ + absent.sum(axis=1), log_prob - absent
-    if kind == "ComplementNaiveBayes" and len(model.classes_) > 1:
-        return np.zeros(len(model.classes_)), log_prob
-    return model.class_log_prior_, log_prob
+    ``intercepts + coefficients @ x`` is the model's joint log-likelihood of ``x`` (binarised for Bernoulli):
+    the model's own linear form (its ``term_weights``)."""
+    coefficients, intercepts = model.term_weights()
+    return intercepts, coefficients
 
 
 def binarize_threshold(model):
     """The threshold above which a Bernoulli model counts a term present (None: the row is already 0/1);
-    None for the other text models, which read counts."""
-    return model.binarize if type(model).__name__ == "BernoulliNaiveBayes" else None
+    None for the other text models, which read counts (and have no ``binarize``)."""
+    return getattr(model, "binarize", None)

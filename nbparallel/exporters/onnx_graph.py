@@ -28,7 +28,8 @@ The ``onnx`` package builds the graph: ``pip install 'nbparallel[export]'``.
 import numpy as np
 
 from nbparallel.exporters.linear import binarize_threshold, linear_scores
-from nbparallel.exporters.exportable import BOOSTED_KIND, LINEAR_KINDS, exported_kind
+from nbparallel.exporters.exportable import exported_kind
+from nbparallel.models.registry import BOOSTED, LINEAR
 
 #: opsets of the graph: the default domain's and ai.onnx.ml's (LabelEncoder with string keys)
 OPSETS = {"": 17, "ai.onnx.ml": 3}
@@ -211,9 +212,9 @@ def onnx_model(model):
     """The ONNX ModelProto of the fitted ``model``."""
     kind = exported_kind(model, "ONNX")
     builder = GraphBuilder()
-    if kind in LINEAR_KINDS:
+    if kind == LINEAR:
         scores = linear_log_likelihood(builder, model)
-    elif kind == BOOSTED_KIND:
+    elif kind == BOOSTED:
         scores = boosted_vote_shares(builder, model)
     else:
         inputs = column_inputs(builder, model)
@@ -222,7 +223,7 @@ def onnx_model(model):
     best = builder.node("ArgMax", [scores], axis=1, keepdims=0)
     labels = class_labels(list(model.classes_))
     builder.nodes.append(builder.helper.make_node("Gather", [builder.constant(labels, "classes"), best], ["label"]))
-    probabilities = scores if kind == BOOSTED_KIND else builder.node("Softmax", [scores], axis=1)
+    probabilities = scores if kind == BOOSTED else builder.node("Softmax", [scores], axis=1)
     builder.nodes.append(builder.helper.make_node("Identity", [probabilities], ["probabilities"]))
     label_type = builder.helper.np_dtype_to_tensor_dtype(labels.dtype) if labels.dtype != object \
         else builder.onnx.TensorProto.STRING

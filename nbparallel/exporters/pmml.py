@@ -19,17 +19,18 @@ import io
 import xml.etree.ElementTree as ET
 
 from nbparallel.exporters import pmml_bayes, pmml_linear
-from nbparallel.exporters.exportable import BOOSTED_KIND, NAIVE_BAYES_KINDS, exported_kind
+from nbparallel.exporters.exportable import exported_kind
 from nbparallel.exporters.pmml_schema import NS
+from nbparallel.models.registry import BOOSTED, NAIVE_BAYES
 
 
 def model_element_writer(model):
     """The function that adds ``model``'s PMML model element to a document, and the fields it reads
     (``[(name, values, data type)]``: a categorical field's values, None for a continuous field)."""
     kind = exported_kind(model, "PMML")
-    if kind in NAIVE_BAYES_KINDS:
+    if kind == NAIVE_BAYES:
         return pmml_bayes.add_naive_bayes_model, pmml_bayes.fields(model)
-    if kind == BOOSTED_KIND:
+    if kind == BOOSTED:
         return pmml_bayes.add_boosted_model, pmml_bayes.fields(model.estimators_[0])
     return pmml_linear.add_regression_model, pmml_linear.fields(model)
 

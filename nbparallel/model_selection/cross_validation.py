@@ -43,6 +43,9 @@ The models and their summaries:
 - :class:`MultinomialNaiveBayes`, :class:`BernoulliNaiveBayes` on dense,
   ``scipy.sparse`` or Dask arrays: per-class feature sums
   (:class:`FeatureCounts`); sparse rows are never densified.
+- any other counting model the registry marks ``cross_validated``: a schema pass, then
+  its summary type counted from codes by its ``of_codes`` (its ``-`` takes a fold
+  out), each fold's rows scored by the fold model's ``scoring_inputs``.
 
 Categorical attributes, Gaussian attributes and the text models give the
 models of k separate fits (counts exactly, moments to rounding): a category or
@@ -69,20 +72,20 @@ from nbparallel.data.sparse import as_partitions, check_weights, is_dask_array, 
 from nbparallel.engine import execution
 from nbparallel.model_selection.folds import Folds, class_count_matrix, tally_classes
 from nbparallel.models.base import ScoringInputs
-from nbparallel.models.complement import ComplementNaiveBayes
-from nbparallel.models.naive_bayes import NaiveBayes
 from nbparallel.models.plan import CountingPlan, check_classes
-from nbparallel.models.text import BernoulliNaiveBayes, MultinomialNaiveBayes
+from nbparallel.models.registry import kind_of_model, kinds_where, names_of
+from nbparallel.summaries.counts import CountTable
 from nbparallel.summaries.evaluation import Evaluation
+from nbparallel.summaries.features import FeatureCounts
 from nbparallel.summaries.fold_counts import (
     PerRepeat,
     TableLimit,
     check_text_tables,
     count_blocks,
+    count_coded_folds,
     count_folds,
     count_text_folds,
     count_whole,
-    counts_and_moments,
     fold_blocks,
     fold_spec,
     keep_budget,
@@ -93,7 +96,6 @@ from nbparallel.summaries.fold_counts import (
 from nbparallel.summaries.protocol import merge_summaries
 
 SCORINGS = ("accuracy", "log_likelihood", "log_loss", "roc_auc")
-TEXT_MODELS = (MultinomialNaiveBayes, BernoulliNaiveBayes, ComplementNaiveBayes)
 
 
 def _take(X, rows):
@@ -201,9 +203,8 @@ class _WithSchemaRun:
                       for part in summary.parts]
 
     def model(self, train):
-        counts, moments = counts_and_moments(train)
-        return NaiveBayes.from_counts(counts, self.schema, n_features_in=len(self.dataset.columns),
-                                      moments=moments, **self.estimator.get_params())
+        return type(self.estimator).from_counts(train, self.schema, n_features_in=len(self.dataset.columns),
+                                                **self.estimator.get_params())
 
     def score(self, models, repeats, measure):
         start = time.perf_counter()
@@ -295,8 +296,8 @@ class _ByValueRun:
                 for r in range(len(repeats))]
 
     def model(self, train):
-        return NaiveBayes.from_counts(train, self.schema, n_features_in=len(self.dataset.columns),
-                                      **self.estimator.get_params())
+        return type(self.estimator).from_counts(train, self.schema, n_features_in=len(self.dataset.columns),
+                                                **self.estimator.get_params())
 
     def score(self, models, repeats, measure):
         start = time.perf_counter()
@@ -316,6 +317,52 @@ def _naive_bayes_run(estimator, X, y, sample_weight, record, stratify):
     plan = CountingPlan.for_table(estimator.get_params(), dataset, weighted=sample_weight is not None)
     return plan.by_value_or(lambda: _ByValueRun(estimator, dataset, plan, record, stratify),
                             lambda two_passes: _WithSchemaRun(estimator, dataset, two_passes, record, stratify))
+
+
+class _CodedRun(_WithSchemaRun):
+    """Cross-validation of a counting model of another summary type, counted from codes after a schema pass:
+    every fold's summary by the summary type's ``of_codes`` in one counting pass, and each fold's rows scored
+    by its model's ``scoring_inputs``; a fold's model is ``from_counts(total - fold)``, as for the others."""
+
+    def count(self, repeats, k):
+        """Every fold's summary of every repeat in one counting pass: a list of k fold summaries per repeat."""
+        summary_type = type(self.estimator).summary_type
+        n_classes = len(self.classes)
+        n_rows = summary_type.table_size(self.schema)[0]  # a task's table: its rows of the classes' counts
+        TableLimit.of(self.dataset.partitions).check(n_rows, n_classes, k, len(repeats))
+        start = time.perf_counter()
+        tasks = self.dataset.map(count_coded_folds, summary_type, fold_spec(self.schema), repeats, k, with_info=True)
+        summary, _ = execution.run_pass(self.dataset.partitions, tasks, merge_summaries,
+                                        split_every=self.estimator.split_every, name="nbparallel-cv-count",
+                                        token=self.dataset.token, verbose=self.verbose)
+        self.record("count", start)
+        return self, [[part.class_columns(slice(i * n_classes, (i + 1) * n_classes)) for i in range(k)]
+                      for part in summary.parts]
+
+    def score(self, models, repeats, measure):
+        start = time.perf_counter()
+        tasks = self.dataset.map(_score_coded_folds, models, repeats, measure, with_info=True)
+        out, _ = execution.run_pass(self.dataset.partitions, tasks, merge_summaries,
+                                    split_every=self.estimator.split_every, name="nbparallel-cv-score",
+                                    token=self.dataset.token, verbose=self.verbose)
+        self.record("score", start)
+        return out
+
+
+def _score_coded_folds(models, repeats, measure, X, y, w, info):
+    """Per fold of every repeat: the evaluation of its rows under the model that did not see them, each scored
+    by the model's own ``scoring_inputs``."""
+    schema = models[0].schema_
+    truth = schema.encode_classes(y)
+    return _score(models, repeats, measure, X, truth, schema.encode_classes(y, w) if w is not None else truth, w,
+                  info)
+
+
+def _coded_run(estimator, X, y, sample_weight, record, stratify):
+    """The cross-validation run of a counting model of a summary type counted from codes after a schema pass."""
+    dataset = estimator.dataset(X, y, sample_weight)
+    plan = estimator.counting_plan(dataset, weighted=sample_weight is not None)
+    return _CodedRun(estimator, dataset, plan, record, stratify)
 
 
 def _in_memory(dataset):
@@ -385,7 +432,7 @@ class _TextRun:
         check_classes(self.classes)
         n_classes = len(self.classes)
         check_text_tables(data, n_classes, k, len(repeats))
-        plan = estimator.counting_plan()
+        plan = estimator.counting_plan(data)
         summary = self._run("count", count_text_folds,
                             (self.classes, repeats, k, data.n_features, plan.binarize, plan.allow_negative,
                              type(estimator).__name__), merge_summaries)
@@ -414,15 +461,19 @@ def _folds_from_splitter(cv, X, y, n_rows):
     return Folds(i + 1, labels=labels), i + 1
 
 
+#: the run of an estimator by its summary type: attribute tables (with Gaussian moments) or count matrices; any
+#: other summary type is counted from codes after a schema pass (:class:`_CodedRun`)
+RUNS = {CountTable: _naive_bayes_run, FeatureCounts: _TextRun}
+
+
 def _runner(estimator):
-    if type(estimator) is NaiveBayes:
-        return _naive_bayes_run
-    if type(estimator) in TEXT_MODELS:
-        return _TextRun
-    raise TypeError("cross_validate takes a NaiveBayes (categorical, binned or Gaussian attributes: "
-                    "numeric='gaussian'), MultinomialNaiveBayes, BernoulliNaiveBayes or ComplementNaiveBayes "
-                    "estimator, "
-                    f"got {type(estimator).__name__}")
+    """The run of ``estimator``'s kind (one the registry marks ``cross_validated``), by its summary type (any
+    other than those of :data:`RUNS` counted by its ``of_codes``, :class:`_CodedRun`)."""
+    kind = kind_of_model(estimator)
+    if kind is None or not kind.cross_validated:
+        taken = names_of(kinds_where(lambda k: k.cross_validated), "or")
+        raise TypeError(f"cross_validate takes a {taken} estimator, got {type(estimator).__name__}")
+    return RUNS.get(type(estimator).summary_type, _coded_run)
 
 
 def _check_fold_options(cv, shuffle, stratify, n_repeats, random_state):

@@ -33,7 +33,6 @@ from nbparallel.engine import execution
 from nbparallel.engine.scheduler import PassScheduler
 from nbparallel.kernels import selection as kernels
 from nbparallel.models.naive_bayes import AUTO_SMOOTHING, OBSERVED, NaiveBayes
-from nbparallel.models.plan import CountingPlan
 
 CRITERIA = ("auto", "bic", "test")
 B_ESTIMATES = ("auto", "sample", "exact")
@@ -361,8 +360,7 @@ class SelectedNaiveBayes(SelectorMixin, NaiveBayes):
         self._clear_fitted()
         dataset = self.dataset(X, y, sample_weight)
         # the full model, every statistic counted as NaiveBayes.fit counts it
-        self._fit_counts(X, dataset, classes=None, plan=CountingPlan.for_table(
-            self.get_params(), dataset, weighted=sample_weight is not None))
+        self._fit_counts(X, dataset, weighted=sample_weight is not None)
         test = None
         if X_test is not None:
             test = self.dataset(X_test, y_test)

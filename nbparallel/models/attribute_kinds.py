@@ -13,8 +13,10 @@ A :class:`~nbparallel.data.schema.Schema` attribute names its kind
 - :class:`GaussianNumeric`: summarised by per-class moments; derives
   ``theta`` and ``var``; a row scores log N(x; theta_k, var_k).
 
-Derivation is per attribute (:meth:`derive`); scoring is per kind over all
-its attributes at once (vectorised): the counted kinds share one log table
+Derivation is per kind over all its attributes at once (:meth:`derive`;
+:func:`derive_counted` derives a model's counted attributes, each kind by
+:func:`kind_of`, from a :class:`Smoothing` of its parameters); scoring is per
+kind over all its attributes at once (vectorised): the counted kinds share one log table
 (:meth:`Counted.log_table`) read by the numba kernels of
 :mod:`nbparallel.kernels.scoring`, the Gaussian attributes one block
 (:meth:`GaussianNumeric.score`). The text models' per-feature counts (kind
@@ -25,6 +27,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cached_property
+from typing import NamedTuple
 
 import numpy as np
 
@@ -169,6 +172,25 @@ class FinalBins:
         return out
 
 
+class Smoothing(NamedTuple):
+    """What the derivation of the counted kinds reads of a model's parameters.
+
+    Attributes
+    ----------
+    alpha : float
+        The cell smoothing f.
+    category_spaces : dict
+        ``{name: n}``: the integers 0 .. n-1 are categories of that integer-coded categorical attribute, smoothed
+        whether seen or not.
+    supervised : bool
+        Binned attributes are summed into MDL intervals (``n_bins="mdl"``).
+    """
+
+    alpha: float
+    category_spaces: dict
+    supervised: bool
+
+
 class Counted:
     """The kinds a count table summarises; they score together, by one table lookup per attribute."""
 
@@ -192,21 +214,25 @@ class Categorical(Counted):
     name = "categorical"
 
     @staticmethod
-    def derive(attributes, cells, f, smoothed=None):
+    def derive(attributes, cells, smoothing):
         """The :class:`CountedFit` of each of ``attributes`` from its count-table rows (``cells``, a list of
-        categories x classes arrays), smoothing ``f``; all derived together, as one model has many.
+        categories x classes arrays), smoothed as ``smoothing`` (:class:`Smoothing`) says; all derived
+        together, as one model has many.
 
         A category never seen is as missing (log-probability 0), unless its attribute is ``declared`` (an ARFF
-        nominal attribute: every category counts in the smoothing, as in Weka) or ``smoothed`` (one flag per
-        category of each attribute, or None) says it belongs to the attribute's categories all the same (as
-        scikit-learn's ``CategoricalNB`` takes 0 .. max): then it is smoothed as a category seen zero times."""
+        nominal attribute: every category counts in the smoothing, as in Weka) or it is an integer of the
+        attribute's ``smoothing.category_spaces`` (as scikit-learn's ``CategoricalNB`` takes 0 .. max): then it
+        is smoothed as a category seen zero times."""
         if not attributes:
             return []
         stacked = np.concatenate(cells)
         sizes = [len(c) for c in cells]
         seen = (stacked.sum(axis=1) > 0) | np.repeat([at.declared for at in attributes], sizes)
-        if smoothed is not None:
-            seen |= np.concatenate(smoothed)
+        spaces = smoothing.category_spaces
+        if spaces:
+            seen |= np.concatenate([np.array([type(v) is int and 0 <= v < spaces.get(at.name, 0)
+                                              for v in at.categories], dtype=bool) for at in attributes])
+        f = smoothing.alpha
         logp, ignored = smoothed_log_prob(stacked, seen, sizes, f)
         bounds = np.concatenate([[0], np.cumsum(sizes)])
         return [CountedFit(logp[a:b], c, None, bool(skip), at.categories)
@@ -232,15 +258,16 @@ class BinnedNumeric(Counted):
         return FinalBins(edges, n_bins, empty)
 
     @staticmethod
-    def derive(attributes, cells, f, supervised=False):
+    def derive(attributes, cells, smoothing):
         """The :class:`CountedFit` of each of ``attributes`` from its bins' counts (``cells``, a list of bins x
-        classes arrays): empty bins eliminated (SPSS), with ``supervised`` summed into MDL intervals, then all
-        smoothed together, as one model has many."""
+        classes arrays): empty bins eliminated (SPSS), with ``smoothing.supervised`` summed into MDL intervals,
+        then all smoothed together (``smoothing.alpha``), as one model has many."""
+        f = smoothing.alpha
         merged = []
         for attribute, counts in zip(attributes, cells):
             kept, edges = merged_bins(counts.sum(axis=1), attribute.edges())
             counts = counts[kept]
-            if supervised:
+            if smoothing.supervised:
                 counts, edges = mdl_intervals(counts, edges)
             merged.append((counts, edges))
         if not merged:
@@ -309,3 +336,16 @@ def kind_of(name):
         return KINDS[name]
     except KeyError:
         raise ValueError(f"unknown attribute kind {name!r}; kinds are {sorted(KINDS)}") from None
+
+
+def derive_counted(attributes, cells, smoothing):
+    """The :class:`CountedFit` of each counted attribute (in table order) from its count-table rows
+    (``cells``), each derived by its kind (:func:`kind_of`), all the attributes of a kind together."""
+    by_kind = {}
+    for a, at in enumerate(attributes):
+        by_kind.setdefault(kind_of(at.kind), []).append(a)
+    fits = {}
+    for kind, positions in by_kind.items():
+        fits.update(zip(positions, kind.derive([attributes[a] for a in positions], [cells[a] for a in positions],
+                                               smoothing)))
+    return [fits[a] for a in range(len(attributes))]

@@ -16,7 +16,6 @@ from __future__ import annotations
 import numpy as np
 
 from nbparallel.models.params import BOOLEAN
-from nbparallel.models.plan import CountingPlan
 from nbparallel.models.text import TextNaiveBayes, row_products
 
 
@@ -70,9 +69,9 @@ class ComplementNaiveBayes(TextNaiveBayes):
         self.split_every = split_every
         self.verbose = verbose
 
-    def counting_plan(self):
+    def matrix_threshold(self):
         """Word counts, summed as they are, as the multinomial model sums them; negative counts are refused."""
-        return CountingPlan.for_matrix(None, allow_negative=False)
+        return None, False
 
     @property
     def feature_all_(self):

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import warnings
 from dataclasses import replace as replace_fields
 from functools import cached_property
 
@@ -17,23 +16,22 @@ from nbparallel.data.user_warnings import warn
 from nbparallel.data.schema import Schema
 from nbparallel.data.unseen import record
 from nbparallel.data.vocabularies import class_array, sort_values
-from nbparallel.engine.scheduler import PassScheduler
 from nbparallel.kernels.lookup import run_codes
 from nbparallel.kernels.scoring import JOINT, prepare_table
 from nbparallel.models import attribute_kinds
 from nbparallel.models.base import SMALL_ROWS, PartitionedClassifier, ScoringInputs
+from nbparallel.models.counting_model import Counted, CountingClassifier
 from nbparallel.models.discretisation import FINE_BINS, MDL
 from nbparallel.models.estimator import check_is_fitted
 from nbparallel.models.params import BOOLEAN, Interval, Options
 from nbparallel.models.plan import (
-    WITH_MOMENTS,
     CountingPlan,
     check_classes,
     check_ranges,
-    recorded_by,
     warn_out_of_range,
 )
 from nbparallel.persistence import validate
+from nbparallel.summaries.counts import CountTable
 from nbparallel.summaries.moments import CountsAndMoments, GaussianMoments, gaussian_columns
 
 AUTO_SMOOTHING = "1/N"
@@ -54,7 +52,7 @@ def check_class_weights(class_weights):
         raise ValueError("no training case has both a known target and a known attribute value (all weights zero?)")
 
 
-class NaiveBayes(PartitionedClassifier):
+class NaiveBayes(CountingClassifier):
     """Naive Bayes by counting, in parallel, with a binary-tree reduction.
 
     Categorical attributes are counted per value and class; numeric attributes
@@ -64,6 +62,21 @@ class NaiveBayes(PartitionedClassifier):
     Probabilities follow the SPSS document:
     ``pi_k = (N_k + lambda) / (N + K lambda)`` and
     ``p_mk = (N_mk + f) / (sum_l N_lk + M f)``.
+
+    ``fit`` takes one schema pass, then one counting pass; one pass when the
+    rows are unweighted and every attribute is categorical or a binned
+    integer column (see :mod:`nbparallel.summaries.dictionary_counts`).
+    ``partial_fit`` adds the counts of more data. Its first call fixes the
+    numeric bins' ranges to its data's min and max, or to ``numeric_ranges``
+    where given; a later batch's values beyond them fall into the end bins
+    and raise a warning, so give ``numeric_ranges`` when the first batch does
+    not span the data. Later calls may bring new categories and classes.
+    Fitting on the whole data or on pieces gives the same counts when the
+    ranges are the same. A batch whose every target is missing adds only its
+    rows to ``n_missing_target_``, one whose weights are all zero adds
+    nothing, the first batch too when ``classes`` names the classes (needed
+    where its labels are not every class); the model scores once some batch
+    has brought a case with a known target and a known value.
 
     Parameters
     ----------
@@ -228,6 +241,9 @@ class NaiveBayes(PartitionedClassifier):
     1
     """
 
+    #: what its counting pass sums: count tables (with Gaussian attributes, and their moments)
+    summary_type = CountTable
+
     _parameter_constraints = {
         **PartitionedClassifier._parameter_constraints,
         "alpha": [Interval(float, 0, np.inf, "left"), Options((AUTO_SMOOTHING,))],
@@ -283,108 +299,54 @@ class NaiveBayes(PartitionedClassifier):
                           categorical_features=self.categorical_features, require_target=require_target,
                           numeric_features=self.numeric_features, drop=drop, features=features)
 
-    def fit(self, X, y=None, sample_weight=None):
-        """Fit from the data: one schema pass, then one counting pass; one pass when the rows are
-        unweighted and every attribute is categorical or a binned integer column (see
-        :mod:`nbparallel.summaries.dictionary_counts`).
+    def counting_data(self, X, y, sample_weight, *, classes, batch, fitted):
+        """The input as partitions (:meth:`dataset`); a batch after a fit is checked against the fitted
+        columns when its schema is grown (:meth:`count`)."""
+        return self.dataset(X, y, sample_weight)
 
-        Parameters
-        ----------
-        X : array-like, DataFrame, Dask collection, or path to CSV/Parquet
-        y : array-like or str
-            Target values, or the target column's name when X is a DataFrame
-            or a path.
-        sample_weight : array-like or str, optional
-            Non-negative weights (or a weight column's name); weights multiply
-            into the counts.
-        """
-        self.validate_params()
+    def counting_plan(self, data, *, weighted=False, batch=False):
+        """The :class:`~nbparallel.models.plan.CountingPlan` of this model's parameters for ``data``: one pass
+        by value where it can (unweighted rows, every attribute categorical or a binned integer column; not
+        for a ``partial_fit`` batch, which adds to a fixed layout), else a schema pass then a counting pass."""
+        return CountingPlan.for_table(self.get_params(), data, weighted=weighted, by_value=not batch)
 
-        def fit():
-            self._clear_fitted()
-            dataset = self.dataset(X, y, sample_weight)
-            return self._fit_counts(X, dataset, classes=None,
-                                    plan=CountingPlan.for_table(self.get_params(), dataset,
-                                                                weighted=sample_weight is not None))
-
-        return self._as_it_was_on_error(fit)
-
-    def partial_fit(self, X, y=None, classes=None, sample_weight=None):
-        """Add the counts of more data to the model.
-
-        The first call fixes the numeric bins' ranges to its data's min and
-        max, or to ``numeric_ranges`` where given; a later batch's values
-        beyond them fall into the end bins and raise a warning, so give
-        ``numeric_ranges`` when the first batch does not span the data. Later
-        calls may bring new categories and classes. Fitting on the whole data
-        or on pieces gives the same counts when the ranges are the same. A
-        batch whose every target is missing adds only its rows to
-        ``n_missing_target_``, one whose weights are all zero adds nothing,
-        the first batch too when ``classes`` names the classes (needed where
-        its labels are not every class); the model scores once some batch
-        has brought a case with a known target and a known value.
-        """
-        self.validate_params()
-
-        def add():
-            dataset = self.dataset(X, y, sample_weight)
-            return self._fit_counts(X, dataset, classes=classes, batch=True,
-                                    plan=CountingPlan.for_table(self.get_params(), dataset, by_value=False))
-
-        return self._as_it_was_on_error(add)
-
-    def _as_it_was_on_error(self, fit):
-        """``fit()``, and when it raises, every attribute put back as it was: a refused ``fit`` or
-        ``partial_fit`` leaves the model as it was (fitting replaces attributes, never changes one in place)."""
-        before = dict(vars(self))
-        try:
-            return fit()
-        except BaseException:
-            vars(self).clear()
-            vars(self).update(before)
-            raise
-
-    def _fit_counts(self, X, dataset, classes, plan, batch=False):
-        """Count ``dataset`` as ``plan`` says and derive the model (added to the fitted counts, if any);
-        ``batch``: a ``partial_fit`` batch (see :meth:`CountingPlan.run`)."""
-        self._direct_inputs_ = set()  # a small array's partition is the array: see PartitionedClassifier._direct
-        previous = []  # the fitted counts, in the layout of the (possibly grown) schema
+    def count(self, plan, data, run_pass, *, classes, batch, fitted):
+        """The schema and counts of ``data`` (:meth:`CountingPlan.run`); a batch after a fit is counted in the
+        fitted schema, grown by the batch's categories and classes, and the fitted counts laid out anew in it
+        are its ``previous``."""
+        previous = []
 
         def extend(schema):  # partial_fit after a fit: the batch counted in the fitted schema, grown
             warn_out_of_range(self.schema_, schema)
             batch_gaussian = _names(schema.by_kind(GAUSSIAN))
-            schema, counts = self._extend_schema(schema, dataset.columns)
+            schema, counts = self._extend_schema(schema, data.columns)
             if batch_gaussian != self.gaussian_features_:
                 raise ValueError(f"partial_fit got Gaussian columns {batch_gaussian}, but the model was fitted "
                                  f"with {self.gaussian_features_}")
+            if batch_gaussian:
+                class_map = [schema.classes.index(c) for c in self.schema_.classes]
+                counts = CountsAndMoments(counts, self.moments_.reindex(class_map, len(schema.classes)))
             previous.append(counts)
             return schema
 
-        scheduler = PassScheduler(dataset, split_every=self.split_every, persist=False, verbose=bool(self.verbose))
-        schema, summary, record, _ = plan.run(dataset, recorded_by(scheduler), classes=classes, batch=batch,
-                                              extend=extend if hasattr(self, "schema_") else None)
-        self.passes_ = scheduler.passes  # the passes of this call only
-        counts, moments = (summary.counts, summary.moments) if plan.kind == WITH_MOMENTS else (summary, None)
-        gaussian = schema.by_kind(GAUSSIAN)
-        if previous:
-            counts = counts + previous[0]
-            if gaussian:
-                class_map = [schema.classes.index(c) for c in self.schema_.classes]
-                moments = moments + self.moments_.reindex(class_map, len(schema.classes))
-        if gaussian:
-            self.moments_ = moments
-        schema, counts = self._widened(schema, counts)
-        self.schema_, self.counts_, self.reduction_ = schema, counts, record
-        if not batch:  # a partial_fit batch adds what it has; the model is checked where it is used
-            check_class_weights(self.class_weights())
-        self.n_partitions_ = record.n_leaves
-        self._set_input_features(n_features=len(dataset.columns),
-                                 feature_names=input_feature_names(X, dataset.columns))
-        if dataset.target_column is not None:
-            self.target_column_ = dataset.target_column
-        self._derive()
-        self._warn_ignored()
-        return self
+        schema, summary, record, _ = plan.run(data, run_pass, classes=classes, batch=batch,
+                                              extend=extend if fitted else None)
+        return Counted(schema, summary, previous[0] if previous else None, record)
+
+    def keep_summary(self, layout, summary):
+        """The merged counts (and, as ``CountsAndMoments``, Gaussian moments) in the schema ``layout``, widened
+        to the categories the parameters add (:meth:`_widened`)."""
+        counts = summary
+        if isinstance(summary, CountsAndMoments):
+            counts, self.moments_ = summary.counts, summary.moments
+        self.schema_, self.counts_ = self._widened(layout, counts)
+
+    def keep_input_features(self, X, data, *, fitted):
+        """The input's columns (and names), and its target column's name when it was given by name."""
+        self._direct_inputs_ = set()  # a small array's partition is the array: see PartitionedClassifier._direct
+        self._set_input_features(n_features=len(data.columns), feature_names=input_feature_names(X, data.columns))
+        if data.target_column is not None:
+            self.target_column_ = data.target_column
 
     def check_scorable(self):
         """Raise NotFittedError unless fitted, ValueError while no case has both a known target and a known
@@ -426,7 +388,7 @@ class NaiveBayes(PartitionedClassifier):
                                  else "no observed value (every value missing)")
         return {c: reasons[c] for c in self.schema_.columns if c in reasons}
 
-    def _warn_ignored(self):
+    def _warn_fitted(self):
         """Warn when fitting ignored every attribute, or more than half of them, naming the causes."""
         reasons = self.ignored_reasons()
         n = self.n_features_in_
@@ -436,21 +398,7 @@ class NaiveBayes(PartitionedClassifier):
         more = f"; and {len(reasons) - 5} more" if len(reasons) > 5 else ""
         head = ("every attribute is ignored, so the model predicts from the class prior alone"
                 if len(reasons) == n else f"{len(reasons)} of {n} attributes are ignored")
-        warnings.warn(f"{head} ({causes}{more})", UserWarning, stacklevel=4)
-
-    @classmethod
-    def from_counts(cls, counts, schema, *, n_features_in, feature_names_in=None, moments=None, **params):
-        """A fitted model derived from a merged count table, its schema (every attribute, with its
-        kind; the table is laid out as ``schema.counted()``) and, with Gaussian attributes, their
-        merged ``moments`` (:class:`GaussianMoments`)."""
-        model = cls(**params)
-        model.validate_params()
-        model.schema_, model.counts_ = model._widened(schema, counts)
-        if moments is not None:
-            model.moments_ = moments
-        model._set_input_features(n_features=n_features_in, feature_names=feature_names_in)
-        model._derive()
-        return model
+        warn(f"{head} ({causes}{more})")
 
     def _extend_schema(self, new, columns):
         """Union of the fitted schema and a new piece's, and the fitted counts remapped to it.
@@ -553,20 +501,9 @@ class NaiveBayes(PartitionedClassifier):
         elif not self.fit_prior:
             self.class_log_prior_ = np.full(len(self.classes_), -np.log(len(self.classes_)))
         self.class_count_ = N_k
-        supervised = self.n_bins == MDL
         counted = schema.counted().attributes
-        categorical = [a for a, at in enumerate(counted) if at.kind != NUMERIC]
-        binned = [a for a, at in enumerate(counted) if at.kind == NUMERIC]
-        spaces = self._category_spaces(schema)
-        smoothed = [np.array([type(v) is int and 0 <= v < spaces.get(counted[a].name, 0)
-                              for v in counted[a].categories], dtype=bool) for a in categorical] if spaces else None
-        fits = dict(zip(categorical, attribute_kinds.Categorical.derive([counted[a] for a in categorical],
-                                                                        [counts.attribute(a) for a in categorical], f,
-                                                                        smoothed)))
-        fits.update(zip(binned, attribute_kinds.BinnedNumeric.derive([counted[a] for a in binned],
-                                                                     [counts.attribute(a) for a in binned], f,
-                                                                     supervised)))
-        fits = [fits[a] for a in range(len(counted))]
+        smoothing = attribute_kinds.Smoothing(f, self._category_spaces(schema), self.n_bins == MDL)
+        fits = attribute_kinds.derive_counted(counted, [counts.attribute(a) for a in range(len(counted))], smoothing)
         gaussian = schema.by_kind(GAUSSIAN)
         self.gaussian_features_ = _names(gaussian)
         gaussian_fit = attribute_kinds.GaussianNumeric.derive(self.moments_, self.var_smoothing) if gaussian else None

@@ -2,26 +2,29 @@
 
 Every method that counts (``fit``, ``partial_fit``, cross-validation, boosting,
 feature selection, AutoClass) asks :class:`CountingPlan` instead of deciding for
-itself, from a model's parameters and the dataset:
+itself, from a model's parameters and the dataset. A plan names the summary type
+its counting makes (``CountingPlan.summary``):
 
-- :data:`BY_VALUE`: one pass. Each partition counts against its own
-  dictionaries (integers by value) and the tree merges the tables by value
-  (:mod:`nbparallel.summaries.dictionary_counts`): every attribute categorical
-  or an integer column binned over the data's own range, rows unweighted.
-- :data:`WITH_SCHEMA`: a schema pass (vocabularies, ranges, classes), then a
-  counting pass of codes into one :class:`~nbparallel.summaries.counts.CountTable`.
-- :data:`WITH_MOMENTS`: the same, with the Gaussian columns' per-class moments
-  summed in the counting pass (:class:`~nbparallel.summaries.moments.CountsAndMoments`).
-- :data:`SPARSE`: per-class feature sums of a count matrix, for the text models
-  (:class:`~nbparallel.summaries.features.FeatureCounts`).
+- :class:`~nbparallel.summaries.dictionary_counts.DictionaryCounts`: one pass.
+  Each partition counts against its own dictionaries (integers by value) and the
+  tree merges the tables by value: every attribute categorical or an integer
+  column binned over the data's own range, rows unweighted.
+- :class:`~nbparallel.summaries.counts.CountTable`: a schema pass (vocabularies,
+  ranges, classes), then a counting pass of codes into one count table.
+- :class:`~nbparallel.summaries.moments.CountsAndMoments`: the same, with the
+  Gaussian columns' per-class moments summed in the counting pass.
+- :class:`~nbparallel.summaries.features.FeatureCounts`: per-class feature sums
+  of a count matrix, for the text models.
 
-The plan also finishes the schema the way the model's parameters say (which
-numeric columns are Gaussian, fixed bin ranges), so a fold, a boosting round
-or a selected model is counted exactly as a fit is. :meth:`CountingPlan.run`
-runs the counting: the one pass by value or the schema pass (falling back to
-the schema pass, in :meth:`CountingPlan.by_value_or`, when an integer column is
-too wide to count by value), the finished schema and its class checks, then
-the counting pass.
+The counting pass after a schema pass is the summary type's own
+(``counting_pass``), and so is the size of its tables (``table_size``), checked
+against the memory before the pass. The plan also finishes the schema the way the model's
+parameters say (which numeric columns are Gaussian, fixed bin ranges), so a
+fold, a boosting round or a selected model is counted exactly as a fit is.
+:meth:`CountingPlan.run` runs the counting: the one pass by value or the schema
+pass (falling back to the schema pass, in :meth:`CountingPlan.by_value_or`,
+when an integer column is too wide to count by value), the finished schema and
+its class checks, then the counting pass.
 """
 
 from __future__ import annotations
@@ -40,15 +43,11 @@ from nbparallel.data.vocabularies import sort_values
 from nbparallel.engine import execution, memory
 from nbparallel.models.discretisation import counting_bins
 from nbparallel.summaries import dictionary_counts
-from nbparallel.summaries.counts import CountSpec, count_dataset
-from nbparallel.summaries.features import count_part
-from nbparallel.summaries.moments import count_and_moments
+from nbparallel.summaries.counts import CountTable
+from nbparallel.summaries.dictionary_counts import DictionaryCounts
+from nbparallel.summaries.features import FeatureCounts, count_part
+from nbparallel.summaries.moments import CountsAndMoments, gaussian_positions
 from nbparallel.summaries.protocol import merge_summaries
-
-BY_VALUE = "by value"
-WITH_SCHEMA = "with schema"
-WITH_MOMENTS = "with moments"
-SPARSE = "sparse"
 
 ALWAYS_FITS = 1 << 20
 """Bytes of count tables that any machine or worker running Python has to spare: tables up to this size are
@@ -67,7 +66,7 @@ class Counting(NamedTuple):
     record : TreeRecord
         The tree record of the last pass run.
     n_rows : int
-        The rows read (the schema pass's row count; by value, the rows counted, each 1).
+        The rows read (the schema pass's row count; by value, the summary's ``n_rows``).
     """
 
     schema: Schema
@@ -99,8 +98,9 @@ class CountingPlan:
 
     Attributes
     ----------
-    kind : str
-        :data:`BY_VALUE`, :data:`WITH_SCHEMA`, :data:`WITH_MOMENTS` or :data:`SPARSE`.
+    summary : type
+        The summary type the counting makes: ``DictionaryCounts`` (one pass by value), ``CountTable`` or
+        ``CountsAndMoments`` (after a schema pass), ``FeatureCounts`` (a count matrix).
     n_bins : int
         Equal-width bins counted for a binned numeric attribute (the fine
         grid for ``n_bins="mdl"``, :func:`~nbparallel.models.discretisation.counting_bins`).
@@ -114,7 +114,7 @@ class CountingPlan:
         Whether a count matrix may hold negative values (Bernoulli thresholds them).
     """
 
-    kind: str
+    summary: type
     n_bins: int = 10
     gaussian_columns: tuple = ()
     numeric_ranges: dict = field(default_factory=dict)
@@ -131,28 +131,30 @@ class CountingPlan:
         gaussian = tuple(gaussian_columns(params.get("numeric", BINNED), dataset))
         ranges = dict(params.get("numeric_ranges") or {})
         if gaussian:
-            kind = WITH_MOMENTS
+            summary = CountsAndMoments
         elif by_value and not weighted and dictionary_counts.applies(dataset) and not (
                 NUMERIC in dataset.kinds and ranges):
-            kind = BY_VALUE
+            summary = DictionaryCounts
         else:
-            kind = WITH_SCHEMA
-        return cls(kind, counting_bins(params.get("n_bins", 10)), gaussian, ranges)
+            summary = CountTable
+        return cls(summary, counting_bins(params.get("n_bins", 10)), gaussian, ranges)
 
     @classmethod
     def for_matrix(cls, binarize, allow_negative):
         """The plan of a text model: per-class feature sums, thresholded at ``binarize`` unless None."""
-        return cls(SPARSE, binarize=binarize, allow_negative=allow_negative)
+        return cls(FeatureCounts, binarize=binarize, allow_negative=allow_negative)
 
     def in_two_passes(self):
-        """This plan with the schema found by a pass of its own (when counting by value is not possible)."""
-        return replace(self, kind=WITH_MOMENTS if self.gaussian_columns else WITH_SCHEMA)
+        """This plan with the schema found by a pass of its own (when counting by value is not possible): a plan
+        by value counts a ``CountTable`` after the schema pass (it has no Gaussian columns); any other plan
+        already counts after one, its own summary type."""
+        return replace(self, summary=CountTable) if self.summary is DictionaryCounts else self
 
     def by_value_or(self, by_value, after_schema_pass):
         """``by_value()`` when this plan counts by value, else ``after_schema_pass(plan)`` with the plan of a
         schema pass then a counting pass; also when ``by_value()`` finds an integer column too wide to count
         by value (:class:`~nbparallel.summaries.dictionary_counts.WideIntegers`, caught here only)."""
-        if self.kind == BY_VALUE:
+        if self.summary is DictionaryCounts:
             try:
                 return by_value()
             except dictionary_counts.WideIntegers:
@@ -205,10 +207,10 @@ class CountingPlan:
             check_classes(schema.classes, "; pass classes= to name every class of partial_fit's batches"
                           if batch and extend is None and classes is None else "")
         if count:
-            check_table_memory(schema, dataset.partitions)
+            check_table_memory(schema, dataset.partitions, plan.summary)
         if summary is None and count:
             summary, record = run_pass("count", plan.count, dataset, schema)
-        n_rows = scan.n_rows if scan is not None else int(summary.class_totals.sum()) + summary.n_missing_target
+        n_rows = scan.n_rows if scan is not None else summary.n_rows
         return Counting(schema, summary, record, n_rows)
 
     def schema_of_scan(self, dataset, scan):
@@ -242,46 +244,39 @@ class CountingPlan:
     @staticmethod
     def gaussian_positions(schema):
         """The input positions of the Gaussian attributes, in table order."""
-        return tuple(schema.position_of(at.name) for at in schema.by_kind(GAUSSIAN))
+        return gaussian_positions(schema)
 
     # ------------------------------------------------------------ the passes
 
     def count_by_value(self, dataset, *, split_every=2, verbose=False):
-        """The one pass of :data:`BY_VALUE`: ``(schema, counts, tree record)``; raises
+        """The one pass of a plan by value (``DictionaryCounts``): ``(schema, counts, tree record)``; raises
         :class:`~nbparallel.summaries.dictionary_counts.WideIntegers` when an integer column's
         values are too far apart to count by value (then count :meth:`in_two_passes`)."""
         return dictionary_counts.count_in_one_pass(dataset, n_bins=self.n_bins, split_every=split_every,
                                                    verbose=verbose)
 
     def count(self, dataset, schema, *, split_every=2, verbose=False):
-        """The counting pass of :data:`WITH_SCHEMA` or :data:`WITH_MOMENTS` under ``schema``:
-        ``(CountTable or CountsAndMoments, tree record)``."""
-        table = schema.counted()
-        if self.kind != WITH_MOMENTS:
-            return count_dataset(dataset, table, split_every=split_every, verbose=verbose)
-        summarise = dataset.map(count_and_moments, CountSpec.of(table), self.gaussian_positions(schema),
-                                tuple(schema.position_of(at.name) for at in table.attributes))
-        return execution.run_pass(dataset.partitions, summarise, merge_summaries, split_every=split_every,
-                                  name="nbparallel-count", token=dataset.token, verbose=verbose)
+        """The counting pass of ``CountTable`` or ``CountsAndMoments`` under ``schema`` (the summary type's
+        ``counting_pass``): ``(summary, tree record)``."""
+        return self.summary.counting_pass(dataset, schema, split_every=split_every, verbose=verbose)
 
     def count_matrix(self, data, classes, model_name, *, split_every=2, verbose=False):
-        """The counting pass of :data:`SPARSE`: ``(FeatureCounts, tree record)`` of a count matrix."""
+        """The counting pass of ``FeatureCounts``: ``(FeatureCounts, tree record)`` of a count matrix."""
         summarise = data.map(count_part, classes, data.n_features, self.binarize, self.allow_negative, model_name)
         return execution.run_pass(data.partitions, summarise, merge_summaries, split_every=split_every,
                                   name="nbparallel-text-count", token=data.token, verbose=verbose)
 
 
-def check_table_memory(schema, partitions):
-    """ValueError naming the count tables of ``schema`` when those a pass over ``partitions`` holds at once
-    do not fit the memory (:func:`~nbparallel.engine.memory.check_memory`); tables of at most
-    :data:`ALWAYS_FITS` bytes are not compared with it."""
-    n_values, n_classes = int(schema.counted().offsets[-1]), len(schema.classes)
-    n_bytes = memory.table_bytes(n_values, n_classes, len(partitions))
-    task_bytes = memory.task_table_bytes(n_values, n_classes)
+def check_table_memory(schema, partitions, summary):
+    """ValueError naming the count tables of ``schema`` (of the ``summary`` type: its ``table_size``) when those a
+    pass over ``partitions`` holds at once do not fit the memory (:func:`~nbparallel.engine.memory.check_memory`);
+    tables of at most :data:`ALWAYS_FITS` bytes are not compared with it."""
+    n_rows, n_columns, what, hint = summary.table_size(schema)
+    n_bytes = memory.table_bytes(n_rows, n_columns, len(partitions))
+    task_bytes = memory.task_table_bytes(n_rows, n_columns)
     if max(n_bytes, task_bytes) <= ALWAYS_FITS:
         return
-    memory.check_memory(n_bytes, f"the count tables of {n_classes} classes x {n_values} values",
-                        "use fewer bins (n_bins) or fewer categorical values", partitions, task_bytes=task_bytes)
+    memory.check_memory(n_bytes, what, hint, partitions, task_bytes=task_bytes)
 
 
 def recorded_by(scheduler):

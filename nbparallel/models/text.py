@@ -10,7 +10,6 @@ Prediction on sparse input multiplies the sparse rows by the dense
 
 from __future__ import annotations
 
-import time
 import warnings
 from abc import abstractmethod
 
@@ -20,6 +19,7 @@ import scipy.sparse as sp
 from nbparallel.data.sparse import as_partitions
 from nbparallel.engine.reduce import TreeRecord
 from nbparallel.models.base import PartitionedClassifier
+from nbparallel.models.counting_model import Counted, CountingClassifier
 from nbparallel.models.estimator import check_is_fitted
 from nbparallel.models.params import ARRAY_LIKE, BOOLEAN, Interval
 from nbparallel.models.plan import CountingPlan
@@ -40,8 +40,11 @@ def row_products(X, weights):
     return np.asarray(X @ weights.T)
 
 
-class TextNaiveBayes(PartitionedClassifier):
+class TextNaiveBayes(CountingClassifier):
     """What the models of count matrices share (multinomial, Bernoulli, complement): counting, priors, files."""
+
+    #: what its counting pass sums: per-class feature sums
+    summary_type = FeatureCounts
 
     _parameter_constraints = {
         **PartitionedClassifier._parameter_constraints,
@@ -52,8 +55,9 @@ class TextNaiveBayes(PartitionedClassifier):
     }
 
     @abstractmethod
-    def counting_plan(self):
-        """How this model's counting pass sums a count matrix (:class:`~nbparallel.models.plan.CountingPlan`)."""
+    def matrix_threshold(self):
+        """``(binarize, allow_negative)``: the threshold that makes the count matrix 0/1 (None: summed as it
+        is) and whether it may hold negative values."""
 
     # ------------------------------------------------------------ fitting
 
@@ -68,61 +72,38 @@ class TextNaiveBayes(PartitionedClassifier):
         self._check_input_features(n_features=data.n_features, feature_names=data.feature_names)
         return data
 
-    def fit(self, X, y, sample_weight=None):
-        """Fit from a count matrix: one counting pass.
-
-        Parameters
-        ----------
-        X : array-like, scipy.sparse matrix or dask.array.Array of shape (n_rows, n_features)
-        y : array-like of shape (n_rows,)
-        sample_weight : array-like of shape (n_rows,), optional
-            Weights multiply into the counts.
-        """
-        self.validate_params()
-        self._clear_fitted()
-        data = as_partitions(X, y, sample_weight, n_partitions=self.n_partitions)
-        return self._count(data, np.unique(data.y), previous=None)
-
-    def partial_fit(self, X, y, classes=None, sample_weight=None):
-        """Add the counts of more rows; ``classes`` is required on the first call.
-
-        Fitting on the whole data or on pieces gives the same counts.
-        """
-        self.validate_params()
-        if not hasattr(self, "counts_"):
-            if classes is None:
+    def counting_data(self, X, y, sample_weight, *, classes, batch, fitted):
+        """The count matrix as partitions of rows; ``classes`` is required on ``partial_fit``'s first call, and
+        a batch after a fit must have the fitted features (and, if given, the fitted classes)."""
+        if not fitted:
+            if batch and classes is None:
                 raise ValueError("classes must be passed on the first call to partial_fit.")
-            self._clear_fitted()
-            data = as_partitions(X, y, sample_weight, n_partitions=self.n_partitions)
-            return self._count(data, np.unique(np.asarray(classes)), previous=None)
+            return as_partitions(X, y, sample_weight, n_partitions=self.n_partitions)
         if classes is not None and not np.array_equal(np.unique(np.asarray(classes)), self.classes_):
             raise ValueError(f"`classes={list(classes)}` is not the same as on the first call to partial_fit "
                              f"({self.classes_.tolist()})")
-        data = self.scoring_data(X, y, sample_weight)
-        return self._count(data, self.classes_, previous=self.counts_)
+        return self.scoring_data(X, y, sample_weight)
 
-    def _count(self, data, classes, previous):
-        start = time.perf_counter()
-        counts, record = self.counting_plan().count_matrix(data, classes, type(self).__name__,
-                                                           split_every=self.split_every, verbose=bool(self.verbose))
-        if previous is not None:
-            counts = previous + counts
-        else:
+    def counting_plan(self, data, *, weighted=False, batch=False):
+        """Per-class feature sums of the count matrix (:meth:`~nbparallel.models.plan.CountingPlan.for_matrix`),
+        thresholded as the model's :meth:`matrix_threshold` says; the same for any data."""
+        return CountingPlan.for_matrix(*self.matrix_threshold())
+
+    def count(self, plan, data, run_pass, *, classes, batch, fitted):
+        """The per-class feature sums of ``data`` for the fitted classes, else for ``classes`` (the first
+        ``partial_fit``) or the labels' (a fit); a batch after a fit adds to the fitted sums."""
+        classes = self.classes_ if fitted else np.unique(data.y if classes is None else np.asarray(classes))
+        summary, record = run_pass("count", plan.count_matrix, data, classes, type(self).__name__)
+        return Counted(classes, summary, self.counts_ if fitted else None, record)
+
+    def keep_summary(self, layout, summary):
+        """The merged feature sums of the classes ``layout``."""
+        self.classes_, self.counts_ = np.asarray(layout), summary
+
+    def keep_input_features(self, X, data, *, fitted):
+        """The count matrix's features, on the first count (a later batch was checked against them)."""
+        if not fitted:
             self._set_input_features(n_features=data.n_features, feature_names=data.feature_names)
-        self._record_pass("count", record, time.perf_counter() - start)
-        self.classes_, self.counts_, self.reduction_, self.n_partitions_ = classes, counts, record, record.n_leaves
-        self._derive()
-        return self
-
-    @classmethod
-    def from_counts(cls, counts, classes, *, n_features_in, feature_names_in=None, **params):
-        """A fitted model derived from merged :class:`FeatureCounts` of ``classes`` (no pass over data)."""
-        model = cls(**params)
-        model.validate_params()
-        model._set_input_features(n_features=n_features_in, feature_names=feature_names_in)
-        model.classes_, model.counts_ = np.asarray(classes), counts
-        model._derive()
-        return model
 
     # ---------------------------------------------------- probabilities
 
@@ -321,9 +302,9 @@ class MultinomialNaiveBayes(TextNaiveBayes):
         self.split_every = split_every
         self.verbose = verbose
 
-    def counting_plan(self):
+    def matrix_threshold(self):
         """Word counts: the matrix summed as it is; negative counts are refused."""
-        return CountingPlan.for_matrix(None, allow_negative=False)
+        return None, False
 
     def _feature_log_prob(self, alpha):
         smoothed = self.feature_count_ + alpha
@@ -391,9 +372,9 @@ class BernoulliNaiveBayes(TextNaiveBayes):
         self.split_every = split_every
         self.verbose = verbose
 
-    def counting_plan(self):
+    def matrix_threshold(self):
         """Word presence: the matrix thresholded at ``binarize`` (None: taken as 0/1 already)."""
-        return CountingPlan.for_matrix(self.binarize, allow_negative=True)
+        return self.binarize, True
 
     def _feature_log_prob(self, alpha):
         return np.log(self.feature_count_ + alpha) - np.log(self.class_count_[:, None] + 2 * alpha)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from nbparallel.data.columns import CATEGORICAL
+from nbparallel.models.registry import kinds_where, names_of
 
 
 def bin_labels(edges):
@@ -33,8 +34,8 @@ def report_sections(model):
     objects that have no report."""
     sections = getattr(model, "report_sections", None)
     if not callable(sections):
-        raise TypeError("a report needs a NaiveBayes, SelectedNaiveBayes, BoostedNaiveBayes, MultinomialNaiveBayes, "
-                        f"BernoulliNaiveBayes or AutoClass model, got {type(model).__name__}")
+        drawn = names_of(kinds_where(lambda kind: kind.report), "or")
+        raise TypeError(f"a report needs a {drawn} model, got {type(model).__name__}")
     return sections()
 
 

@@ -84,6 +84,25 @@ class CountTable:
 
     class_weights = class_counts
 
+    @property
+    def n_rows(self):
+        """The rows counted: those of a known target (each its weight) and those of a missing one."""
+        return int(self.class_totals.sum()) + self.n_missing_target
+
+    @staticmethod
+    def table_size(schema):
+        """``(rows, columns, what, hint)`` of the count table a pass under ``schema`` holds per task: its shape,
+        its name in a memory error, and what to change when it does not fit."""
+        n_values, n_classes = int(schema.counted().offsets[-1]), len(schema.classes)
+        return (n_values, n_classes, f"the count tables of {n_classes} classes x {n_values} values",
+                "use fewer bins (n_bins) or fewer categorical values")
+
+    @classmethod
+    def counting_pass(cls, dataset, schema, *, split_every=2, verbose=False):
+        """The counting pass of ``dataset`` under ``schema`` (its counted attributes' layout):
+        ``(CountTable, tree record)``, :func:`count_dataset`."""
+        return count_dataset(dataset, schema.counted(), split_every=split_every, verbose=verbose)
+
     def attribute(self, a):
         """Value-by-class counts of attribute ``a``, missing row excluded."""
         return self.table[self.offsets[a] + 1 : self.offsets[a + 1]]

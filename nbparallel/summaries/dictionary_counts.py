@@ -137,6 +137,8 @@ class DictionaryCounts:
         """Row offsets of the attributes in ``table``."""
         return _offsets(self.vocabularies)
 
+    table_size = staticmethod(CountTable.table_size)  # what the merged counts become (:meth:`count_table`)
+
     @classmethod
     def empty(cls, n_attributes, n_blocks=1):
         """The counts of no rows."""

@@ -111,6 +111,20 @@ def _count_repeat(spec, folds, k, gaussian, n_classes, classes, codes, values, w
 
 
 
+def count_coded_folds(summary_type, spec, repeats, k, X, y, w, info):
+    """One partition's summaries of ``summary_type``, one per repeat of the folds (:class:`PerRepeat`), each in
+    a ``K * k``-class layout (class code ``y + K * fold``): its rows as codes under ``spec`` (numeric values
+    binned under the counting bins) counted by the summary type's own ``of_codes(codes, classes, weights,
+    offsets, n_classes)``. ``info`` (:class:`~nbparallel.data.partitions.PartitionInfo`) places its rows in the
+    global order."""
+    n_classes = len(spec.schema.classes)
+    classes = spec.schema.encode_classes(y, w)
+    codes = spec.counted_codes(*spec.schema.split(X))
+    weights = None if w is None else np.asarray(w, dtype=np.float64)
+    return PerRepeat(tuple(summary_type.of_codes(codes, folds.labels_of(classes, n_classes, info, weights), weights,
+                                                 spec.offsets, n_classes * k) for folds in repeats))
+
+
 def keep_budget(partitions):
     """Bytes of codes each partition may keep between passes: half this process's free memory shared among
     the partitions; None (keep nothing) when the passes run on a cluster's workers, whose codes would travel."""
@@ -315,10 +329,3 @@ def check_text_tables(data, n_classes, k, n_repeats):
                         f"the fold tables of {n_classes} classes x {k} folds x {n_repeats} repeats x "
                         f"{data.n_features} features", "use fewer folds, repeats or features", data.partitions,
                         task_bytes=memory.task_table_bytes(data.n_features, n_classes * k * n_repeats))
-
-
-def counts_and_moments(summary):
-    """``(counts, moments)`` of a fold's training summary: moments None without Gaussian attributes."""
-    if isinstance(summary, CountsAndMoments):
-        return summary.counts, summary.moments
-    return summary, None

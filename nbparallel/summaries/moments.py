@@ -28,10 +28,12 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from nbparallel.data.columns import GAUSSIAN
 from nbparallel.data.dataset import is_arrow_table
+from nbparallel.engine import execution
 from nbparallel.kernels.moments import class_moments
-from nbparallel.summaries.counts import CountTable, count_rows
-from nbparallel.summaries.protocol import check_same_type
+from nbparallel.summaries.counts import CountSpec, CountTable, count_rows
+from nbparallel.summaries.protocol import check_same_type, merge_summaries
 
 
 def two_sum(a, b):
@@ -180,6 +182,23 @@ class CountsAndMoments:
         """N_k: weight per class of the cases the model uses (every attribute missing: left out)."""
         return self.counts.class_totals - self.moments.all_missing
 
+    @property
+    def n_rows(self):
+        """The rows counted (those of a missing target too)."""
+        return self.counts.n_rows
+
+    table_size = staticmethod(CountTable.table_size)  # the moments are a few numbers per class and column
+
+    @classmethod
+    def counting_pass(cls, dataset, schema, *, split_every=2, verbose=False):
+        """The counting pass of ``dataset`` under ``schema``: ``(CountsAndMoments, tree record)``, the counted
+        attributes' table and the Gaussian attributes' per-class moments summed in the same pass."""
+        table = schema.counted()
+        summarise = dataset.map(count_and_moments, CountSpec.of(table), gaussian_positions(schema),
+                                tuple(schema.position_of(at.name) for at in table.attributes))
+        return execution.run_pass(dataset.partitions, summarise, merge_summaries, split_every=split_every,
+                                  name="nbparallel-count", token=dataset.token, verbose=verbose)
+
     def __sub__(self, part):
         """Both parts without ``part``'s rows, the inverse of ``+``."""
         check_same_type(self, part)
@@ -197,6 +216,11 @@ class CountsAndMoments:
     def from_dict(cls, data):
         """Inverse of :meth:`to_dict`."""
         return cls(CountTable.from_dict(data["counts"]), GaussianMoments.from_dict(data["moments"]))
+
+
+def gaussian_positions(schema):
+    """The input positions of ``schema``'s Gaussian attributes, in table order."""
+    return tuple(schema.position_of(at.name) for at in schema.by_kind(GAUSSIAN))
 
 
 def gaussian_values(X, positions):

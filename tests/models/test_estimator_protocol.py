@@ -66,15 +66,6 @@ def test_nested_parameters_reach_into_a_pipeline_and_a_grid_search():
     np.testing.assert_array_equal(search.predict(X), expected.predict(X))
 
 
-def test_every_estimator_a_model_file_may_name_is_the_class_of_that_name():
-    from nbparallel.loading import ESTIMATOR_MODULES, estimator_class
-
-    for name in ESTIMATOR_MODULES:
-        cls = estimator_class(name)
-        assert cls.__name__ == name and hasattr(cls, "fitted_from_dict")
-    assert estimator_class("LogisticRegression") is None and estimator_class(3) is None
-
-
 def test_predicting_from_a_model_file_does_not_import_scikit_learn(tmp_path):
     data = tmp_path / "d.csv"
     data.write_text("outlook,temp,play\nsunny,85,no\nrainy,70,yes\novercast,64,yes\nsunny,72,no\n")
@@ -93,12 +84,15 @@ print(sorted(m for m in sys.modules if m.split(".")[0] == "sklearn"))
 
 def test_the_bases_declare_what_a_model_must_supply():
     from nbparallel.models.base import PartitionedClassifier, PartitionedModel
+    from nbparallel.models.counting_model import CountingClassifier
     from nbparallel.models.text import TextNaiveBayes
 
     assert PartitionedModel.__abstractmethods__ == {"dataset", "fitted_to_dict", "fitted_from_dict"}
     assert PartitionedClassifier.__abstractmethods__ == {"dataset", "fitted_to_dict", "fitted_from_dict",
                                                          "joint_log_likelihood_part"}
-    assert "counting_plan" in TextNaiveBayes.__abstractmethods__
+    assert CountingClassifier.__abstractmethods__ == PartitionedClassifier.__abstractmethods__ | {
+        "counting_data", "counting_plan", "count", "keep_summary", "keep_input_features", "_derive"}
+    assert TextNaiveBayes.__abstractmethods__ == {"matrix_threshold", "joint_log_likelihood_part"}
 
     class Incomplete(PartitionedClassifier):
         def __init__(self, *, n_partitions=None, split_every=2, verbose=0):

@@ -5,7 +5,9 @@ import pandas as pd
 import pytest
 
 from nbparallel.models.naive_bayes import NaiveBayes
-from nbparallel.models.plan import BY_VALUE, WITH_SCHEMA, CountingPlan
+from nbparallel.models.plan import CountingPlan
+from nbparallel.summaries.counts import CountTable
+from nbparallel.summaries.dictionary_counts import DictionaryCounts
 
 
 def _recording():
@@ -32,7 +34,7 @@ def test_integers_too_wide_to_count_by_value_fall_back_to_the_schema_pass_and_co
     model = NaiveBayes(categorical_features=[0], n_partitions=3)
     dataset = model.dataset(X, y)
     plan = CountingPlan.for_table(model.get_params(), dataset)
-    assert plan.kind == BY_VALUE
+    assert plan.summary is DictionaryCounts
     counted, kinds = _run(plan, dataset)
     assert kinds == ["schema", "count"]  # the pass by value gave up; the schema pass and counting pass ran
     two_passes, _ = _run(plan.in_two_passes(), model.dataset(X, y))
@@ -48,7 +50,7 @@ def test_counting_by_value_gives_the_schema_and_counts_of_two_passes():
     y = rng.choice(["a", "b", "c"], 300)
     model = NaiveBayes(categorical_features=[0], n_partitions=4)
     plan = CountingPlan.for_table(model.get_params(), model.dataset(X, y))
-    assert plan.kind == BY_VALUE and plan.in_two_passes().kind == WITH_SCHEMA
+    assert plan.summary is DictionaryCounts and plan.in_two_passes().summary is CountTable
     by_value, kinds = _run(plan, model.dataset(X, y))
     assert kinds == ["count"]
     two_passes, kinds = _run(plan.in_two_passes(), model.dataset(X, y))
@@ -68,3 +70,39 @@ def test_one_class_is_refused_by_either_route():
     for route in (plan, plan.in_two_passes()):
         with pytest.raises(ValueError, match="at least two classes"):
             _run(route, model.dataset(X, y))
+
+
+def test_the_rows_counted_are_the_summarys_own_and_include_those_of_a_missing_target():
+    X = np.array([[0, 1.5], [1, 2.5], [1, 0.5], [2, 4.0]] * 5)
+    y = np.array(["a", None, "b", "a"] * 5, dtype=object)
+    model = NaiveBayes(categorical_features=[0], numeric={1: "gaussian"})
+    counted, kinds = _run(CountingPlan.for_table(model.get_params(), model.dataset(X, y)), model.dataset(X, y))
+    assert kinds == ["schema", "count"] and counted.n_rows == 20
+    assert counted.summary.n_rows == 20 and counted.summary.counts.n_missing_target == 5
+    by_value = NaiveBayes(categorical_features="all")
+    plan = CountingPlan.for_table(by_value.get_params(), by_value.dataset(X[:, :1], y))
+    assert plan.summary is DictionaryCounts
+    counted, kinds = _run(plan, by_value.dataset(X[:, :1], y))
+    assert kinds == ["count"] and counted.n_rows == counted.summary.n_rows == 20
+
+
+def test_the_memory_check_before_the_counting_pass_reads_the_summary_types_table_size(monkeypatch):
+    from dataclasses import replace
+
+    class WideTable(CountTable):
+        """A count table whose per-task table is the cube of its values (as a pair table grows as their square)."""
+
+        @staticmethod
+        def table_size(schema):
+            n_values = int(schema.counted().offsets[-1])
+            return n_values ** 3, len(schema.classes), f"the wide tables of {n_values ** 3} cells", "use fewer"
+
+    monkeypatch.setattr("nbparallel.engine.memory.available_memory", lambda partitions=None: 10**7)
+    X = np.arange(1000)[:, None] % 300
+    y = np.arange(1000) % 3
+    model = NaiveBayes(categorical_features="all")
+    plan = CountingPlan.for_table(model.get_params(), model.dataset(X, y), by_value=False)
+    counted, _ = _run(plan, model.dataset(X, y))  # 301 values x 3 classes: far below the memory
+    assert counted.summary.class_totals.sum() == 1000
+    with pytest.raises(ValueError, match="the wide tables of 27270901 cells .* use fewer"):
+        _run(replace(plan, summary=WideTable), model.dataset(X, y))
