@@ -192,3 +192,13 @@ def test_a_dependence_naive_bayes_cannot_see_is_learnt():
     assert naive < 0.6
     for cls in MODELS:
         assert cls(categorical_features="all").fit(X, y).score(X, y) > 0.85, cls.__name__
+
+
+@pytest.mark.parametrize("cls", MODELS)
+def test_integer_weights_count_as_repeated_rows(cls, frame):
+    weights = np.arange(len(frame)) % 3
+    weighted = cls().fit(frame, "y", sample_weight=weights)
+    repeated = cls().fit(frame.loc[np.repeat(np.arange(len(frame)), weights)].reset_index(drop=True), "y")
+    assert weighted.pair_counts_.equals(repeated.pair_counts_)
+    X = frame.drop(columns="y")
+    np.testing.assert_array_equal(weighted.predict_proba(X), repeated.predict_proba(X))
