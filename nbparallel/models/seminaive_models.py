@@ -10,13 +10,16 @@ Numeric attributes are counted in ``n_bins`` equal-width bins; a missing value a
 from __future__ import annotations
 
 from abc import abstractmethod
+from dataclasses import replace
 
 import numpy as np
 
 from nbparallel.data.columns import CATEGORICAL
+from nbparallel.data.encoding import integer_vocabulary
 from nbparallel.data.inputs import as_dataset
 from nbparallel.data.partitions import input_feature_names
-from nbparallel.data.vocabularies import class_array
+from nbparallel.data.schema import Schema
+from nbparallel.data.vocabularies import class_array, sort_values
 from nbparallel.kernels.pair_counts import pair_row_starts
 from nbparallel.models.base import PartitionedClassifier
 from nbparallel.models.counting_model import Counted, CountingClassifier
@@ -56,9 +59,10 @@ _INPUT_DOC = """
 class PairCountingClassifier(CountingClassifier):
     """What AODE and TAN share: the input, the counting of pair counts, scoring from codes, model files.
 
-    ``partial_fit`` adds batches to the layout of the first: a later batch may bring no category, class or
-    column the first did not have (pair tables are laid out by every value); numeric bins keep the first
-    batch's ranges (values beyond them fall in the end bins, with a warning).
+    ``partial_fit`` adds the counts of more data: a later batch may bring new categories and classes (the
+    fitted counts are laid out anew, the new cells zero); numeric bins keep the first batch's ranges (values
+    beyond them fall in the end bins, with a warning), so fitting on the whole data or on batches gives the
+    same counts when the ranges are the same.
     """
 
     summary_type = PairCounts
@@ -102,38 +106,58 @@ class PairCountingClassifier(CountingClassifier):
 
     def count(self, plan, data, run_pass, *, classes, batch, fitted):
         """The schema and pair counts of ``data`` (:meth:`CountingPlan.run`); a batch after a fit is counted in
-        the fitted schema, whose counts are its ``previous``."""
+        the fitted schema grown by the batch's categories and classes, and the fitted counts laid out anew in
+        it are its ``previous``."""
+        previous = []
+
         def extend(schema):
-            self._check_batch_layout(schema, data.columns)
+            grown, counts = self._grown_layout(schema, data.columns)
             warn_out_of_range(self.schema_, schema)
-            return self.schema_
+            previous.append(counts)
+            return grown
 
         schema, summary, record, _ = plan.run(data, run_pass, classes=classes, batch=batch,
                                               extend=extend if fitted else None)
-        return Counted(schema, summary, self.pair_counts_ if fitted else None, record)
+        return Counted(schema, summary, previous[0] if previous else None, record)
 
-    def _check_batch_layout(self, batch, columns):
-        """ValueError unless a ``partial_fit`` batch's schema fits the fitted layout: the same columns of the
-        same kinds, no new category and no new class."""
+    def _grown_layout(self, batch, columns):
+        """``(schema, counts)``: the fitted schema grown by the categories and classes of a ``partial_fit``
+        batch's schema ``batch``, and the fitted pair counts laid out in it (the model is left as it is).
+
+        Raises
+        ------
+        ValueError
+            When the batch has other columns, or a column of another kind.
+        """
         fitted = self.schema_
         name = type(self).__name__
         if list(columns) != fitted.columns:
             raise ValueError(f"partial_fit got columns {list(columns)}, but the {name} was fitted on "
                              f"{fitted.columns}")
-        for at in batch.attributes:
-            old = fitted.attribute(at.name)
-            if at.kind != old.kind:
-                raise ValueError(f"partial_fit got column {at.name!r} as {at.kind}, but the {name} was fitted "
-                                 f"with it {old.kind}")
-            new = sorted(map(str, set(at.categories) - set(old.categories))) if at.kind == CATEGORICAL else []
-            if new:
-                raise ValueError(f"partial_fit got categories {new[:10]} of column {at.name!r} that the first "
-                                 f"batch did not have; a {name}'s pair tables keep the first batch's layout: "
-                                 "fit on data holding every category")
-        added = sorted(map(str, set(batch.classes) - set(fitted.classes)))
-        if added:
-            raise ValueError(f"partial_fit got classes {added} that the first batch did not have; pass "
-                             "classes= with every class to the first call")
+        attributes, row_maps = [], []
+        for at in fitted.attributes:
+            new = batch.attribute(at.name)
+            if new.kind != at.kind:
+                raise ValueError(f"partial_fit got column {at.name!r} as {new.kind}, but the {name} was fitted "
+                                 f"with it {at.kind}")
+            added = set(new.categories) - set(at.categories) if at.kind == CATEGORICAL else set()
+            if added:
+                union = set(at.categories) | added
+                integers = not at.declared and all(type(v) is int for v in union)
+                categories = integer_vocabulary(union) if integers else sort_values(union)
+                index = {c: i for i, c in enumerate(categories)}
+                row_maps.append([index[c] for c in at.categories])
+                at = replace(at, categories=categories)
+            else:
+                row_maps.append(list(range(at.n_values)))
+            attributes.append(at)
+        classes = sort_values(set(fitted.classes) | set(batch.classes))
+        schema = Schema.of(attributes, fitted.columns, classes)
+        if schema.to_dict() == fitted.to_dict():
+            return fitted, self.pair_counts_
+        class_map = [classes.index(c) for c in fitted.classes]
+        return schema, self.pair_counts_.reindex(row_maps, [at.n_values for at in attributes], class_map,
+                                                 len(classes))
 
     def keep_summary(self, layout, summary):
         """The merged pair counts, laid out by the schema ``layout``."""

@@ -154,6 +154,27 @@ class PairCounts:
         block = rows[:, :, offsets[j] - offsets[i + 1] : offsets[j + 1] - offsets[i + 1]]
         return block if missing else block[:, 1:, 1:]
 
+    def reindex(self, row_maps, new_sizes, class_map, n_classes):
+        """Move the counts into a larger layout (new categories or classes), as
+        :meth:`CountTable.reindex <nbparallel.summaries.counts.CountTable.reindex>` takes it: each attribute's
+        new position (0-based) of each old value, the new numbers of values, each old class's new column and
+        the new number of classes. The new cells are zero.
+
+        >>> codes = np.array([[1, 2], [1, 1], [2, 0]], dtype=np.uint8)
+        >>> counts = PairCounts.of_codes(codes, np.array([0, 0, 1]), None, np.array([0, 3, 6]), 2)
+        >>> wider = counts.reindex([[0, 2], [0, 1]], [3, 2], [1, 0], 2)  # a value between attribute 0's two
+        >>> wider.pair(0, 1)[1].tolist()  # old class 0 is now class 1
+        [[1.0, 1.0], [0.0, 0.0], [0.0, 0.0]]
+        """
+        counts = self.counts.reindex(row_maps, new_sizes, class_map, n_classes)
+        out = PairCounts.empty(counts.offsets, n_classes)
+        rows = [np.concatenate([[0], np.asarray(m, dtype=np.int64) + 1]) for m in row_maps]  # the missing row first
+        classes = np.asarray(class_map, dtype=np.int64)
+        for i in range(self.n_attributes):
+            for j in range(i + 1, self.n_attributes):
+                out.pair(i, j, missing=True)[np.ix_(classes, rows[i], rows[j])] = self.pair(i, j, missing=True)
+        return PairCounts(counts, out.pairs)
+
     def __add__(self, other):
         check_same_type(self, other)
         return PairCounts(self.counts + other.counts, self.pairs + other.pairs)

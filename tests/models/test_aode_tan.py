@@ -166,10 +166,22 @@ def test_partial_fit_over_two_batches_equals_fit(cls):
     pieces = cls().partial_fit(X.iloc[:120], y.iloc[:120]).partial_fit(X.iloc[120:], y.iloc[120:])
     assert pieces.pair_counts_.equals(whole.pair_counts_)
     np.testing.assert_array_equal(pieces.predict_proba(X), whole.predict_proba(X))
+
+
+@pytest.mark.parametrize("cls", MODELS)
+def test_a_batch_with_new_categories_and_classes_lays_the_counts_out_anew(cls):
+    frame = make_frame(200, seed=8, numeric=False)
+    frame.loc[150:, "shape"] = np.where(np.arange(50) % 2, "*", "o")  # a category of the second batch only
+    frame.loc[180:, "y"] = "maybe"  # and a class
+    first, second = frame.iloc[:150], frame.iloc[150:]
+    whole = cls().fit(frame, "y")
+    pieces = cls().partial_fit(first, "y").partial_fit(second, "y")
+    assert pieces.schema_.to_dict() == whole.schema_.to_dict()
+    assert pieces.pair_counts_.equals(whole.pair_counts_)
+    np.testing.assert_array_equal(pieces.predict_proba(frame), whole.predict_proba(frame))
     before = pieces.pair_counts_
-    new = X.iloc[:5].assign(shape="*")
-    with pytest.raises(ValueError, match=r"categories \['\*'\] of column 'shape'"):
-        pieces.partial_fit(new, y.iloc[:5])
+    with pytest.raises(ValueError, match="partial_fit got columns"):
+        pieces.partial_fit(second.drop(columns="size"), "y")
     assert pieces.pair_counts_ is before
 
 
