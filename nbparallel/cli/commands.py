@@ -48,15 +48,19 @@ def cmd_fit(args):
     from nbparallel.models.naive_bayes import NaiveBayes
 
     check_output(args.output)
-    if args.boost is not None:
+    if args.model != "naive-bayes":
+        model = semi_naive_model(args)
+    elif args.boost is not None:
         return cmd_fit_boosted(args)
-    if args.checkpoint is not None:
-        raise ValueError("--checkpoint needs --boost T: only boosting resumes from a checkpoint")
-    prior = None if not args.class_prior else dict(args.class_prior)
-    if prior is not None and len(prior) != len(args.class_prior):
-        raise ValueError("--class-prior gives a class twice")
-    model = NaiveBayes(alpha=args.alpha, class_alpha=args.class_alpha, class_prior=prior, **gaussian_setting(args),
-                       **data_settings(args))
+    else:
+        naive_bayes_only(args)
+        if args.checkpoint is not None:
+            raise ValueError("--checkpoint needs --boost T: only boosting resumes from a checkpoint")
+        prior = None if not args.class_prior else dict(args.class_prior)
+        if prior is not None and len(prior) != len(args.class_prior):
+            raise ValueError("--class-prior gives a class twice")
+        model = NaiveBayes(alpha=smoothing_of(args.alpha), class_alpha=args.class_alpha, class_prior=prior,
+                           **gaussian_setting(args), **data_settings(args))
     start = time.perf_counter()
     with cluster(args), warnings_as_messages("fit"):
         model.fit(training_files(args), args.target, sample_weight=args.weight)
@@ -73,7 +77,8 @@ def cmd_fit_boosted(args):
         raise ValueError("--gaussian is not taken with --boost: boosted learners count binned numeric columns")
     if args.class_prior:
         raise ValueError("--class-prior is not taken with --boost: boosting reweights the rows every round")
-    model = BoostedNaiveBayes(n_rounds=args.boost, alpha=args.alpha, class_alpha=args.class_alpha,
+    naive_bayes_only(args)
+    model = BoostedNaiveBayes(n_rounds=args.boost, alpha=smoothing_of(args.alpha), class_alpha=args.class_alpha,
                               checkpoint=args.checkpoint, **data_settings(args))
     start = time.perf_counter()
     with cluster(args):
@@ -82,6 +87,42 @@ def cmd_fit_boosted(args):
     model.save(args.output)
     output.print_boosted(model, elapsed)
     print(f"model written to {args.output}")
+
+
+def smoothing_of(alpha):
+    """Naive Bayes's ``alpha`` from ``--alpha``: its default "1/N" when the option is not given."""
+    return "1/N" if alpha is None else alpha
+
+
+def naive_bayes_only(args):
+    """ValueError naming an option of AODE or TAN given to a naive Bayes verb."""
+    given = [flag for flag, value in (("--frequency-limit", args.frequency_limit), ("--m-estimate", args.m_estimate),
+                                      ("--link-score", args.link_score)) if value is not None]
+    if given:
+        raise ValueError(f"{given[0]} is an option of --model aode or tan, not of naive Bayes")
+
+
+def semi_naive_model(args):
+    """The AODE or TAN that ``--model`` names, with the command's settings; ValueError for an option it does not
+    take (naive Bayes's, or the other model's)."""
+    from nbparallel.models.seminaive_models import AODE, TAN
+
+    own = {"aode": ("--frequency-limit", "--m-estimate"), "tan": ("--alpha", "--link-score")}[args.model]
+    options = {"--gaussian": args.gaussian, "--class-prior": getattr(args, "class_prior", None) or None,
+               "--boost": getattr(args, "boost", None), "--checkpoint": getattr(args, "checkpoint", None),
+               "--class-alpha": None if args.class_alpha == "1/N" else args.class_alpha, "--alpha": args.alpha,
+               "--frequency-limit": args.frequency_limit, "--m-estimate": args.m_estimate,
+               "--link-score": args.link_score}
+    other = [flag for flag, value in options.items() if value is not None and flag not in own]
+    if other:
+        raise ValueError(f"{other[0]} is not an option of --model {args.model}")
+    if args.bins == "mdl":
+        raise ValueError(f"--bins mdl is naive Bayes's; --model {args.model} takes equal-width bins (--bins N)")
+    if args.model == "aode":
+        given = {"frequency_limit": args.frequency_limit, "m_estimate": args.m_estimate}
+        return AODE(**{name: value for name, value in given.items() if value is not None}, **data_settings(args))
+    given = {"alpha": args.alpha, "link_score": args.link_score}
+    return TAN(**{name: value for name, value in given.items() if value is not None}, **data_settings(args))
 
 
 def cmd_cluster_fit(args):
@@ -119,8 +160,12 @@ def cmd_cv(args):
     from nbparallel.model_selection.cross_validation import cross_validate
     from nbparallel.models.naive_bayes import NaiveBayes
 
-    estimator = NaiveBayes(alpha=args.alpha, class_alpha=args.class_alpha, **gaussian_setting(args),
-                           **data_settings(args))
+    if args.model != "naive-bayes":
+        estimator = semi_naive_model(args)
+    else:
+        naive_bayes_only(args)
+        estimator = NaiveBayes(alpha=smoothing_of(args.alpha), class_alpha=args.class_alpha,
+                               **gaussian_setting(args), **data_settings(args))
     if args.repeats > 1 and not args.shuffle:
         raise ValueError(f"--repeats {args.repeats} needs --shuffle: unshuffled repeats are the same folds")
     if args.seed is not None and not args.shuffle:

@@ -71,8 +71,9 @@ def print_tree(record):
 
 
 def print_fit(model, elapsed, weighted):
-    """A naive Bayes fit: classes, rows (or total weight), the tree."""
-    total = model.counts_.class_totals.sum()
+    """A naive Bayes, AODE or TAN fit: classes, rows (or total weight), the tree."""
+    counts = model.pair_counts_.counts if hasattr(model, "pair_counts_") else model.counts_
+    total = counts.class_totals.sum()
     amount = f"a total weight of {total:g}" if weighted else f"{total:g} rows"
     print(f"fitted {len(model.classes_)} classes from {amount} "
           f"({model.n_missing_target_} rows with a missing target skipped) in {elapsed:.2f} s")

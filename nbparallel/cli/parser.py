@@ -174,11 +174,27 @@ def add_scoring_run_options(p):
 
 
 def _add_smoothing(p):
-    p.add_argument("--alpha", type=smoothing, default="1/N", help="cell smoothing f (default 1/N; 1 = Laplace)")
+    p.add_argument("--alpha", type=smoothing,
+                   help="cell smoothing f (default 1/N; 1 = Laplace); with --model tan, its estimator's prior "
+                        "count per value (default 0.5, Weka's SimpleEstimator -A)")
     p.add_argument("--class-alpha", type=smoothing, default="1/N", help="class-prior smoothing lambda (default 1/N)")
     p.add_argument("--gaussian", nargs="*", metavar="COLUMN",
                    help="numeric columns modelled by per-class Gaussians instead of bins; with no COLUMN, "
                         "every numeric column")
+
+
+def _add_model_choice(p):
+    """``--model``: naive Bayes, AODE or TAN, and the options of AODE and TAN."""
+    p.add_argument("--model", choices=MODELS, default=MODELS[0],
+                   help="naive Bayes (default), AODE (averaged one-dependence estimators) or TAN (tree-augmented "
+                        "naive Bayes), the last two counted from per-class pair tables")
+    p.add_argument("--frequency-limit", type=float, metavar="F",
+                   help="aode: a value seen fewer than F times is no super-parent (default 1, Weka's -F)")
+    p.add_argument("--m-estimate", type=float, metavar="W",
+                   help="aode: m-estimates of weight W instead of Laplace's estimates (Weka's -M -W)")
+    p.add_argument("--link-score", choices=["entropy", "bayes"],
+                   help="tan: the score of the tree's links, conditional mutual information (default) or Weka's "
+                        "Bayesian score")
 
 
 def _add_class_prior(p):
@@ -186,6 +202,9 @@ def _add_class_prior(p):
                    help="fixed class priors instead of the training frequencies, one CLASS=P per class "
                         "(they must sum to 1)")
 
+
+#: the models of ``fit --model`` and ``cv --model``
+MODELS = ("naive-bayes", "aode", "tan")
 
 TEXT_DATA = ("a text file (one document per line), a directory of CLASS/DOCUMENT text files, "
              "or a scipy.sparse .npz count matrix (rows are documents)")
@@ -210,11 +229,12 @@ def build_parser(commands=None):
             p.set_defaults(func=commands[name])
         return p
 
-    p = verb("fit", help="train a naive Bayes model and save it as JSON")
+    p = verb("fit", help="train a naive Bayes, AODE or TAN model and save it as JSON")
     p.add_argument("data", help="CSV, Parquet or ARFF file or directory")
     p.add_argument("--target", required=True, help="name of the target column")
     p.add_argument("-o", "--output", required=True, help="model file to write (JSON)")
     p.add_argument("--weight", help="name of a sample-weight column")
+    _add_model_choice(p)
     _add_smoothing(p)
     _add_class_prior(p)
     p.add_argument("--boost", type=positive_int, metavar="T",
@@ -337,6 +357,7 @@ def build_parser(commands=None):
                    help=f"scores per fold, some of {', '.join(SCORINGS)} (default all); accuracy alone is "
                         "scored by the predict kernel, without posteriors")
     p.add_argument("--json", action="store_true", help="print what cross_validate returns, as JSON")
+    _add_model_choice(p)
     _add_smoothing(p)
     add_data_options(p)
     add_cluster_options(p)

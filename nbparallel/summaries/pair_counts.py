@@ -14,9 +14,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from nbparallel.engine import execution
 from nbparallel.kernels.pair_counts import count_pairs, pair_row_starts
-from nbparallel.summaries.counts import CountTable
-from nbparallel.summaries.protocol import check_same_type
+from nbparallel.summaries.counts import CountSpec, CountTable
+from nbparallel.summaries.protocol import check_same_type, merge_summaries
 
 
 def pair_cells(offsets, n_classes):
@@ -89,6 +90,45 @@ class PairCounts:
         return self.counts.n_attributes
 
     @property
+    def class_weights(self):
+        """N_k: weight per class of the rows with a known target and some known value."""
+        return self.counts.class_weights
+
+    @property
+    def n_rows(self):
+        """The rows counted: those of a known target (each its weight) and those of a missing one."""
+        return self.counts.n_rows
+
+    @staticmethod
+    def table_size(schema):
+        """``(cells, classes, what, hint)`` of the pair counts a pass under ``schema`` holds per task: a class's
+        cells and the classes (the shape checked against the memory before the pass), their name in a memory
+        error, and what to change when they do not fit."""
+        offsets, n_classes = schema.counted().offsets, len(schema.classes)
+        n_attributes, n_values = len(offsets) - 1, int(offsets[-1])
+        return (pair_cells(offsets, 1), n_classes,
+                f"the pair counts of {n_classes} classes x {n_attributes} attributes of {n_values} values in all "
+                "(they grow as the square of the values)",
+                "use fewer bins (n_bins), fewer categorical values or fewer attributes")
+
+    @classmethod
+    def counting_pass(cls, dataset, schema, *, split_every=2, verbose=False):
+        """The counting pass of ``dataset`` under ``schema`` (its counted attributes' layout):
+        ``(PairCounts, tree record)``; each partition is checked against the rows the schema pass read."""
+        spec = CountSpec.of(schema.counted())
+        rows = dataset.partition_rows
+        if rows is not None and len(rows) == len(dataset.partitions):
+            summarize = [dataset.map(count_checked_pair_rows, spec, i, n) for i, n in enumerate(rows)]
+        else:
+            summarize = dataset.map(count_pair_rows, spec)
+        return execution.run_pass(dataset.partitions, summarize, merge_summaries, split_every=split_every,
+                                  name="nbparallel-pair-count", token=dataset.token, verbose=verbose)
+
+    def class_columns(self, columns):
+        """The counts of the classes at ``columns`` (a slice or index array), in that order."""
+        return PairCounts(self.counts.class_columns(columns), self.pairs[columns])
+
+    @property
     def sizes(self):
         """Each attribute's number of values (its rows less the missing row)."""
         return np.diff(self.offsets) - 1
@@ -113,6 +153,27 @@ class PairCounts:
         rows = self.pairs[:, first : first + size_i * length].reshape(self.n_classes, size_i, length)
         block = rows[:, :, offsets[j] - offsets[i + 1] : offsets[j + 1] - offsets[i + 1]]
         return block if missing else block[:, 1:, 1:]
+
+    def reindex(self, row_maps, new_sizes, class_map, n_classes):
+        """Move the counts into a larger layout (new categories or classes), as
+        :meth:`CountTable.reindex <nbparallel.summaries.counts.CountTable.reindex>` takes it: each attribute's
+        new position (0-based) of each old value, the new numbers of values, each old class's new column and
+        the new number of classes. The new cells are zero.
+
+        >>> codes = np.array([[1, 2], [1, 1], [2, 0]], dtype=np.uint8)
+        >>> counts = PairCounts.of_codes(codes, np.array([0, 0, 1]), None, np.array([0, 3, 6]), 2)
+        >>> wider = counts.reindex([[0, 2], [0, 1]], [3, 2], [1, 0], 2)  # a value between attribute 0's two
+        >>> wider.pair(0, 1)[1].tolist()  # old class 0 is now class 1
+        [[1.0, 1.0], [0.0, 0.0], [0.0, 0.0]]
+        """
+        counts = self.counts.reindex(row_maps, new_sizes, class_map, n_classes)
+        out = PairCounts.empty(counts.offsets, n_classes)
+        rows = [np.concatenate([[0], np.asarray(m, dtype=np.int64) + 1]) for m in row_maps]  # the missing row first
+        classes = np.asarray(class_map, dtype=np.int64)
+        for i in range(self.n_attributes):
+            for j in range(i + 1, self.n_attributes):
+                out.pair(i, j, missing=True)[np.ix_(classes, rows[i], rows[j])] = self.pair(i, j, missing=True)
+        return PairCounts(counts, out.pairs)
 
     def __add__(self, other):
         check_same_type(self, other)
@@ -168,3 +229,17 @@ def count_pair_rows(spec, X, y, w):
     codes = spec.counted_codes(codes, values)
     weights = None if w is None else np.asarray(w, dtype=np.float64)
     return PairCounts.of_codes(codes, classes, weights, spec.offsets, len(schema.classes))
+
+
+def count_checked_pair_rows(spec, index, n_rows, X, y, w):
+    """:func:`count_pair_rows` of partition ``index``, which the schema pass read with ``n_rows`` rows.
+
+    Raises
+    ------
+    ValueError
+        When the partition has another number of rows now: the data changed between the passes.
+    """
+    if len(X) != n_rows:
+        raise ValueError(f"partition {index} had {n_rows} rows in the schema pass but has {len(X)} in the counting "
+                         "pass: did the data change between the schema pass and the counting pass?")
+    return count_pair_rows(spec, X, y, w)
