@@ -22,6 +22,7 @@ LAYERS = [
     {"loading", "report", "cluster"},
     {"spark_ml"},
     {"cli"},
+    {"__main__"},
 ]
 RANK = {name: level for level, names in enumerate(LAYERS) for name in names}
 
@@ -60,7 +61,7 @@ def layer(module):
 
 def test_every_package_imports_only_packages_below_it():
     assert {p.stem if p.is_file() else p.name for p in PACKAGE.iterdir()
-            if p.name != "__init__.py" and not p.name.startswith("__")} == set(RANK)
+            if p.name not in ("__init__.py", "__pycache__")} == set(RANK)
     upward = [f"{module} imports {target} (line {line})" for module, target, _, line in imports()
               if layer(module) and layer(target) and layer(module) != layer(target)
               and RANK[layer(target)] >= RANK[layer(module)]]

@@ -130,8 +130,9 @@ def test_a_command_process_collects_nothing_at_start_up_then_freezes_what_it_mad
     assert done.stdout.split() == ["True", "True", "True", "True"]
 
 
-def test_the_command_process_ends_with_the_commands_status(tmp_path):
-    done = subprocess.run([sys.executable, "-m", "nbparallel.cli", "fit", str(tmp_path / "none.csv"), "--target",
+@pytest.mark.parametrize("module", ["nbparallel.cli", "nbparallel"])
+def test_the_command_process_ends_with_the_commands_status(tmp_path, module):
+    done = subprocess.run([sys.executable, "-m", module, "fit", str(tmp_path / "none.csv"), "--target",
                            "t", "-o", str(tmp_path / "m.json")], capture_output=True, text=True, timeout=300)
     assert done.returncode == 2 and "none.csv" in done.stderr
     assert not (tmp_path / "m.json").exists()
