@@ -26,6 +26,16 @@ def same_model(model, reference):
         reference.pair_counts_)
 
 
+def fitted_alike(cls, collections):
+    """The last ``(model, in-memory reference)``, each collection's model checked against its rows' fit."""
+    for n, (collection, rows) in collections.items():
+        model = cls(categorical_features=["size"]).fit(collection, "label", sample_weight="w")
+        reference = cls(categorical_features=["size"]).fit(rows, "label", sample_weight="w")
+        assert same_model(model, reference), n
+        assert model.reduction_.n_leaves == n and model.reduction_.height == math.ceil(math.log2(n))
+    return model, reference
+
+
 @pytest.fixture(scope="module", params=["classic", "connect"])
 def spark_frames(request):
     """``{n_partitions: (Spark DataFrame, its rows in pandas)}``."""
@@ -51,11 +61,7 @@ def ray_blocks():
 @pytest.mark.xdist_group("spark")
 @pytest.mark.parametrize("cls", MODELS)
 def test_a_spark_dataframe_gives_the_in_memory_model_and_predictions(spark_frames, cls):
-    for n, (frame, rows) in spark_frames.items():
-        model = cls(categorical_features=["size"]).fit(frame, "label", sample_weight="w")
-        reference = cls(categorical_features=["size"]).fit(rows, "label", sample_weight="w")
-        assert same_model(model, reference), n
-        assert model.reduction_.n_leaves == n and model.reduction_.height == math.ceil(math.log2(n))
+    model, reference = fitted_alike(cls, spark_frames)
     frame, rows = spark_frames[3]
     scored = model.predict_proba(frame).toPandas()  # the 8-partition model: the same as the in-memory one
     np.testing.assert_array_equal(scored[["proba_no", "proba_yes"]].to_numpy(),
@@ -76,12 +82,8 @@ def test_cross_validation_of_a_spark_dataframe_equals_the_in_memory_one(spark_fr
 @pytest.mark.xdist_group("ray")
 @pytest.mark.parametrize("cls", MODELS)
 def test_a_ray_dataset_gives_the_in_memory_model_and_predictions(ray_blocks, cls):
-    for n, (ds, rows) in ray_blocks.items():
-        model = cls(categorical_features=["size"]).fit(ds, "label", sample_weight="w")
-        reference = cls(categorical_features=["size"]).fit(rows, "label", sample_weight="w")
-        assert same_model(model, reference), n
-        assert model.reduction_.n_leaves == n and model.reduction_.height == math.ceil(math.log2(n))
-    ds, _ = ray_blocks[3]
+    model, reference = fitted_alike(cls, ray_blocks)
+    ds, rows = ray_blocks[3]
     got = model.predict_proba(ds).to_pandas()
     # Ray may hand the blocks back in another order: each row's predictions are those of its own values
     np.testing.assert_array_equal(got[["proba_no", "proba_yes"]].to_numpy(), reference.predict_proba(got[ATTRIBUTES]))
