@@ -2,6 +2,10 @@
 
 A session is made once per test process and stopped at its exit (module fixtures use :func:`session`). Spark
 runs in a JVM that this process starts; its Python workers import the package as this process does.
+
+Spark Connect's local server binds port 15002 by default and keeps it after its session stops, so a second
+server in the same process, or any other on the machine, could not start. Each one binds a free port instead,
+through pyspark's own test switch ``SPARK_TESTING``, set only while the session is made.
 """
 
 from __future__ import annotations
@@ -37,7 +41,14 @@ def session(kind):
                 return session(kind)
             spark.sparkContext.setLogLevel("ERROR")
         else:
-            spark = builder.remote(MASTER).getOrCreate()  # its server's context retries a failed task too
+            from pyspark import SparkContext
+
+            SparkContext._ensure_initialized()  # the JVM starts outside the test switch
+            os.environ["SPARK_TESTING"] = "1"  # the server binds a free port, and the client asks it which
+            try:
+                spark = builder.remote(MASTER).getOrCreate()  # its server's context retries a failed task too
+            finally:
+                del os.environ["SPARK_TESTING"]
         _sessions[kind] = spark
     return _sessions[kind]
 
