@@ -151,7 +151,8 @@ def cmd_select(args):
     start = time.perf_counter()
     with cluster(args) as engine, warnings_as_messages("select"):
         test = None if args.test is None else training_files(args, args.test, engine)
-        model.fit(training_files(args, engine=engine), args.target, X_test=test, y_test=None if test is None else args.target)
+        model.fit(training_files(args, engine=engine), args.target, X_test=test,
+                  y_test=None if test is None else args.target)
     elapsed = time.perf_counter() - start
     model.save(args.output)
     output.print_selection(model, elapsed, args.output)
@@ -173,9 +174,9 @@ def cmd_cv(args):
         raise ValueError("--seed seeds shuffled folds: give --shuffle too")
     start = time.perf_counter()
     with cluster(args) as engine, warnings_as_messages("cv"):
-        result = cross_validate(estimator, training_files(args, engine=engine), args.target, cv=args.folds, scoring=args.scoring,
-                                shuffle=args.shuffle, stratify=args.stratify, n_repeats=args.repeats,
-                                random_state=args.seed)
+        result = cross_validate(estimator, training_files(args, engine=engine), args.target, cv=args.folds,
+                                scoring=args.scoring, shuffle=args.shuffle, stratify=args.stratify,
+                                n_repeats=args.repeats, random_state=args.seed)
     output.print_cross_validation(result, time.perf_counter() - start, as_json=args.json)
 
 

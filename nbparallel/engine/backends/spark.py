@@ -201,7 +201,8 @@ def session_from(spec, conf=None):
 
     ``sc://HOST:PORT`` is a Spark Connect server (``SparkSession.builder.remote``); anything else a master
     (``local[2]``, ``spark://HOST:7077``, ``yarn``: ``SparkSession.builder.master``). ``conf`` is Spark's
-    configuration, ``{key: value}`` (no console progress bar unless it says so). A local master's Python workers run this process's interpreter.
+    configuration, ``{key: value}`` (no console progress bar unless it says so). A local master's Python
+    workers run this process's interpreter.
     """
     try:
         from pyspark.sql import SparkSession
