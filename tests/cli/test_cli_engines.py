@@ -31,8 +31,9 @@ def engine_params(names):
 def run_cli(*argv, code="from nbparallel.cli import main; sys.exit(main())"):
     import os
 
+    env = {name: value for name, value in os.environ.items() if not name.startswith("SPARK_")}  # a Connect
     return subprocess.run([sys.executable, "-c", f"import sys; {code}", *map(str, argv)], capture_output=True,
-                          text=True, timeout=600, env={**os.environ, **SPARK_ENV})
+                          text=True, timeout=600, env={**env, **SPARK_ENV})  # session of this process sets them
 
 
 def engine_option(name):
