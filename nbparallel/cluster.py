@@ -1,8 +1,8 @@
-"""Getting a Dask cluster from a YAML file in ``cluster_configs/``.
+"""Getting a Dask cluster from a YAML file in ``cluster_configs/`` (or the Spark or Ray settings of one).
 
 A cluster config is a mapping with these keys::
 
-    kind: local | scheduler | ssh | slurm | pbs | kubernetes   # required
+    kind: local | scheduler | ssh | slurm | pbs | kubernetes | spark | ray   # required
     timeout: 10        # seconds to reach the scheduler (default 10)
     no_workers_timeout: 60   # fail tasks after this long without any worker
     options: {...}     # keyword arguments of the kind's cluster class
@@ -10,6 +10,11 @@ A cluster config is a mapping with these keys::
       ca_file: ca.pem
       cert: client.pem
       key: client-key.pem
+
+Kind ``spark`` has options ``master`` (a master URL: ``local[2]``, ``spark://HOST:7077``,
+``sc://HOST:15002``) and ``conf`` (Spark settings); kind ``ray`` has ``address`` (``local``, ``auto``,
+``HOST:PORT``, ``ray://HOST:PORT``) and ``num_cpus`` (a local Ray's cores). The command line starts
+them and reads the data files with them (:mod:`nbparallel.cli.engines`); they are no Dask cluster.
 
 Every key is checked, so a misspelt one is an error rather than a silently
 ignored setting. The optional back ends (dask-jobqueue, dask-kubernetes,
@@ -35,7 +40,11 @@ DEFAULT_TIMEOUT = 10.0
 #: Seconds without any worker after which a fit fails, by kind; None waits for
 #: ever (batch and Kubernetes workers may be queued for a long time).
 DEFAULT_NO_WORKERS_TIMEOUT = {"local": 60.0, "scheduler": 60.0, "ssh": 60.0,
-                              "slurm": None, "pbs": None, "kubernetes": None}
+                              "slurm": None, "pbs": None, "kubernetes": None, "spark": None, "ray": None}
+
+#: The kinds that are no Dask cluster: a Spark session or a Ray cluster, which the command line
+#: (``--cluster``) starts and whose engine reads the data files.
+ENGINE_KINDS = ("spark", "ray")
 
 
 TOP_KEYS = ("kind", "no_workers_timeout", "options", "security", "timeout")
@@ -59,6 +68,8 @@ OPTION_KEYS = {
     "kubernetes": ("name", "namespace", "image", "n_workers", "resources", "env",
                    "worker_command", "scheduler_service_type", "shutdown_on_close",
                    "idle_timeout"),
+    "spark": ("master", "conf"),
+    "ray": ("address", "num_cpus"),
 }
 
 
@@ -148,6 +159,8 @@ def load_config(path):
             raise ValueError(f"{path}: key {key!r} must be a positive number of seconds, "
                              f"got {value!r}")
 
+    if kind in ENGINE_KINDS:
+        _check_engine_options(path, kind, options)
     if kind == "scheduler":
         address = options.get("address")
         if not isinstance(address, str) or not address.startswith(("tcp://", "tls://")):
@@ -172,6 +185,25 @@ def load_config(path):
     return {"kind": kind, "timeout": float(seconds["timeout"]),
             "no_workers_timeout": seconds["no_workers_timeout"], "options": dict(options),
             "security": security, "path": path}
+
+
+def _check_engine_options(path, kind, options):
+    """Raise ValueError naming the file and the key unless a spark or ray config's options are valid."""
+    from nbparallel.engine.backends.ray import check_address
+    from nbparallel.engine.backends.spark import check_master
+
+    key, check = ("master", check_master) if kind == "spark" else ("address", check_address)
+    try:
+        check(options.get(key))
+    except ValueError as exc:
+        raise ValueError(f"{path}: key 'options.{key}': {exc}") from None
+    conf = options.get("conf", {})
+    if kind == "spark" and not isinstance(conf, dict):
+        raise ValueError(f"{path}: key 'options.conf' must be a mapping of Spark settings, got {conf!r}")
+    cpus = options.get("num_cpus")
+    if kind == "ray" and cpus is not None and (isinstance(cpus, bool) or not isinstance(cpus, int) or cpus < 1
+                                               or options["address"] != "local"):
+        raise ValueError(f"{path}: key 'options.num_cpus' must be an int >= 1, with address 'local', got {cpus!r}")
 
 
 def _security(files):
@@ -260,6 +292,9 @@ def connect(config_path):
     """
     config = load_config(config_path)
     source = f" (from {config['path']})"
+    if config["kind"] in ENGINE_KINDS:
+        raise ValueError(f"{config['path']}: kind {config['kind']!r} is no Dask cluster; give it to the command "
+                         "line's --cluster, which starts it and reads the data with it")
     if config["kind"] == "scheduler":
         security = _security(config["security"]) if config["security"] else None
         return _connect_address(config["options"]["address"], config["timeout"], security,

@@ -17,6 +17,7 @@ import time
 from contextlib import contextmanager
 
 from nbparallel.cli import output, parser
+from nbparallel.cli.engines import engine_settings
 from nbparallel.cli.options import (
     check_output,
     class_priors,
@@ -62,8 +63,8 @@ def cmd_fit(args):
         model = NaiveBayes(alpha=smoothing_of(args.alpha), class_alpha=args.class_alpha, class_prior=prior,
                            **gaussian_setting(args), **data_settings(args))
     start = time.perf_counter()
-    with cluster(args), warnings_as_messages("fit"):
-        model.fit(training_files(args), args.target, sample_weight=args.weight)
+    with cluster(args) as engine, warnings_as_messages("fit"):
+        model.fit(training_files(args, engine=engine), args.target, sample_weight=args.weight)
     elapsed = time.perf_counter() - start
     model.save(args.output)
     output.print_fit(model, elapsed, weighted=args.weight is not None)
@@ -81,8 +82,8 @@ def cmd_fit_boosted(args):
     model = BoostedNaiveBayes(n_rounds=args.boost, alpha=smoothing_of(args.alpha), class_alpha=args.class_alpha,
                               checkpoint=args.checkpoint, **data_settings(args))
     start = time.perf_counter()
-    with cluster(args):
-        model.fit(training_files(args), args.target, sample_weight=args.weight)
+    with cluster(args) as engine:
+        model.fit(training_files(args, engine=engine), args.target, sample_weight=args.weight)
     elapsed = time.perf_counter() - start
     model.save(args.output)
     output.print_boosted(model, elapsed)
@@ -132,8 +133,8 @@ def cmd_cluster_fit(args):
                       random_state=args.seed, alpha=args.alpha, checkpoint=args.checkpoint, **data_settings(args))
     check_output(args.output)
     start = time.perf_counter()
-    with cluster(args):
-        model.fit(training_files(args))
+    with cluster(args) as engine:
+        model.fit(training_files(args, engine=engine))
     elapsed = time.perf_counter() - start
     model.save(args.output)
     output.print_clusters(model, elapsed)
@@ -148,9 +149,10 @@ def cmd_select(args):
         n_features=args.features, max_features=args.max_features or "auto", must_include=args.must or (),
         b_estimate=b_estimate, sample_size=args.sample_size, random_state=args.seed, **data_settings(args))
     start = time.perf_counter()
-    with cluster(args), warnings_as_messages("select"):
-        test = None if args.test is None else training_files(args, args.test)
-        model.fit(training_files(args), args.target, X_test=test, y_test=None if test is None else args.target)
+    with cluster(args) as engine, warnings_as_messages("select"):
+        test = None if args.test is None else training_files(args, args.test, engine)
+        model.fit(training_files(args, engine=engine), args.target, X_test=test,
+                  y_test=None if test is None else args.target)
     elapsed = time.perf_counter() - start
     model.save(args.output)
     output.print_selection(model, elapsed, args.output)
@@ -171,10 +173,10 @@ def cmd_cv(args):
     if args.seed is not None and not args.shuffle:
         raise ValueError("--seed seeds shuffled folds: give --shuffle too")
     start = time.perf_counter()
-    with cluster(args), warnings_as_messages("cv"):
-        result = cross_validate(estimator, training_files(args), args.target, cv=args.folds, scoring=args.scoring,
-                                shuffle=args.shuffle, stratify=args.stratify, n_repeats=args.repeats,
-                                random_state=args.seed)
+    with cluster(args) as engine, warnings_as_messages("cv"):
+        result = cross_validate(estimator, training_files(args, engine=engine), args.target, cv=args.folds,
+                                scoring=args.scoring, shuffle=args.shuffle, stratify=args.stratify,
+                                n_repeats=args.repeats, random_state=args.seed)
     output.print_cross_validation(result, time.perf_counter() - start, as_json=args.json)
 
 
@@ -184,13 +186,37 @@ def cmd_predict(args):
     model = load_model(args)
     directory = output_directory(args.output)
     check_output(args.output.rstrip("/\\") if directory is not None else args.output)
-    with cluster(args):
-        written = model.predict_to(args.output, args.data, proba=args.proba, keep=args.keep or (),
-                                   verbose=not args.quiet, **read_settings(args))
+    if directory is not None and engine_settings(args) is not None:
+        raise ValueError("with --spark, --ray or an engine's --cluster config, -o names one CSV or Parquet file, "
+                         "not a directory")
+    with cluster(args) as engine:
+        if engine is not None:
+            written = predict_with_engine(model, args, engine)
+        else:
+            written = model.predict_to(args.output, args.data, proba=args.proba, keep=args.keep or (),
+                                       verbose=not args.quiet, **read_settings(args))
     if directory is not None:
         print(f"{written.n_rows} predictions written to {written.n_files} files in {directory}")
         return
     print(f"{written.n_rows} predictions written to {args.output}")
+
+
+def predict_with_engine(model, args, engine):
+    """``predict`` of files read by a started engine: the lazy predictions collected here, in the files' row
+    order, and written as the local route writes them (``--keep`` columns, ``prediction``, ``proba_<class>``)."""
+    from nbparallel.models.prediction_files import Written, check_columns, write_table
+
+    data = engine.files(args.data, read_settings(args))
+    predictions = model.predict_proba(data) if args.proba else model.predict(data)
+    keep = list(args.keep or ())
+    columns = data.columns
+    check_columns(keep, list(columns() if callable(columns) else columns), "--keep")  # a Ray Dataset's is a method
+    classes = getattr(model, "classes_", None)
+    labels = range(model.n_clusters) if classes is None else classes
+    names = ["prediction", *(f"proba_{c}" for c in labels if args.proba)]
+    frame = engine.collect(predictions, keep + names).to_pandas()
+    write_table(frame, args.output)
+    return Written(len(frame), 1)
 
 
 def cmd_explain(args):
@@ -205,11 +231,14 @@ def cmd_explain(args):
                          "evidence has one column per attribute")
     check_output(args.output)
     classes = {"for_class": class_label(model, args.for_class), "against": class_label(model, args.against)}
-    with cluster(args):
+    if terms and engine_settings(args) is not None:
+        raise ValueError("a text model's documents are read here: --spark, --ray and engine configs read tables")
+    with cluster(args) as engine:
         if terms:
             evidence = explain_documents(model, args.data, 10 if args.top is None else args.top, classes)
         else:
-            files, _, _ = scoring_files(model, args.data, read_settings(args))
+            files = engine.files(args.data, read_settings(args)) if engine is not None else scoring_files(
+                model, args.data, read_settings(args))[0]
             evidence = model.explain(files, **classes)
     evidence.to_csv(args.output, index=False)
     print(f"evidence of {evidence['row'].nunique() if terms else len(evidence)} rows written to {args.output}")
@@ -259,8 +288,9 @@ def cmd_evaluate(args):
     target = args.target or getattr(model, "target_column_", None)
     if target is None:
         raise ValueError("--target is required: the model does not record its target column")
-    with cluster(args):
-        files, _, _ = scoring_files(model, args.data, read_settings(args), target=target)
+    with cluster(args) as engine:
+        files = engine.files(args.data, read_settings(args)) if engine is not None else scoring_files(
+            model, args.data, read_settings(args), target=target)[0]
         result = model.evaluate(files, target)
     output.print_evaluation(model.classes_, result, as_json=args.json)
 
@@ -273,6 +303,8 @@ def evaluate_text(model, args):
     if args.target is not None:
         raise ValueError("--target names a table's class column; a text model's documents take --labels "
                          "(or a directory of class directories)")
+    if engine_settings(args) is not None:
+        raise ValueError("a text model's documents are read here: --spark, --ray and engine configs read tables")
     X, y = read_documents(args.data, n_features=model.n_features_in_)
     if args.labels is not None:
         y = document_labels(args, X.shape[0])

@@ -25,13 +25,16 @@ def read_settings(args):
     return settings
 
 
-def training_files(args, path=None):
-    """The training data (or ``path``, the test data) with the options' read settings and ``--drop``."""
+def training_files(args, path=None, engine=None):
+    """The training data (or ``path``, the test data) with the options' read settings and ``--drop``; read by
+    ``engine`` (a started :class:`~nbparallel.cli.engines.Engine`) when one is given."""
     from nbparallel.data.files import Files, read_files
 
     path = args.data if path is None else path
     drop = getattr(args, "drop", None)
     settings = read_settings(args)
+    if engine is not None:
+        return engine.files(path, settings, drop)
     if drop:  # the columns, from the files' headers or footers (no rows are read)
         from nbparallel.models.prediction_files import check_columns
 
@@ -111,7 +114,18 @@ def load_model(args):
 @contextlib.contextmanager
 def cluster(args):
     """Activate the cluster the options name (this machine's threads otherwise: ``--threads`` of them, by
-    :func:`nbparallel.engine.execution.threads`, or one per core)."""
+    :func:`nbparallel.engine.execution.threads`, or one per core).
+
+    Yields the started :class:`~nbparallel.cli.engines.Engine` of ``--spark``, ``--ray`` or a config of kind
+    ``spark`` or ``ray``, through which the command reads its data; else None.
+    """
+    from nbparallel.cli.engines import engine_settings, started_engine
+
+    engine = engine_settings(args)
+    if engine is not None:
+        with started_engine(engine) as started:
+            yield started
+        return
     if not (getattr(args, "scheduler", None) or getattr(args, "cluster", None)):
         if getattr(args, "threads", None) is None:
             yield None

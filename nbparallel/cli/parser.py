@@ -156,12 +156,42 @@ def add_na_values(p):
                    help="strings that mean a missing value besides the usual ones (e.g. '?' in Weka files)")
 
 
-def add_cluster_options(p):
+def spark_master(text):
+    """``--spark``: a Spark master URL (``local[2]``, ``spark://HOST:7077``, ``sc://HOST:15002``, ...)."""
+    from nbparallel.engine.backends.spark import check_master
+
+    try:
+        return check_master(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def ray_address(text):
+    """``--ray``: ``local``, ``auto``, ``HOST:PORT`` or ``ray://HOST:PORT``."""
+    from nbparallel.engine.backends.ray import check_address
+
+    try:
+        return check_address(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def add_cluster_options(p, engines=False):
+    """Where the passes run: a Dask scheduler or cluster config, this machine's threads, and with ``engines``
+    (the verbs that read tables) Spark or Ray, which then read the data files too."""
     group = p.add_mutually_exclusive_group()
     group.add_argument("--scheduler", metavar="ADDRESS", help="run on the Dask scheduler at this address")
-    group.add_argument("--cluster", metavar="CONFIG", help="run on the cluster a cluster_configs/*.yaml file describes")
+    group.add_argument("--cluster", metavar="CONFIG", help="run on the cluster a cluster_configs/*.yaml file describes"
+                       + (" (Dask, Spark or Ray)" if engines else ""))
     group.add_argument("--threads", type=positive_int, metavar="N",
                        help="run on N threads of this machine (default: one per core)")
+    if engines:
+        group.add_argument("--spark", type=spark_master, metavar="MASTER",
+                           help="read the data with Spark and run on it: local[N], spark://HOST:7077, or "
+                                "sc://HOST:15002 for Spark Connect (needs nbparallel[spark])")
+        group.add_argument("--ray", type=ray_address, metavar="ADDRESS",
+                           help="read the data with Ray and run on it: 'local' starts a Ray of this machine's "
+                                "cores; auto, HOST:PORT or ray://HOST:PORT join a cluster (needs nbparallel[ray])")
 
 
 def add_scoring_run_options(p):
@@ -170,7 +200,7 @@ def add_scoring_run_options(p):
     p.add_argument("--quiet", action="store_true", help="no progress bars")
     add_na_values(p)
     add_read_options(p)
-    add_cluster_options(p)
+    add_cluster_options(p, engines=True)
 
 
 def _add_smoothing(p):
@@ -241,7 +271,7 @@ def build_parser(commands=None):
                    help="boost T >= 1 naive Bayes rounds (AdaBoost.M1 / SAMME)")
     p.add_argument("--checkpoint", metavar="FILE", help="with --boost: resume from / save state to this JSON file")
     add_data_options(p)
-    add_cluster_options(p)
+    add_cluster_options(p, engines=True)
 
     p = verb("cluster-fit", help="cluster rows with AutoClass (naive Bayes EM) and save the model")
     p.add_argument("data", help="CSV, Parquet or ARFF file or directory")
@@ -254,7 +284,7 @@ def build_parser(commands=None):
     p.add_argument("--alpha", type=float, default=1.0, help="Dirichlet smoothing (default 1)")
     p.add_argument("--checkpoint", metavar="FILE", help="resume from / save state to this JSON file")
     add_data_options(p)
-    add_cluster_options(p)
+    add_cluster_options(p, engines=True)
 
     p = verb("predict", help="predict with a saved model")
     p.add_argument("model")
@@ -293,7 +323,7 @@ def build_parser(commands=None):
     add_na_values(p)
     add_read_options(p)
     p.add_argument("--json", action="store_true", help="print the results as JSON")
-    add_cluster_options(p)
+    add_cluster_options(p, engines=True)
 
     p = verb("text-fit", help="train a multinomial or Bernoulli text model and save it as JSON",
              description="Documents are hashed by HashingVectorizer(n_features=2**BITS, "
@@ -338,7 +368,7 @@ def build_parser(commands=None):
                    help="simulated cases for sampled B(J) (default 20000)")
     p.add_argument("--seed", type=int, default=0, help="seed of the simulated cases (default 0)")
     add_data_options(p)
-    add_cluster_options(p)
+    add_cluster_options(p, engines=True)
 
     p = verb("cv", help="exact k-fold cross-validation in one counting pass")
     p.add_argument("data", help="CSV, Parquet or ARFF file or directory")
@@ -360,7 +390,7 @@ def build_parser(commands=None):
     _add_model_choice(p)
     _add_smoothing(p)
     add_data_options(p)
-    add_cluster_options(p)
+    add_cluster_options(p, engines=True)
 
     p = verb("report", help="draw a model: the evidence of its values (naive Bayes), its most telling words "
                             "(text models), its clusters' profiles (AutoClass)")

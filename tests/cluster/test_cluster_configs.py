@@ -24,7 +24,7 @@ def write(tmp_path, text, name="cluster.yaml"):
 
 def test_every_way_of_getting_a_cluster_has_a_config():
     names = {p.stem for p in CONFIGS}
-    assert names == {"local", "scheduler", "ssh", "slurm", "pbs", "kubernetes", "tls"}
+    assert names == {"local", "scheduler", "ssh", "slurm", "pbs", "kubernetes", "tls", "spark", "ray"}
 
 
 @pytest.mark.parametrize("path", CONFIGS, ids=lambda p: p.name)
@@ -61,12 +61,24 @@ def test_misspelt_option_names_file_key_and_accepted_keys(tmp_path):
      "'security.key'"),
     ("kind: scheduler\noptions: {address: 'tcp://h:1'}\n"
      "security: {ca_file: a, cert: b, key: c}\n", "'security'"),
+    ("kind: spark\noptions: {master: 'local(2)'}\n", "'options.master'"),
+    ("kind: spark\noptions: {master: 'local[2]', conf: [a]}\n", "'options.conf'"),
+    ("kind: spark\noptions: {master: 'local[2]', executors: 2}\n", "'executors'"),
+    ("kind: ray\noptions: {address: 'head'}\n", "'options.address'"),
+    ("kind: ray\noptions: {address: 'auto', num_cpus: 2}\n", "'options.num_cpus'"),
+    ("kind: ray\noptions: {address: 'local', num_cpus: 0}\n", "'options.num_cpus'"),
 ])
 def test_invalid_keys_are_named(tmp_path, text, key):
     path = write(tmp_path, text)
     with pytest.raises(ValueError, match=str(path)) as info:
         load_config(path)
     assert key in str(info.value)
+
+
+@pytest.mark.parametrize("name", ["spark", "ray"])
+def test_an_engine_config_is_no_dask_cluster(name):
+    with pytest.raises(ValueError, match=f"kind '{name}' is no Dask cluster"):
+        connect(CONFIGS[[p.stem for p in CONFIGS].index(name)])
 
 
 def test_missing_file(tmp_path):

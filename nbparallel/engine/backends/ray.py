@@ -10,6 +10,7 @@ uses, so the model is the same bit for bit as on the other backends. Ray retries
 
 from __future__ import annotations
 
+import contextlib
 from dataclasses import dataclass
 from functools import partial
 
@@ -109,3 +110,70 @@ class RayBackend(Backend):
 def map_batches(dataset, fn):
     """A lazy Ray Dataset of ``fn(table)`` for every batch of ``dataset``'s rows (Arrow tables), run by Ray."""
     return dataset.map_batches(fn, batch_format="pyarrow", batch_size=None)
+
+
+@contextlib.contextmanager
+def connect(address, num_cpus=None):
+    """This process connected to the Ray cluster at ``address`` (``ray.init(address=...)``), shut down on exit (on
+    failure too).
+
+    ``local`` starts a Ray of this machine's own (``num_cpus`` of its cores, by default all), ``auto`` joins
+    the cluster this machine is a node of, ``HOST:PORT`` or ``ray://HOST:PORT`` a cluster's head. Datasets
+    then keep the order of their blocks, as the files' rows are read.
+    """
+    try:
+        import ray
+        import ray.data
+    except ImportError as exc:
+        raise ImportError(f"Ray needs ray[data] ({exc}): pip install 'nbparallel[ray]'") from exc
+    settings = {"num_cpus": num_cpus} if num_cpus is not None else {}
+    ray.init(address=address, include_dashboard=False, log_to_driver=False, configure_logging=False, **settings)
+    try:
+        ray.data.DataContext.get_current().execution_options.preserve_order = True
+        yield
+    finally:
+        ray.shutdown()
+
+
+def read_files(paths, kind, *, columns=None, types=None, delimiter=None, encoding=None, null_values=()):
+    """One Ray Dataset of the ``columns`` (default all) of the CSV (with a header) or Parquet files ``paths``, its
+    blocks in the order of the files and of each file's rows.
+
+    ``types`` (``{column: pyarrow type}``) are the CSV files' column types, else Arrow infers them block by
+    block; ``null_values`` the strings that mean a missing value in them.
+    """
+    import ray.data
+
+    paths = [str(p) for p in paths]
+    if kind == "parquet":
+        return ray.data.read_parquet(paths, columns=columns)
+    if kind != "csv":
+        raise ValueError(f"Ray reads CSV and Parquet files here, not {kind}")
+    import pyarrow.csv as pcsv
+
+    return ray.data.read_csv(
+        paths, read_options=pcsv.ReadOptions(encoding=encoding or "utf8"),
+        parse_options=pcsv.ParseOptions(delimiter=delimiter or ","),
+        convert_options=pcsv.ConvertOptions(column_types=types, null_values=list(null_values),
+                                            strings_can_be_null=True, include_columns=columns))
+
+
+def to_arrow(dataset, columns):
+    """The ``columns`` of a Ray Dataset's rows as one Arrow table in this process, in the order of its blocks."""
+    import pyarrow as pa
+    import ray
+
+    return pa.concat_tables(ray.get(dataset.select_columns(list(columns)).to_arrow_refs()))
+
+
+#: the addresses :func:`check_address` takes, as its error names them
+ADDRESSES = "local, auto, HOST:PORT or ray://HOST:PORT"
+
+
+def check_address(address):
+    """``address`` if it is a Ray address of :data:`ADDRESSES` (nothing is started), else ValueError."""
+    import re
+
+    if not isinstance(address, str) or not re.fullmatch(r"local|auto|(ray://)?[^\s:/]+:\d+", address):
+        raise ValueError(f"a Ray address is one of {ADDRESSES}, got {address!r}")
+    return address

@@ -13,7 +13,10 @@ DataFrame. This module and :mod:`nbparallel.cluster` are the only ones that impo
 
 from __future__ import annotations
 
+import contextlib
+import os
 import pickle
+import sys
 from dataclasses import dataclass
 from functools import partial
 
@@ -185,3 +188,95 @@ def map_batches(frame, fn, arrow_schema):
     from pyspark.sql.pandas.types import from_arrow_schema
 
     return frame.mapInArrow(_BatchTask(fn), from_arrow_schema(arrow_schema))
+
+
+def is_local_master(spec):
+    """Whether the master URL ``spec`` runs Spark's executors in this machine's JVM (``local``, ``local[N]``)."""
+    return spec == "local" or spec.startswith("local[")
+
+
+@contextlib.contextmanager
+def session_from(spec, conf=None):
+    """A Spark session of the master URL ``spec``, stopped on exit (on failure too).
+
+    ``sc://HOST:PORT`` is a Spark Connect server (``SparkSession.builder.remote``); anything else a master
+    (``local[2]``, ``spark://HOST:7077``, ``yarn``: ``SparkSession.builder.master``). ``conf`` is Spark's
+    configuration, ``{key: value}`` (no console progress bar unless it says so). A local master's Python
+    workers run this process's interpreter.
+    """
+    try:
+        from pyspark.sql import SparkSession
+    except ImportError as exc:
+        raise ImportError(f"Spark needs pyspark ({exc}): pip install 'nbparallel[spark]'") from exc
+    builder = SparkSession.builder.appName("nbparallel")
+    if spec.startswith("sc://"):
+        builder = builder.remote(spec)
+    else:
+        if is_local_master(spec):
+            os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+            os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
+        builder = builder.master(spec)
+    for key, value in {"spark.ui.showConsoleProgress": "false", **(conf or {})}.items():
+        builder = builder.config(key, str(value))
+    session = builder.getOrCreate()
+    try:
+        yield session
+    finally:
+        session.stop()
+
+
+def read_files(session, paths, kind, *, columns=None, types=None, delimiter=None, encoding=None, null_values=()):
+    """One Spark DataFrame of the ``columns`` (default all) of the CSV (with a header) or Parquet files ``paths``,
+    its partitions in the order of the files and of each file's rows: a union of one read per file.
+
+    ``types`` (``{column: pyarrow type}``) is the CSV files' schema, else Spark infers it; ``null_values``
+    are the strings that mean a missing value in a CSV file's text columns (Spark's reader takes an empty
+    field as missing, and a text that is no number as a missing number).
+    """
+    from functools import reduce
+
+    reader = session.read
+    if kind == "csv":
+        reader = reader.option("header", True).option("mode", "PERMISSIVE")
+        for name, value in (("sep", delimiter), ("encoding", encoding)):
+            if value is not None:
+                reader = reader.option(name, value)
+        if types is None:
+            reader = reader.option("inferSchema", True)
+        else:
+            import pyarrow as pa
+            from pyspark.sql.pandas.types import from_arrow_schema
+
+            reader = reader.schema(from_arrow_schema(pa.schema(list(types.items()))))
+    elif kind != "parquet":
+        raise ValueError(f"Spark reads CSV and Parquet files here, not {kind}")
+    paths = [str(p) for p in paths]
+    schema = reader.format(kind).load(paths).schema  # one schema for every file
+    frame = reduce(lambda a, b: a.union(b), [reader.schema(schema).format(kind).load(p) for p in paths])
+    if columns is not None:
+        frame = frame.select(*columns)
+    text = [field.name for field in schema.fields if field.dataType.typeName() == "string" and field.name in
+            frame.columns]
+    if kind == "csv" and text and null_values:
+        frame = frame.replace(list(null_values), None, subset=text)
+    return frame
+
+
+def to_arrow(frame, columns):
+    """The ``columns`` of a Spark DataFrame's rows as one Arrow table in this process, in the DataFrame's order."""
+    return frame.select(*columns).toArrow()
+
+
+#: the master URLs :func:`check_master` takes, as its error names them
+MASTERS = "local, local[N], local[*], local[N,F], spark://HOST:PORT, sc://HOST:PORT, yarn or k8s://URL"
+
+
+def check_master(spec):
+    """``spec`` if it is a Spark master URL of :data:`MASTERS` (no session is started), else ValueError."""
+    import re
+
+    forms = (r"local(\[(\d+|\*)(,\d+)?\])?", r"spark://[^\s:/]+:\d+(,[^\s:/]+:\d+)*", r"sc://[^\s:/]+(:\d+)?(/.*)?",
+             r"yarn", r"k8s://\S+")
+    if not isinstance(spec, str) or not any(re.fullmatch(form, spec) for form in forms):
+        raise ValueError(f"a Spark master is one of {MASTERS}, got {spec!r}")
+    return spec
