@@ -2,7 +2,7 @@
 predictions as the same command without it, and the engine's options checked.
 
 Every command runs as a user runs it, in a process of its own. The Spark Connect variant needs this test
-process's local Connect server (``sc://localhost:15002``), whose Python workers import the installed package.
+process's local Connect server (at the free port it bound), whose Python workers import the installed package.
 """
 
 import json
@@ -13,12 +13,12 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from tests.engine.spark_sessions import mixed_frame, session
+from tests.engine.spark_sessions import connect_url, mixed_frame
 
 #: each engine's option, and the xdist group of its tests
 ENGINES = {
     "spark-classic": (["--spark", "local[2,2]"], "spark"),
-    "spark-connect": (["--spark", "sc://localhost:15002"], "spark"),
+    "spark-connect": (["--spark"], "spark"),  # and the address of this process's local Connect server
     "ray": (["--ray", "local"], "ray"),
 }
 SPARK_ENV = {"PYSPARK_SUBMIT_ARGS": "--conf spark.ui.enabled=false pyspark-shell"}
@@ -38,7 +38,7 @@ def run_cli(*argv, code="from nbparallel.cli import main; sys.exit(main())"):
 
 def engine_option(name):
     if name == "spark-connect":
-        session("connect")  # this process's local Connect server, which the command connects to
+        return [*ENGINES[name][0], connect_url()]
     return ENGINES[name][0]
 
 

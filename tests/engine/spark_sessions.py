@@ -53,6 +53,15 @@ def session(kind):
     return _sessions[kind]
 
 
+def connect_url():
+    """The address of this process's local Spark Connect server (started if it is not), for a client elsewhere."""
+    session("connect")
+    from pyspark.sql.session import SparkSession
+
+    service = getattr(SparkSession._instantiatedSession._jvm, "org.apache.spark.sql.connect.service.SparkConnectService$")
+    return f"sc://localhost:{getattr(service, 'MODULE$').localPort()}"
+
+
 @atexit.register
 def _stop_all():
     for spark in _sessions.values():
