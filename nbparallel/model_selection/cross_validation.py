@@ -72,6 +72,7 @@ from nbparallel.data.sparse import as_partitions, check_weights, is_dask_array, 
 from nbparallel.engine import execution
 from nbparallel.model_selection.folds import Folds, class_count_matrix, tally_classes
 from nbparallel.models.base import ScoringInputs
+from nbparallel.models.discretisation import MDL
 from nbparallel.models.plan import CountingPlan, check_classes
 from nbparallel.models.registry import kind_of_model, kinds_where, names_of
 from nbparallel.summaries.counts import CountTable
@@ -360,6 +361,10 @@ def _score_coded_folds(models, repeats, measure, X, y, w, info):
 
 def _coded_run(estimator, X, y, sample_weight, record, stratify):
     """The cross-validation run of a counting model of a summary type counted from codes after a schema pass."""
+    if getattr(estimator, "n_bins", None) == MDL:
+        raise ValueError(f"cross_validate counts every fold of a {type(estimator).__name__} in one layout, but "
+                         "n_bins='mdl' cuts each fold's training rows into intervals of their own: fit each fold, or "
+                         "cross-validate with n_bins=N")
     dataset = estimator.dataset(X, y, sample_weight)
     plan = estimator.counting_plan(dataset, weighted=sample_weight is not None)
     return _CodedRun(estimator, dataset, plan, record, stratify)

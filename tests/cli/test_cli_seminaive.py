@@ -50,7 +50,6 @@ def test_cv_cross_validates_the_model(train_csv, capsys, model, cls):
     (["--model", "aode", "--alpha", "1"], "--alpha is not an option of --model aode"),
     (["--model", "tan", "--m-estimate", "2"], "--m-estimate is not an option of --model tan"),
     (["--model", "tan", "--gaussian"], "--gaussian is not an option of --model tan"),
-    (["--model", "aode", "--bins", "mdl"], "--bins mdl is naive Bayes's"),
     (["--link-score", "bayes"], "--link-score is an option of --model aode or tan, not of naive Bayes"),
 ])
 def test_an_option_the_model_does_not_take_is_refused(train_csv, tmp_path, capsys, argv, message):
