@@ -29,6 +29,8 @@ The ``onnx`` package builds the graph: ``pip install 'nbparallel[export]'``.
 import numpy as np
 
 from nbparallel.exporters.linear import binarize_threshold, linear_scores
+from nbparallel.exporters.onnx_categories import category_keys
+from nbparallel.exporters.onnx_seminaive import aode_log_likelihood, seminaive_inputs, tan_log_likelihood
 from nbparallel.exporters.exportable import exported_kind
 from nbparallel.models.registry import AODE, BOOSTED, LINEAR, TAN
 
@@ -94,21 +96,6 @@ def table_rows(builder, log_prob, codes):
     table = np.vstack([log_prob, np.zeros((1, log_prob.shape[1]))])
     flat = builder.node("Reshape", [codes, builder.constant(np.array([-1], dtype=np.int64))])
     return builder.node("Gather", [builder.constant(table, "log_prob"), flat], axis=0)
-
-
-#: the strings a boolean category is read from (a CSV's TRUE/FALSE, Python's True/False, JSON's true/false)
-BOOLEAN_SPELLINGS = {True: ("True", "true", "TRUE"), False: ("False", "false", "FALSE")}
-
-
-def category_keys(categories):
-    """``(keys, codes)`` of a categorical column's LabelEncoder: each category's ``str``, and a boolean
-    category's every spelling in :data:`BOOLEAN_SPELLINGS`."""
-    keys, codes = [], []
-    for code, category in enumerate(categories):
-        spellings = BOOLEAN_SPELLINGS[bool(category)] if isinstance(category, (bool, np.bool_)) else (str(category),)
-        keys += spellings
-        codes += [code] * len(spellings)
-    return keys, codes
 
 
 def categorical_terms(builder, column, fitted):
@@ -218,8 +205,6 @@ def onnx_model(model):
     elif kind == BOOSTED:
         scores = boosted_vote_shares(builder, model)
     elif kind in (AODE, TAN):
-        from nbparallel.exporters.onnx_seminaive import aode_log_likelihood, seminaive_inputs, tan_log_likelihood
-
         inputs = seminaive_inputs(builder, model)
         rows = zero_rows(builder, next(iter(inputs.values())), len(model.classes_))
         scores = (aode_log_likelihood if kind == AODE else tan_log_likelihood)(builder, model, inputs, rows)

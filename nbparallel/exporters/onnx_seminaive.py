@@ -16,7 +16,7 @@ below the value plus one (``bin_edges_``: equal-width or MDL; NaN to 0).
 import numpy as np
 
 from nbparallel.data.columns import CATEGORICAL
-from nbparallel.exporters.onnx_graph import category_keys
+from nbparallel.exporters.onnx_categories import category_keys
 
 
 def attribute_codes(builder, model, inputs):
