@@ -3,7 +3,7 @@
 Run: ``nbparallel bench seminaive [--quick]``.
 
 - **Accuracy.** 10-fold stratified cross-validation (scikit-learn's ``StratifiedKFold``, shuffled with seed 1)
-  of ``NaiveBayes``, ``AODE`` and ``TAN``, all with ``n_bins="mdl"``, on Weka's example ARFF files
+  of ``NaiveBayes`` (its default smoothing, and Laplace's as Weka's), ``AODE`` and ``TAN``, all with ``n_bins="mdl"``, on Weka's example ARFF files
   (:data:`DATASETS`, from ``WEKA_EXAMPLES``, default Debian weka's ``/usr/share/doc/weka/examples``): each fold's
   training and test rows are written as ARFF files of the original header (declared nominal values, as Weka
   reads them) and the model is fitted and scored from them. Beside them Weka's ``FilteredClassifier`` with
@@ -53,8 +53,13 @@ WEKA_JAR = Path(os.environ.get("WEKA_JAR", "/usr/share/java/weka.jar"))
 WEKA_EXAMPLES = Path(os.environ.get("WEKA_EXAMPLES", "/usr/share/doc/weka/examples"))
 DATASETS = ("breast-cancer", "credit-g", "diabetes", "glass", "ionosphere", "iris", "labor", "segment-challenge",
             "soybean", "vote")
-OURS = {"naive Bayes": NaiveBayes, "AODE": AODE, "TAN": TAN}
+#: our models (all with n_bins="mdl"): naive Bayes with its default smoothing and with Laplace's (Weka's counts
+#: start at 1), AODE and TAN with Weka's estimators (their defaults)
+OURS = {"naive Bayes": lambda: NaiveBayes(n_bins="mdl"),
+        "naive Bayes, Laplace": lambda: NaiveBayes(n_bins="mdl", alpha=1.0, class_alpha=1.0),
+        "AODE": lambda: AODE(n_bins="mdl"), "TAN": lambda: TAN(n_bins="mdl")}
 WEKA = {"naive Bayes": ["weka.classifiers.bayes.NaiveBayes"],
+        "naive Bayes, Laplace": ["weka.classifiers.bayes.NaiveBayes"],
         "AODE": ["weka.classifiers.bayes.AODE"],
         "TAN": ["weka.classifiers.bayes.BayesNet", "--", "-Q", "weka.classifiers.bayes.net.search.local.TAN"]}
 N_ROWS, N_ATTRIBUTES, N_VALUES, THREADS = 10**6, 20, 10, 2
@@ -84,8 +89,9 @@ def arff_rows(path):
     return text[:offset], attributes[-1][0], lines, np.array(labels)
 
 
-def our_accuracy(cls, path, workdir):
-    """Mean 10-fold stratified CV accuracy of ``cls(n_bins="mdl")``, each fold fitted and scored from ARFF files."""
+def our_accuracy(make, path, workdir):
+    """Mean 10-fold stratified CV accuracy of the models ``make()`` makes, each fold fitted and scored from ARFF
+    files."""
     header, target, lines, labels = arff_rows(path)
     lines = np.array(lines, dtype=object)
     scores = []
@@ -96,7 +102,7 @@ def our_accuracy(cls, path, workdir):
             for name, rows in (("train", train), ("test", test)):
                 files.append(Path(workdir) / f"{name}.arff")
                 files[-1].write_text(header + "\n".join(lines[rows]) + "\n")
-            model = cls(n_bins="mdl").fit(str(files[0]), target)
+            model = make().fit(str(files[0]), target)
             predicted = model.predict(str(files[1]))
             scores.append(np.mean(predicted.astype(str) == labels[test]))
     return float(np.mean(scores))
@@ -122,11 +128,11 @@ def accuracy_rows(quick, no_weka):
             if not path.is_file():
                 print(f"note: {path} not found: {name} skipped")
                 continue
-            for model, cls in OURS.items():
-                weka = None if no_weka else weka_accuracy(WEKA[model], path)
+            weka = {} if no_weka else {tuple(w): weka_accuracy(w, path) for w in map(tuple, WEKA.values())}
+            for model, make in OURS.items():
                 rows.append({"part": "accuracy", "dataset": name, "model": model,
-                             "nbparallel": our_accuracy(cls, path, workdir), "weka": weka})
-                print(f"{name}: {model} {rows[-1]['nbparallel']:.4f}, Weka {weka}", flush=True)
+                             "nbparallel": our_accuracy(make, path, workdir), "weka": weka.get(tuple(WEKA[model]))})
+                print(f"{name}: {model} {rows[-1]['nbparallel']:.4f}, Weka {rows[-1]['weka']}", flush=True)
     return rows
 
 
@@ -261,11 +267,11 @@ def _plot(rows):
     speed = rows[rows["part"] == "speed"]
     figure, (left, right) = plt.subplots(1, 2, figsize=(13, 4.5), gridspec_kw={"width_ratios": [2, 1]})
     datasets = list(dict.fromkeys(accuracy["dataset"]))
-    width = 0.13
-    colours = {"naive Bayes": "#4c72b0", "AODE": "#dd8452", "TAN": "#55a868"}
+    width = 0.1
+    colours = {"naive Bayes": "#4c72b0", "naive Bayes, Laplace": "#8172b3", "AODE": "#dd8452", "TAN": "#55a868"}
     for m, model in enumerate(OURS):
         part = accuracy[accuracy["model"] == model].set_index("dataset").reindex(datasets)
-        x = np.arange(len(datasets)) + (2 * m - 2.5) * width
+        x = np.arange(len(datasets)) + (2 * m - 3.5) * width
         left.bar(x, part["nbparallel"], width, color=colours[model], label=f"nbparallel {model}")
         if part["weka"].notna().any():
             left.bar(x + width, part["weka"], width, color=colours[model], alpha=0.45, hatch="//",

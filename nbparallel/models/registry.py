@@ -59,8 +59,8 @@ MODEL_KINDS = {kind.name: kind for kind in (
     ModelKind("BoostedNaiveBayes", "nbparallel.models.boosting", BOOSTED),
     ModelKind("SelectedNaiveBayes", "nbparallel.model_selection.selection", NAIVE_BAYES),
     ModelKind("AutoClass", "nbparallel.models.autoclass", export=None),
-    ModelKind("AODE", "nbparallel.models.seminaive_models", AODE, report=False, cross_validated=True),
-    ModelKind("TAN", "nbparallel.models.seminaive_models", TAN, report=False, cross_validated=True),
+    ModelKind("AODE", "nbparallel.models.seminaive_models", AODE, cross_validated=True),
+    ModelKind("TAN", "nbparallel.models.seminaive_models", TAN, cross_validated=True),
 )}
 
 

@@ -227,6 +227,10 @@ class PairCountingClassifier(CountingClassifier):
     def encode_targets(self, y):
         return self.schema_.encode_classes(y)
 
+    def report_sections(self):
+        """What :mod:`nbparallel.report` draws of this model: its structure, attributes and class prior."""
+        return {"kind": "semi-naive", "model": self, "note": None}
+
     # ------------------------------------------------------------- files
 
     def fitted_to_dict(self):
