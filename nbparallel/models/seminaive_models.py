@@ -335,6 +335,8 @@ class AODE(PairCountingClassifier):
         The merged counts, laid out as ``schema_``'s attributes (table order).
     schema_ : nbparallel.data.schema.Schema
         Every attribute with its kind, vocabulary or bins, and the classes.
+    bin_edges_ : dict
+        Each numeric attribute's inner bin edges, ``{name: ndarray}``: the equal-width bins', or the MDL cuts.
     tables_ : nbparallel.models.seminaive.AODETables
         The log-probabilities derived from ``pair_counts_``.
     n_missing_target_ : int
@@ -405,6 +407,8 @@ class TAN(PairCountingClassifier):
         The merged counts, laid out as ``schema_``'s attributes (table order).
     schema_ : nbparallel.data.schema.Schema
         Every attribute with its kind, vocabulary or bins, and the classes.
+    bin_edges_ : dict
+        Each numeric attribute's inner bin edges, ``{name: ndarray}``: the equal-width bins', or the MDL cuts.
     tables_ : nbparallel.models.seminaive.TANTables
         The tree and the log-probabilities derived from ``pair_counts_``.
     n_missing_target_ : int
