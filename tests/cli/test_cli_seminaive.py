@@ -25,10 +25,13 @@ def train_csv(tmp_path_factory):
     (["--model", "tan"], nbparallel.TAN(n_bins=6, n_partitions=3)),
     (["--model", "tan", "--alpha", "2", "--link-score", "bayes"],
      nbparallel.TAN(alpha=2.0, link_score="bayes", n_bins=6, n_partitions=3)),
+    (["--model", "aode"], nbparallel.AODE(n_bins="mdl", n_partitions=3)),
+    (["--model", "tan"], nbparallel.TAN(n_bins="mdl", n_partitions=3)),
 ])
 def test_fit_writes_the_model_the_library_fits(train_csv, tmp_path, capsys, argv, expected):
     path = tmp_path / "model.json"
-    assert main(["fit", str(train_csv), "--target", "y", "-o", str(path), "--bins", "6", "--partitions", "3",
+    bins = str(expected.n_bins)
+    assert main(["fit", str(train_csv), "--target", "y", "-o", str(path), "--bins", bins, "--partitions", "3",
                  "--quiet", *argv]) == 0
     assert "fitted 2 classes from 240 rows" in capsys.readouterr().out
     model = nbparallel.load(path)
