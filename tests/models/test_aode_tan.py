@@ -269,12 +269,35 @@ def test_an_mdl_model_file_keeps_its_cuts_checked(cls, tmp_path):
 
 
 @pytest.mark.parametrize("cls", MODELS)
-def test_mdl_bins_refuse_a_second_batch_and_one_pass_cross_validation(cls):
+def test_mdl_bins_refuse_a_second_batch(cls):
     frame = make_frame(200, seed=2)
     model = cls(n_bins="mdl").partial_fit(frame.iloc[:100], "y")
     before = model.pair_counts_
     with pytest.raises(ValueError, match="partial_fit cannot add another batch"):
         model.partial_fit(frame.iloc[100:], "y")
     assert model.pair_counts_ is before
-    with pytest.raises(ValueError, match="n_bins='mdl' cuts each fold's training rows"):
-        cross_validate(cls(n_bins="mdl"), frame, "y", cv=4)
+
+
+@pytest.mark.parametrize("cls", MODELS)
+def test_mdl_cross_validation_equals_fitting_each_fold(cls):
+    """Each numeric column's least and largest values lie in two folds, so that every fold's training rows have
+    the whole data's range (the fine grid that the folds' cuts are found on, as naive Bayes's)."""
+    frame = make_frame(400, seed=5)
+    n, k = len(frame), 4
+    for column in ("age", "visits"):
+        lo, hi = frame[column].min(), frame[column].max()
+        frame.loc[[0, n - 1], column] = lo
+        frame.loc[[1, n - 2], column] = hi
+    X, y = frame.drop(columns="y"), frame["y"].to_numpy()
+    result = cross_validate(cls(n_bins="mdl", n_partitions=3), X, y, cv=k, scoring=("accuracy", "log_likelihood"))
+    assert [p["kind"] for p in result["passes"]] == ["schema", "count", "pairs", "score"]
+    cuts = []
+    for i, test in enumerate(np.array_split(np.arange(n), k)):
+        train = np.setdiff1d(np.arange(n), test)
+        model = cls(n_bins="mdl").fit(X.iloc[train], y[train])
+        cuts.append(tuple(float(e) for edges in model.bin_edges_.values() for e in edges))
+        report = model.evaluate(X.iloc[test], y[test])
+        assert result["test_accuracy"][i] == pytest.approx(report["accuracy"], abs=1e-15)
+        assert result["test_log_likelihood"][i] == pytest.approx(report["average_log_likelihood"], rel=1e-12)
+        np.testing.assert_array_equal(result["confusion_matrices"][i], report["confusion_matrix"])
+    assert len(set(cuts)) > 1  # the folds' cuts differ: each fold model has intervals of its own
