@@ -117,8 +117,6 @@ def semi_naive_model(args):
     other = [flag for flag, value in options.items() if value is not None and flag not in own]
     if other:
         raise ValueError(f"{other[0]} is not an option of --model {args.model}")
-    if args.bins == "mdl":
-        raise ValueError(f"--bins mdl is naive Bayes's; --model {args.model} takes equal-width bins (--bins N)")
     if args.model == "aode":
         given = {"frequency_limit": args.frequency_limit, "m_estimate": args.m_estimate}
         return AODE(**{name: value for name, value in given.items() if value is not None}, **data_settings(args))

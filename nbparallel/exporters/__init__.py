@@ -20,8 +20,9 @@ def export(model, path):
 
     Parameters
     ----------
-    model : NaiveBayes, BoostedNaiveBayes, MultinomialNaiveBayes, BernoulliNaiveBayes or ComplementNaiveBayes
-        A fitted model; a model the format cannot express raises ValueError and writes nothing.
+    model : NaiveBayes, BoostedNaiveBayes, MultinomialNaiveBayes, BernoulliNaiveBayes, ComplementNaiveBayes, AODE or TAN
+        A fitted model (AODE and TAN to ONNX only); a model the format cannot express raises ValueError and
+        writes nothing.
     path : str or os.PathLike
         The output file; written to a temporary file in the same folder and renamed.
 

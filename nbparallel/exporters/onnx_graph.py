@@ -20,7 +20,8 @@ The sum with the class log-priors is the joint log-likelihood; the outputs are `
 A :class:`~nbparallel.BoostedNaiveBayes` graph scores every round's model on the same inputs and gives the
 vote shares, each round's predicted class weighted by its ``estimator_weights_``, as ``predict_proba`` does.
 The text models (:mod:`nbparallel.exporters.linear`) take one input ``X`` [N, F] of doubles, the rows of
-counts (a graph input per term would be thousands), and score it by one ``MatMul``.
+counts (a graph input per term would be thousands), and score it by one ``MatMul``. AODE and TAN take the
+column inputs of a NaiveBayes graph and score them by gathered log tables (:mod:`nbparallel.exporters.onnx_seminaive`).
 
 The ``onnx`` package builds the graph: ``pip install 'nbparallel[export]'``.
 """
@@ -28,8 +29,10 @@ The ``onnx`` package builds the graph: ``pip install 'nbparallel[export]'``.
 import numpy as np
 
 from nbparallel.exporters.linear import binarize_threshold, linear_scores
+from nbparallel.exporters.onnx_categories import category_keys
+from nbparallel.exporters.onnx_seminaive import aode_log_likelihood, seminaive_inputs, tan_log_likelihood
 from nbparallel.exporters.exportable import exported_kind
-from nbparallel.models.registry import BOOSTED, LINEAR
+from nbparallel.models.registry import AODE, BOOSTED, LINEAR, TAN
 
 #: opsets of the graph: the default domain's and ai.onnx.ml's (LabelEncoder with string keys)
 OPSETS = {"": 17, "ai.onnx.ml": 3}
@@ -93,21 +96,6 @@ def table_rows(builder, log_prob, codes):
     table = np.vstack([log_prob, np.zeros((1, log_prob.shape[1]))])
     flat = builder.node("Reshape", [codes, builder.constant(np.array([-1], dtype=np.int64))])
     return builder.node("Gather", [builder.constant(table, "log_prob"), flat], axis=0)
-
-
-#: the strings a boolean category is read from (a CSV's TRUE/FALSE, Python's True/False, JSON's true/false)
-BOOLEAN_SPELLINGS = {True: ("True", "true", "TRUE"), False: ("False", "false", "FALSE")}
-
-
-def category_keys(categories):
-    """``(keys, codes)`` of a categorical column's LabelEncoder: each category's ``str``, and a boolean
-    category's every spelling in :data:`BOOLEAN_SPELLINGS`."""
-    keys, codes = [], []
-    for code, category in enumerate(categories):
-        spellings = BOOLEAN_SPELLINGS[bool(category)] if isinstance(category, (bool, np.bool_)) else (str(category),)
-        keys += spellings
-        codes += [code] * len(spellings)
-    return keys, codes
 
 
 def categorical_terms(builder, column, fitted):
@@ -216,6 +204,10 @@ def onnx_model(model):
         scores = linear_log_likelihood(builder, model)
     elif kind == BOOSTED:
         scores = boosted_vote_shares(builder, model)
+    elif kind in (AODE, TAN):
+        inputs = seminaive_inputs(builder, model)
+        rows = zero_rows(builder, next(iter(inputs.values())), len(model.classes_))
+        scores = (aode_log_likelihood if kind == AODE else tan_log_likelihood)(builder, model, inputs, rows)
     else:
         inputs = column_inputs(builder, model)
         rows = zero_rows(builder, next(iter(inputs.values())), len(model.classes_))

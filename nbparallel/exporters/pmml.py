@@ -10,6 +10,8 @@ outputs) and the choice of model element by model kind.
   :class:`~nbparallel.ComplementNaiveBayes`: a ``RegressionModel`` with a softmax over one linear score per
   class (:mod:`nbparallel.exporters.pmml_linear`). Their fields are the model's feature names, or
   ``x0``, ``x1``, ... when it was fitted without names.
+- :class:`~nbparallel.AODE` and :class:`~nbparallel.TAN`: refused, each with a ValueError saying why (export
+  them to ONNX).
 
 The target field is named ``target`` (``target_`` and so on if a column has that name); the ``Output``
 gives ``label`` and ``probability(CLASS)`` for each class, in ``classes_`` order.
@@ -21,13 +23,18 @@ import xml.etree.ElementTree as ET
 from nbparallel.exporters import pmml_bayes, pmml_linear
 from nbparallel.exporters.exportable import exported_kind
 from nbparallel.exporters.pmml_schema import NS
-from nbparallel.models.registry import BOOSTED, NAIVE_BAYES
+from nbparallel.models.registry import AODE, BOOSTED, NAIVE_BAYES, TAN
 
 
 def model_element_writer(model):
     """The function that adds ``model``'s PMML model element to a document, and the fields it reads
     (``[(name, values, data type)]``: a categorical field's values, None for a continuous field)."""
     kind = exported_kind(model, "PMML")
+    if kind == AODE:
+        raise ValueError("PMML has no model of averaged one-dependence estimators: export an AODE to .onnx")
+    if kind == TAN:
+        raise ValueError("PMML export of a TAN is not written (PMML's BayesianNetworkModel could hold its tree, "
+                         "but no PMML scorer was checked against it here): export a TAN to .onnx")
     if kind == NAIVE_BAYES:
         return pmml_bayes.add_naive_bayes_model, pmml_bayes.fields(model)
     if kind == BOOSTED:

@@ -72,17 +72,21 @@ from nbparallel.data.sparse import as_partitions, check_weights, is_dask_array, 
 from nbparallel.engine import execution
 from nbparallel.model_selection.folds import Folds, class_count_matrix, tally_classes
 from nbparallel.models.base import ScoringInputs
+from nbparallel.models.discretisation import MDL
+from nbparallel.models.mdl_layout import interval_recoding, mdl_bin_edges
 from nbparallel.models.plan import CountingPlan, check_classes
 from nbparallel.models.registry import kind_of_model, kinds_where, names_of
 from nbparallel.summaries.counts import CountTable
 from nbparallel.summaries.evaluation import Evaluation
 from nbparallel.summaries.features import FeatureCounts
+from nbparallel.summaries.pair_counts import PairCounts
 from nbparallel.summaries.fold_counts import (
     PerRepeat,
     TableLimit,
     check_text_tables,
     count_blocks,
     count_coded_folds,
+    count_fold_pair_trains,
     count_folds,
     count_text_folds,
     count_whole,
@@ -349,6 +353,39 @@ class _CodedRun(_WithSchemaRun):
         return out
 
 
+class _MDLPairRun(_CodedRun):
+    """Cross-validation of AODE or TAN with ``n_bins="mdl"``, whose folds' pair counts lie in layouts of their own:
+    after the schema pass, one counting pass of every fold's fine counts (naive Bayes's, :class:`_WithSchemaRun`),
+    each fold's MDL cuts from its training rows' fine counts (``total - fold``, as naive Bayes's fold models cut
+    theirs, on the whole data's fine grid), then one pass of every fold's training pair counts in its intervals
+    (:func:`~nbparallel.summaries.fold_counts.count_fold_pair_trains`), and the scoring pass."""
+
+    def count(self, repeats, k):
+        run, fine = _WithSchemaRun.count(self, repeats, k)
+        self.bin_edges = [[mdl_bin_edges(self.schema, merge_summaries(*tests) - test) for test in tests]
+                          for tests in fine]
+        recodings = tuple(tuple(interval_recoding(self.schema, edges) for edges in fold_edges)
+                          for fold_edges in self.bin_edges)
+        cells = max(PairCounts.table_size(self.schema, r.offsets)[0] for fold in recodings for r in fold)
+        TableLimit.of(self.dataset.partitions).check(cells, len(self.classes), k, len(repeats))
+        start = time.perf_counter()
+        tasks = self.dataset.map(count_fold_pair_trains, fold_spec(self.schema), recodings, repeats, k,
+                                 with_info=True)
+        summary, _ = execution.run_pass(self.dataset.partitions, tasks, merge_summaries,
+                                        split_every=self.estimator.split_every, name="nbparallel-cv-pairs",
+                                        token=self.dataset.token, verbose=self.verbose)
+        self.record("pairs", start)
+        self.trains = [list(part.parts) for part in summary.parts]
+        return run, fine
+
+    def model_of_fold(self, j, k):
+        """Fold ``j``'s model (repeat ``j // k``, fold ``j % k``): its training pair counts in its intervals."""
+        r, i = divmod(j, k)
+        return type(self.estimator).from_counts(self.trains[r][i], (self.schema, self.bin_edges[r][i]),
+                                                n_features_in=len(self.dataset.columns),
+                                                **self.estimator.get_params())
+
+
 def _score_coded_folds(models, repeats, measure, X, y, w, info):
     """Per fold of every repeat: the evaluation of its rows under the model that did not see them, each scored
     by the model's own ``scoring_inputs``."""
@@ -362,7 +399,8 @@ def _coded_run(estimator, X, y, sample_weight, record, stratify):
     """The cross-validation run of a counting model of a summary type counted from codes after a schema pass."""
     dataset = estimator.dataset(X, y, sample_weight)
     plan = estimator.counting_plan(dataset, weighted=sample_weight is not None)
-    return _CodedRun(estimator, dataset, plan, record, stratify)
+    return (_MDLPairRun if getattr(estimator, "n_bins", None) == MDL else _CodedRun)(estimator, dataset, plan, record,
+                                                                                     stratify)
 
 
 def _in_memory(dataset):
@@ -573,7 +611,9 @@ def cross_validate(estimator, X, y=None, *, cv=10, scoring=SCORINGS, sample_weig
         ``random_state``), and ``passes`` (kind and seconds of each pass:
         "count" and "score"; before them "schema" for a NaiveBayes not
         counted by value (it also counts each partition's rows and classes,
-        which place them in the global row order and class ranks); for one
+        which place them in the global row order and class ranks); for AODE and
+        TAN with ``n_bins="mdl"``, "pairs" after "count" (the fine counts that
+        cut each fold: its training pairs in its own intervals); for one
         counted by value whose rows or class ranks are known only once read,
         "count" is fit's pass and "folds" counts the fold tables from the
         codes it kept).
@@ -631,7 +671,7 @@ def cross_validate(estimator, X, y=None, *, cv=10, scoring=SCORINGS, sample_weig
         train = total - test
         if train.class_weights.sum() <= 0:
             raise ValueError(f"fold {j % k}'s training rows hold no usable case")
-        models.append(run.model(train))
+        models.append(run.model_of_fold(j, k) if hasattr(run, "model_of_fold") else run.model(train))
     if set(scoring) == {"accuracy"}:
         measure = ScoringInputs.confusion
     else:  # the ROC histograms only where an AUC is asked: with many classes they are half the scoring pass

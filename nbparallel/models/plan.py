@@ -267,11 +267,13 @@ class CountingPlan:
                                   name="nbparallel-text-count", token=data.token, verbose=verbose)
 
 
-def check_table_memory(schema, partitions, summary):
-    """ValueError naming the count tables of ``schema`` (of the ``summary`` type: its ``table_size``) when those a
-    pass over ``partitions`` holds at once do not fit the memory (:func:`~nbparallel.engine.memory.check_memory`);
-    tables of at most :data:`ALWAYS_FITS` bytes are not compared with it."""
-    n_rows, n_columns, what, hint = summary.table_size(schema)
+def check_table_memory(schema, partitions, summary, offsets=None):
+    """ValueError naming the count tables of ``schema`` (of the ``summary`` type: its ``table_size``, of the layout
+    ``offsets`` when given) when those a pass over ``partitions`` holds at once do not fit the memory
+    (:func:`~nbparallel.engine.memory.check_memory`); tables of at most :data:`ALWAYS_FITS` bytes are not compared
+    with it."""
+    n_rows, n_columns, what, hint = summary.table_size(schema) if offsets is None else summary.table_size(
+        schema, offsets)
     n_bytes = memory.table_bytes(n_rows, n_columns, len(partitions))
     task_bytes = memory.task_table_bytes(n_rows, n_columns)
     if max(n_bytes, task_bytes) <= ALWAYS_FITS:

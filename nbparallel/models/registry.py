@@ -14,8 +14,9 @@ import importlib
 from dataclasses import dataclass
 
 #: the forms ``export`` writes (:mod:`nbparallel.exporters`): a naive Bayes model of attribute tables, a
-#: boosted ensemble of them, a model whose joint log-likelihood is linear in the row (the text models)
-NAIVE_BAYES, BOOSTED, LINEAR = "naive Bayes", "boosted", "linear"
+#: boosted ensemble of them, a model whose joint log-likelihood is linear in the row (the text models), averaged
+#: one-dependence estimators, a tree-augmented naive Bayes
+NAIVE_BAYES, BOOSTED, LINEAR, AODE, TAN = "naive Bayes", "boosted", "linear", "AODE", "TAN"
 
 
 @dataclass(frozen=True)
@@ -29,7 +30,8 @@ class ModelKind:
     module : str
         The module that defines the class.
     export : str or None
-        The form ``export`` writes of it (:data:`NAIVE_BAYES`, :data:`BOOSTED`, :data:`LINEAR`), None when
+        The form ``export`` writes of it (:data:`NAIVE_BAYES`, :data:`BOOSTED`, :data:`LINEAR`, :data:`AODE`,
+        :data:`TAN`), None when
         it is not exported.
     report : bool
         Whether ``report`` draws it (the class supplies ``report_sections``).
@@ -57,8 +59,8 @@ MODEL_KINDS = {kind.name: kind for kind in (
     ModelKind("BoostedNaiveBayes", "nbparallel.models.boosting", BOOSTED),
     ModelKind("SelectedNaiveBayes", "nbparallel.model_selection.selection", NAIVE_BAYES),
     ModelKind("AutoClass", "nbparallel.models.autoclass", export=None),
-    ModelKind("AODE", "nbparallel.models.seminaive_models", report=False, cross_validated=True),
-    ModelKind("TAN", "nbparallel.models.seminaive_models", report=False, cross_validated=True),
+    ModelKind("AODE", "nbparallel.models.seminaive_models", AODE, cross_validated=True),
+    ModelKind("TAN", "nbparallel.models.seminaive_models", TAN, cross_validated=True),
 )}
 
 

@@ -4,7 +4,9 @@ Both are fitted as naive Bayes is (:class:`~nbparallel.models.counting_model.Cou
 (vocabularies, numeric ranges, classes), then one counting pass of per-class pair tables
 (:class:`~nbparallel.summaries.pair_counts.PairCounts`), merged by the reduction tree, from which
 :mod:`nbparallel.models.seminaive` derives the model; TAN's tree and its tables come from the same counts.
-Numeric attributes are counted in ``n_bins`` equal-width bins; a missing value adds nothing.
+Numeric attributes are counted in ``n_bins`` equal-width bins, or with ``n_bins="mdl"`` in the MDL intervals that
+``NaiveBayes(n_bins="mdl")`` cuts (:mod:`nbparallel.models.mdl_layout`: a counting pass of fine bins finds the cuts,
+then one pass counts the pairs of the intervals); a missing value adds nothing.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ from dataclasses import replace
 
 import numpy as np
 
-from nbparallel.data.columns import CATEGORICAL
+from nbparallel.data.columns import CATEGORICAL, NUMERIC
 from nbparallel.data.encoding import integer_vocabulary
 from nbparallel.data.inputs import as_dataset
 from nbparallel.data.partitions import input_feature_names
@@ -23,9 +25,11 @@ from nbparallel.data.vocabularies import class_array, sort_values
 from nbparallel.kernels.pair_counts import pair_row_starts
 from nbparallel.models.base import PartitionedClassifier
 from nbparallel.models.counting_model import Counted, CountingClassifier
+from nbparallel.models.discretisation import FINE_BINS, MDL, counting_bins
+from nbparallel.models.mdl_layout import interval_recoding, interval_spec, mdl_bin_edges
 from nbparallel.models.naive_bayes import check_class_weights
 from nbparallel.models.params import Interval, Options
-from nbparallel.models.plan import CountingPlan, check_classes, warn_out_of_range
+from nbparallel.models.plan import CountingPlan, check_classes, check_table_memory, warn_out_of_range
 from nbparallel.models.seminaive import (
     aode_joint_log_likelihood,
     aode_tables,
@@ -35,15 +39,18 @@ from nbparallel.models.seminaive import (
     tan_tables,
 )
 from nbparallel.persistence import validate
-from nbparallel.summaries.counts import CountSpec
+from nbparallel.summaries.counts import CountSpec, CountTable
 from nbparallel.summaries.pair_counts import PairCounts
 
 #: TAN's link scores: the conditional mutual information, or Weka's Bayesian score
 ENTROPY, BAYES = "entropy", "bayes"
 
 _INPUT_DOC = """
-    n_bins : int >= 2, default 10
-        Equal-width bins of each numeric attribute (from the schema pass's min and max).
+    n_bins : int >= 2 or "mdl", default 10
+        Equal-width bins of each numeric attribute (from the schema pass's min and max); "mdl": the supervised
+        intervals of ``NaiveBayes(n_bins="mdl")`` (Fayyad and Irani's MDL cuts, as Weka's supervised
+        ``Discretize``), found by a counting pass of fine bins before the pairs' pass; then ``partial_fit`` takes
+        no batch after the first (the cuts are the first batch's).
     categorical_features : "auto", "all" or list, default "auto"
         Which attributes are categorical, as for :class:`~nbparallel.NaiveBayes`.
     numeric_features : list or None, default None
@@ -70,7 +77,7 @@ class PairCountingClassifier(CountingClassifier):
 
     _parameter_constraints = {
         **PartitionedClassifier._parameter_constraints,
-        "n_bins": [Interval(int, 2, validate.MAX_BINS)],
+        "n_bins": [Interval(int, 2, validate.MAX_BINS), Options((MDL,))],
         "numeric_features": [None, "array-like"],
     }
 
@@ -102,12 +109,17 @@ class PairCountingClassifier(CountingClassifier):
     def counting_plan(self, data, *, weighted=False, batch=False):
         """A schema pass, then the counting pass of :class:`~nbparallel.summaries.pair_counts.PairCounts` (its
         size checked against the memory first)."""
-        return CountingPlan(PairCounts, n_bins=self.n_bins)
+        return CountingPlan(PairCounts, n_bins=counting_bins(self.n_bins))
 
     def count(self, plan, data, run_pass, *, classes, batch, fitted):
         """The schema and pair counts of ``data`` (:meth:`CountingPlan.run`); a batch after a fit is counted in
         the fitted schema grown by the batch's categories and classes, and the fitted counts laid out anew in
         it are its ``previous``."""
+        if self.n_bins == MDL:
+            if fitted:
+                raise ValueError(f"a {type(self).__name__} with n_bins='mdl' keeps the MDL cuts of its first batch: "
+                                 "partial_fit cannot add another batch (fit the whole data, or use n_bins=N)")
+            return self._count_mdl(plan, data, run_pass, classes=classes, batch=batch)
         previous = []
 
         def extend(schema):
@@ -119,6 +131,18 @@ class PairCountingClassifier(CountingClassifier):
         schema, summary, record, _ = plan.run(data, run_pass, classes=classes, batch=batch,
                                               extend=extend if fitted else None)
         return Counted(schema, summary, previous[0] if previous else None, record)
+
+    def _count_mdl(self, plan, data, run_pass, *, classes, batch):
+        """The schema pass, the counting pass of fine bins that finds the MDL cuts, then the pair counts of the
+        intervals: a :class:`Counted` laid out by ``(schema, bin edges)``."""
+        schema = plan.run(data, run_pass, classes=classes, batch=batch, count=False).schema
+        check_table_memory(schema, data.partitions, CountTable)
+        fine, _ = run_pass("cuts", CountTable.counting_pass, data, schema)
+        bin_edges = mdl_bin_edges(schema, fine)
+        recoding = interval_recoding(schema, bin_edges)
+        check_table_memory(schema, data.partitions, PairCounts, recoding.offsets)
+        summary, record = run_pass("count", PairCounts.counting_pass, data, schema, recoding=recoding)
+        return Counted((schema, bin_edges), summary, None, record)
 
     def _grown_layout(self, batch, columns):
         """``(schema, counts)``: the fitted schema grown by the categories and classes of a ``partial_fit``
@@ -160,8 +184,12 @@ class PairCountingClassifier(CountingClassifier):
                                                  len(classes))
 
     def keep_summary(self, layout, summary):
-        """The merged pair counts, laid out by the schema ``layout``."""
-        self.schema_, self.pair_counts_ = layout, summary
+        """The merged pair counts, laid out by the schema ``layout`` (with ``n_bins="mdl"``, ``(schema, bin
+        edges)``: the intervals' inner edges by numeric attribute)."""
+        schema, bin_edges = layout if self.n_bins == MDL else (layout, None)
+        if bin_edges is None:
+            bin_edges = {at.name: at.edges() for at in schema.binned_attributes()}
+        self.schema_, self.bin_edges_, self.pair_counts_ = schema, bin_edges, summary
 
     def keep_input_features(self, X, data, *, fitted):
         """The input's columns (and names), and its target column's name when it was given by name."""
@@ -180,7 +208,8 @@ class PairCountingClassifier(CountingClassifier):
         """The classes and the scoring layout, then the model's own tables (:meth:`_derive_tables`)."""
         self.classes_ = class_array(self.schema_.classes)
         self.n_missing_target_ = self.pair_counts_.counts.n_missing_target
-        self._spec = CountSpec.of(self.schema_.counted())
+        self._spec = interval_spec(self.schema_, self.bin_edges_) if self.n_bins == MDL else CountSpec.of(
+            self.schema_.counted())
         self._derive_tables()
 
     @abstractmethod
@@ -191,12 +220,16 @@ class PairCountingClassifier(CountingClassifier):
 
     def codes_of(self, X):
         """One partition's rows as codes in table order (0 missing or unseen; numeric values in the counting
-        bins), as the counting pass counted them."""
+        bins or MDL intervals), as the counting pass counted them."""
         counted = self.schema_.counted()
         return self._spec.counted_codes(*counted.split(X))
 
     def encode_targets(self, y):
         return self.schema_.encode_classes(y)
+
+    def report_sections(self):
+        """What :mod:`nbparallel.report` draws of this model: its structure, attributes and class prior."""
+        return {"kind": "semi-naive", "model": self, "note": None}
 
     # ------------------------------------------------------------- files
 
@@ -208,6 +241,7 @@ class PairCountingClassifier(CountingClassifier):
             "n_features_in": self.n_features_in_,
             "feature_names_in": None if not hasattr(self, "feature_names_in_") else list(self.feature_names_in_),
             "target_column": getattr(self, "target_column_", None),
+            **({"bin_edges": {name: e.tolist() for name, e in self.bin_edges_.items()}} if self.n_bins == MDL else {}),
             **self._structure_to_dict(),
         }
 
@@ -220,14 +254,21 @@ class PairCountingClassifier(CountingClassifier):
 
     def fitted_from_dict(self, d):
         self.validate_params()
+        mdl = self.n_bins == MDL
         validate.keys(d, "fitted", ("schema", "pair_counts", "reduction", "n_features_in", "feature_names_in",
-                                    "target_column", *self._structure_keys))
+                                    "target_column", *(("bin_edges",) if mdl else ()), *self._structure_keys))
         schema = validate.schema(d["schema"])
         check_classes(schema.classes)
-        validate.numeric_bins(schema, self.n_bins, f"n_bins={self.n_bins}")
+        validate.numeric_bins(schema, FINE_BINS if mdl else self.n_bins, f"n_bins={self.n_bins!r}")
         if len(schema.counted().attributes) != len(schema.attributes):
             raise ValueError(f"schema: a {type(self).__name__} counts every attribute; it has no Gaussian one")
-        self.pair_counts_ = _pair_counts(d["pair_counts"], schema.counted(), len(schema.classes))
+        if mdl:
+            self.bin_edges_ = _bin_edges(d["bin_edges"], schema)
+            layout = interval_spec(schema, self.bin_edges_)
+        else:
+            self.bin_edges_ = {at.name: at.edges() for at in schema.binned_attributes()}
+            layout = schema.counted()
+        self.pair_counts_ = _pair_counts(d["pair_counts"], layout, len(schema.classes))
         self.schema_ = schema
         self.reduction_ = validate.tree_record(d["reduction"])
         self.n_partitions_ = self.reduction_.n_leaves
@@ -243,8 +284,24 @@ class PairCountingClassifier(CountingClassifier):
         """ValueError when a model file's structure is not the one its counts give."""
 
 
+def _bin_edges(d, schema, where="bin_edges"):
+    """The MDL intervals' inner edges from their dict: ascending finite numbers for each numeric attribute."""
+    names = [at.name for at in schema.attributes if at.kind == NUMERIC]
+    if not isinstance(d, dict) or sorted(d) != sorted(names):
+        raise ValueError(f"{where} must give the edges of the numeric attributes {names}, got "
+                         f"{sorted(d) if isinstance(d, dict) else d!r}")
+    edges = {}
+    for name in names:
+        e = validate.numbers(d[name], f"{where}[{name!r}]", (-1,))
+        if np.any(np.diff(e) <= 0):
+            raise ValueError(f"{where}[{name!r}] must be ascending finite numbers, got {d[name]!r}")
+        edges[name] = e
+    return edges
+
+
 def _pair_counts(d, layout, n_classes, where="pair_counts"):
-    """A :class:`PairCounts` from its dict, laid out as ``layout`` (a Schema) with ``n_classes`` classes."""
+    """A :class:`PairCounts` from its dict, laid out as ``layout`` (a Schema, or a CountSpec of MDL intervals)
+    with ``n_classes`` classes."""
     validate.keys(d, where, ("counts", "pairs"))
     counts = validate.count_table(d["counts"], layout, n_classes, f"{where}.counts")
     cells = pair_row_starts(layout.offsets)[1]
@@ -278,6 +335,8 @@ class AODE(PairCountingClassifier):
         The merged counts, laid out as ``schema_``'s attributes (table order).
     schema_ : nbparallel.data.schema.Schema
         Every attribute with its kind, vocabulary or bins, and the classes.
+    bin_edges_ : dict
+        Each numeric attribute's inner bin edges, ``{name: ndarray}``: the equal-width bins', or the MDL cuts.
     tables_ : nbparallel.models.seminaive.AODETables
         The log-probabilities derived from ``pair_counts_``.
     n_missing_target_ : int
@@ -348,6 +407,8 @@ class TAN(PairCountingClassifier):
         The merged counts, laid out as ``schema_``'s attributes (table order).
     schema_ : nbparallel.data.schema.Schema
         Every attribute with its kind, vocabulary or bins, and the classes.
+    bin_edges_ : dict
+        Each numeric attribute's inner bin edges, ``{name: ndarray}``: the equal-width bins', or the MDL cuts.
     tables_ : nbparallel.models.seminaive.TANTables
         The tree and the log-probabilities derived from ``pair_counts_``.
     n_missing_target_ : int

@@ -8,11 +8,12 @@ from pathlib import Path
 from nbparallel.report.clusters import cluster_html, plot_clusters
 from nbparallel.report.evidence import evidence_html, plot_evidence
 from nbparallel.report.sections import report_kind
+from nbparallel.report.seminaive import plot_seminaive, seminaive_html
 from nbparallel.report.text import plot_text, text_html
 
 
 #: the default of ``max_attributes`` by kind of report: attributes drawn, or features per class
-DEFAULT_TOP = {"naive Bayes": 8, "text": 15, "clusters": 8}
+DEFAULT_TOP = {"naive Bayes": 8, "text": 15, "clusters": 8, "semi-naive": 8}
 
 
 def plot_report(model, max_attributes=None, feature_names=None, explained=None):
@@ -23,6 +24,8 @@ def plot_report(model, max_attributes=None, feature_names=None, explained=None):
     _check_options(kind, feature_names, explained)
     if kind == "text":
         return plot_text(model, top, feature_names)
+    if kind == "semi-naive":
+        return plot_seminaive(model, top)
     return plot_clusters(model, top) if kind == "clusters" else plot_evidence(model, top, explained=explained)
 
 
@@ -34,6 +37,8 @@ def html_report(model, max_attributes=None, feature_names=None, explained=None):
     _check_options(kind, feature_names, explained)
     if kind == "text":
         return text_html(model, top, feature_names)
+    if kind == "semi-naive":
+        return seminaive_html(model, top)
     return cluster_html(model, top) if kind == "clusters" else evidence_html(model, top, explained)
 
 
@@ -51,7 +56,7 @@ def write_report(model, path, max_attributes=None, feature_names=None, explained
     Parameters
     ----------
     model : fitted NaiveBayes, SelectedNaiveBayes, BoostedNaiveBayes (its first learner),
-        MultinomialNaiveBayes, BernoulliNaiveBayes or AutoClass
+        MultinomialNaiveBayes, BernoulliNaiveBayes, AutoClass, AODE or TAN
     path : str or PathLike
     max_attributes : int, optional
         Attributes drawn (features per class for a text model); default by kind, :data:`DEFAULT_TOP`.

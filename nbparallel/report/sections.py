@@ -29,7 +29,7 @@ def value_labels(at, fit):
 
 def report_sections(model):
     """What the report draws of ``model``, as the model says (its ``report_sections()``): a dict with
-    ``kind`` ("naive Bayes", "text" or "clusters"), ``model`` (the model drawn: a boosted model's first
+    ``kind`` ("naive Bayes", "text", "clusters" or "semi-naive": AODE and TAN), ``model`` (the model drawn: a boosted model's first
     learner) and, by kind, ``note`` (said under the title) or ``name`` (a text model's kind); TypeError for
     objects that have no report."""
     sections = getattr(model, "report_sections", None)
@@ -40,7 +40,7 @@ def report_sections(model):
 
 
 def report_kind(model):
-    """Which report draws ``model``: "naive Bayes" (boosted models too), "text" or "clusters"; TypeError
+    """Which report draws ``model``: "naive Bayes" (boosted models too), "text", "clusters" or "semi-naive"; TypeError
     for other objects."""
     return report_sections(model)["kind"]
 

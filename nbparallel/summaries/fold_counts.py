@@ -34,6 +34,7 @@ from nbparallel.summaries.dictionary_counts import CodedRows, DictionaryCounts
 from nbparallel.summaries.evaluation import Evaluation
 from nbparallel.summaries.features import count_part
 from nbparallel.summaries.moments import CountsAndMoments, GaussianMoments, gaussian_values, partition_moments
+from nbparallel.summaries.pair_counts import PairCounts
 from nbparallel.summaries.protocol import merge_summaries
 
 
@@ -123,6 +124,29 @@ def count_coded_folds(summary_type, spec, repeats, k, X, y, w, info):
     weights = None if w is None else np.asarray(w, dtype=np.float64)
     return PerRepeat(tuple(summary_type.of_codes(codes, folds.labels_of(classes, n_classes, info, weights), weights,
                                                  spec.offsets, n_classes * k) for folds in repeats))
+
+
+def count_fold_pair_trains(spec, recodings, repeats, k, X, y, w, info):
+    """One partition's pair counts of every fold's training rows, each in its own layout: per repeat
+    (:class:`PerRepeat`) a :class:`PerRepeat` of the k folds' :class:`~nbparallel.summaries.pair_counts.PairCounts`,
+    fold i's of the rows in no other fold than i's complement, recoded by ``recodings[repeat][i]`` (a
+    :class:`~nbparallel.summaries.pair_counts.Recoding`: the fold's MDL intervals). Rows of a missing target are
+    in no fold's counts."""
+    n_classes = len(spec.schema.classes)
+    classes = spec.schema.encode_classes(y, w)
+    codes = spec.counted_codes(*spec.schema.split(X))
+    weights = None if w is None else np.asarray(w, dtype=np.float64)
+    out = []
+    for folds, fold_recodings in zip(repeats, recodings):
+        labels = folds.labels_of(classes, n_classes, info, weights)
+        fold = np.where(labels >= 0, labels // n_classes, -1)
+        trains = []
+        for i, recoding in enumerate(fold_recodings[:k]):
+            rows = (labels >= 0) & (fold != i)
+            trains.append(PairCounts.of_codes(recoding(codes[rows]), labels[rows] % n_classes,
+                                              None if weights is None else weights[rows], recoding.offsets, n_classes))
+        out.append(PerRepeat(tuple(trains)))
+    return PerRepeat(tuple(out))
 
 
 def keep_budget(partitions):

@@ -100,11 +100,13 @@ class PairCounts:
         return self.counts.n_rows
 
     @staticmethod
-    def table_size(schema):
+    def table_size(schema, offsets=None):
         """``(cells, classes, what, hint)`` of the pair counts a pass under ``schema`` holds per task: a class's
         cells and the classes (the shape checked against the memory before the pass), their name in a memory
-        error, and what to change when they do not fit."""
-        offsets, n_classes = schema.counted().offsets, len(schema.classes)
+        error, and what to change when they do not fit; ``offsets``: another layout of its attributes (the
+        MDL intervals, :class:`Recoding`) than the schema's own."""
+        offsets = schema.counted().offsets if offsets is None else np.asarray(offsets, dtype=np.int64)
+        n_classes = len(schema.classes)
         n_attributes, n_values = len(offsets) - 1, int(offsets[-1])
         return (pair_cells(offsets, 1), n_classes,
                 f"the pair counts of {n_classes} classes x {n_attributes} attributes of {n_values} values in all "
@@ -112,15 +114,16 @@ class PairCounts:
                 "use fewer bins (n_bins), fewer categorical values or fewer attributes")
 
     @classmethod
-    def counting_pass(cls, dataset, schema, *, split_every=2, verbose=False):
-        """The counting pass of ``dataset`` under ``schema`` (its counted attributes' layout):
-        ``(PairCounts, tree record)``; each partition is checked against the rows the schema pass read."""
+    def counting_pass(cls, dataset, schema, *, recoding=None, split_every=2, verbose=False):
+        """The counting pass of ``dataset`` under ``schema`` (its counted attributes' layout, or with a
+        :class:`Recoding` its codes recoded into the recoding's layout): ``(PairCounts, tree record)``; each
+        partition is checked against the rows the schema pass read."""
         spec = CountSpec.of(schema.counted())
         rows = dataset.partition_rows
         if rows is not None and len(rows) == len(dataset.partitions):
-            summarize = [dataset.map(count_checked_pair_rows, spec, i, n) for i, n in enumerate(rows)]
+            summarize = [dataset.map(count_checked_pair_rows, spec, recoding, i, n) for i, n in enumerate(rows)]
         else:
-            summarize = dataset.map(count_pair_rows, spec)
+            summarize = dataset.map(count_pair_rows, spec, recoding)
         return execution.run_pass(dataset.partitions, summarize, merge_summaries, split_every=split_every,
                                   name="nbparallel-pair-count", token=dataset.token, verbose=verbose)
 
@@ -207,10 +210,43 @@ class PairCounts:
         return cls(counts, pairs)
 
 
-def count_pair_rows(spec, X, y, w):
+@dataclass(frozen=True, eq=False)
+class Recoding:
+    """Codes of the counting bins recoded into coarser values before the pairs are counted: the MDL intervals
+    of AODE's and TAN's ``n_bins="mdl"``, each a run of fine bins.
+
+    Attributes
+    ----------
+    maps : tuple
+        Per counted attribute (table order), None to keep its codes, else an int64 array: the new code of each
+        old code (0, missing, to 0).
+    offsets : ndarray of int64
+        The layout of the new codes (missing row first).
+
+    Examples
+    --------
+    >>> recoding = Recoding((None, np.array([0, 1, 1, 2])), np.array([0, 3, 6]))
+    >>> recoding(np.array([[1, 3], [2, 1], [0, 2]], dtype=np.uint16)).tolist()
+    [[1, 2], [2, 1], [0, 1]]
+    """
+
+    maps: tuple
+    offsets: np.ndarray
+
+    def __call__(self, codes):
+        """The codes recoded, as uint8 (or uint16 where a layout needs it), shape of ``codes``."""
+        dtype = np.uint8 if int(np.max(np.diff(self.offsets), initial=1)) <= 256 else np.uint16
+        out = np.empty(codes.shape, dtype=dtype)
+        for a, table in enumerate(self.maps):
+            out[:, a] = codes[:, a] if table is None else table[codes[:, a]]
+        return out
+
+
+def count_pair_rows(spec, recoding, X, y, w):
     """Count one partition's rows into a :class:`PairCounts` under ``spec``
     (:class:`~nbparallel.summaries.counts.CountSpec`): every attribute as codes, numeric ones binned under the
-    counting bins, as :func:`~nbparallel.summaries.counts.count_rows` counts them.
+    counting bins, as :func:`~nbparallel.summaries.counts.count_rows` counts them, and recoded by ``recoding``
+    (a :class:`Recoding`) unless it is None.
 
     Raises
     ------
@@ -227,11 +263,14 @@ def count_pair_rows(spec, X, y, w):
         raise ValueError(f"column {name!r} holds {n} value(s) the schema pass did not see: "
                          "did the data change between the schema pass and the counting pass?")
     codes = spec.counted_codes(codes, values)
+    offsets = spec.offsets
+    if recoding is not None:
+        codes, offsets = recoding(codes), recoding.offsets
     weights = None if w is None else np.asarray(w, dtype=np.float64)
-    return PairCounts.of_codes(codes, classes, weights, spec.offsets, len(schema.classes))
+    return PairCounts.of_codes(codes, classes, weights, offsets, len(schema.classes))
 
 
-def count_checked_pair_rows(spec, index, n_rows, X, y, w):
+def count_checked_pair_rows(spec, recoding, index, n_rows, X, y, w):
     """:func:`count_pair_rows` of partition ``index``, which the schema pass read with ``n_rows`` rows.
 
     Raises
@@ -242,4 +281,4 @@ def count_checked_pair_rows(spec, index, n_rows, X, y, w):
     if len(X) != n_rows:
         raise ValueError(f"partition {index} had {n_rows} rows in the schema pass but has {len(X)} in the counting "
                          "pass: did the data change between the schema pass and the counting pass?")
-    return count_pair_rows(spec, X, y, w)
+    return count_pair_rows(spec, recoding, X, y, w)

@@ -22,6 +22,7 @@ COLUMNS = {
     "gaussian": {"measure", "classes", "nbparallel_s", "reference_s", "ratio", "partitions", "relative_error"},
     "latency": {"measure", "kind", "peer", "nbparallel_s", "peer_s", "ratio", "target"},
     "limits": {"data", "pass", "bytes", "seconds", "ns_per_cell", "read_s", "ratio_to_read"},
+    "seminaive": {"part", "dataset", "model", "nbparallel", "weka", "measure", "seconds"},
 }
 
 

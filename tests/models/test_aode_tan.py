@@ -214,3 +214,90 @@ def test_integer_weights_count_as_repeated_rows(cls, frame):
     assert weighted.pair_counts_.equals(repeated.pair_counts_)
     X = frame.drop(columns="y")
     np.testing.assert_array_equal(weighted.predict_proba(X), repeated.predict_proba(X))
+
+
+def prebinned(X, edges):
+    """``X`` with each numeric column replaced by its interval under ``edges`` (right-closed, as the models bin
+    values), as strings ("i0", "i1", ...; missing stays missing): independent of the models' own binning."""
+    out = X.copy()
+    for name, cuts in edges.items():
+        values = X[name].to_numpy(dtype=np.float64)
+        index = np.searchsorted(np.asarray(cuts), values, side="left")
+        out[name] = np.where(np.isnan(values), None, np.char.add("i", index.astype(str)))
+    return out
+
+
+@pytest.mark.parametrize("cls", MODELS)
+def test_mdl_bins_are_naive_bayes_cuts_and_give_the_model_of_the_prebinned_data(cls):
+    frame = make_frame(500, seed=9)
+    X, y = frame.drop(columns="y"), frame["y"]
+    model = cls(n_bins="mdl", n_partitions=1).fit(X, y)
+    naive = nbparallel.NaiveBayes(n_bins="mdl").fit(X, y)
+    assert set(model.bin_edges_) == {"age", "visits"}
+    for name, edges in naive.bin_edges_.items():
+        np.testing.assert_array_equal(model.bin_edges_[name], edges, err_msg=name)
+    assert sum(len(e) for e in model.bin_edges_.values()) >= 1  # the class depends on age: some cut is made
+    assert [p["kind"] for p in model.passes_] == ["schema", "cuts", "count"]
+    binned = prebinned(X, model.bin_edges_)
+    reference = cls(categorical_features="all").fit(binned, y)
+    np.testing.assert_allclose(model.predict_proba(X), reference.predict_proba(binned), rtol=0, atol=1e-12)
+    rng = np.random.default_rng(1)  # new values: between the training ones, and beyond their range
+    unseen = X.assign(age=rng.uniform(-20, 120, len(X)))
+    np.testing.assert_allclose(model.predict_proba(unseen), reference.predict_proba(prebinned(unseen,
+                               model.bin_edges_)), rtol=0, atol=1e-12)
+    for n in (3, 8):
+        other = cls(n_bins="mdl", n_partitions=n).fit(X, y)
+        assert other.pair_counts_.equals(model.pair_counts_), n
+        np.testing.assert_array_equal(other.predict_proba(X), model.predict_proba(X))
+
+
+@pytest.mark.parametrize("cls", MODELS)
+def test_an_mdl_model_file_keeps_its_cuts_checked(cls, tmp_path):
+    frame = make_frame(300, seed=4)
+    model = cls(n_bins="mdl").fit(frame, "y")
+    path = tmp_path / "model.json"
+    model.save(path)
+    loaded = nbparallel.load(path)
+    assert loaded.pair_counts_.equals(model.pair_counts_)
+    assert {k: v.tolist() for k, v in loaded.bin_edges_.items()} == {k: v.tolist() for k, v in model.bin_edges_.items()}
+    np.testing.assert_array_equal(loaded.predict_proba(frame), model.predict_proba(frame))
+    fitted = model.fitted_to_dict()
+    with pytest.raises(ValueError, match=r"bin_edges\['age'\] must be ascending"):
+        cls(n_bins="mdl").fitted_from_dict({**fitted, "bin_edges": {**fitted["bin_edges"], "age": [3.0, 1.0]}})
+    with pytest.raises(ValueError, match="pair_counts.counts.offsets do not match"):
+        cls(n_bins="mdl").fitted_from_dict({**fitted, "bin_edges": {**fitted["bin_edges"], "age": [1.0, 2.0, 3.0]}})
+
+
+@pytest.mark.parametrize("cls", MODELS)
+def test_mdl_bins_refuse_a_second_batch(cls):
+    frame = make_frame(200, seed=2)
+    model = cls(n_bins="mdl").partial_fit(frame.iloc[:100], "y")
+    before = model.pair_counts_
+    with pytest.raises(ValueError, match="partial_fit cannot add another batch"):
+        model.partial_fit(frame.iloc[100:], "y")
+    assert model.pair_counts_ is before
+
+
+@pytest.mark.parametrize("cls", MODELS)
+def test_mdl_cross_validation_equals_fitting_each_fold(cls):
+    """Each numeric column's least and largest values lie in two folds, so that every fold's training rows have
+    the whole data's range (the fine grid that the folds' cuts are found on, as naive Bayes's)."""
+    frame = make_frame(400, seed=5)
+    n, k = len(frame), 4
+    for column in ("age", "visits"):
+        lo, hi = frame[column].min(), frame[column].max()
+        frame.loc[[0, n - 1], column] = lo
+        frame.loc[[1, n - 2], column] = hi
+    X, y = frame.drop(columns="y"), frame["y"].to_numpy()
+    result = cross_validate(cls(n_bins="mdl", n_partitions=3), X, y, cv=k, scoring=("accuracy", "log_likelihood"))
+    assert [p["kind"] for p in result["passes"]] == ["schema", "count", "pairs", "score"]
+    cuts = []
+    for i, test in enumerate(np.array_split(np.arange(n), k)):
+        train = np.setdiff1d(np.arange(n), test)
+        model = cls(n_bins="mdl").fit(X.iloc[train], y[train])
+        cuts.append(tuple(float(e) for edges in model.bin_edges_.values() for e in edges))
+        report = model.evaluate(X.iloc[test], y[test])
+        assert result["test_accuracy"][i] == pytest.approx(report["accuracy"], abs=1e-15)
+        assert result["test_log_likelihood"][i] == pytest.approx(report["average_log_likelihood"], rel=1e-12)
+        np.testing.assert_array_equal(result["confusion_matrices"][i], report["confusion_matrix"])
+    assert len(set(cuts)) > 1  # the folds' cuts differ: each fold model has intervals of its own
