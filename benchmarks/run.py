@@ -33,6 +33,7 @@ EXPERIMENTS = {
     "gaussian": ("gaussian", "run"),
     "latency": ("latency", "run"),
     "limits": ("limits", "run"),
+    "engines": ("engines", "run"),
 }
 
 #: experiment -> module of ``harness`` whose ``main(argv)`` parses its own options and writes its results
