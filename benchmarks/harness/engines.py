@@ -231,7 +231,9 @@ def run(ctx):
                  f"{n_partitions} Spark partitions): a trivial mapInArrow job {fixed:.3f} s, the Arrow transfer of "
                  f"the rows {transfer_s:.3f} s ({arrow_bytes / 1e6:.0f} MB of Arrow batches, "
                  f"{arrow_bytes / 1e6 / max(transfer_s - fixed, 1e-9):.0f} MB/s past the fixed cost), the in-memory "
-                 f"fit of the same rows {kernel:.3f} s; the fit on Spark {best['fit: nbparallel on Spark']:.3f} s")
+                 f"fit of the same rows {kernel:.3f} s; the fit on Spark {best['fit: nbparallel on Spark']:.3f} s; "
+                 "Spark reuses its Python workers (spark.python.worker.reuse), so a timed job starts none: what a "
+                 "worker's start costs is within the trivial job's time")
     summary = rows[["measure", "seconds", "ns_per_cell"]]
     return Result("engines", rows, summary, _plot,
                   {"rows": n_rows, "string_columns": len(STRINGS), "integer_columns": len(INTEGERS),
