@@ -34,6 +34,7 @@ EXPERIMENTS = {
     "latency": ("latency", "run"),
     "limits": ("limits", "run"),
     "seminaive": ("seminaive", "run"),
+    "engines": ("engines", "run"),
 }
 
 #: experiment -> module of ``harness`` whose ``main(argv)`` parses its own options and writes its results

@@ -23,6 +23,7 @@ COLUMNS = {
     "latency": {"measure", "kind", "peer", "nbparallel_s", "peer_s", "ratio", "target"},
     "limits": {"data", "pass", "bytes", "seconds", "ns_per_cell", "read_s", "ratio_to_read"},
     "seminaive": {"part", "dataset", "model", "nbparallel", "weka", "measure", "seconds"},
+    "engines": {"measure", "seconds", "rows", "ns_per_cell"},
 }
 
 
@@ -66,6 +67,12 @@ def test_quick_run_writes_results(harness, experiment, tmp_path, capsys):
         assert {(name, p) for name in INPUTS for p in PASSES} <= set(zip(rows["input"], rows["pass"]))
         parts = rows[rows["pass"].str.startswith("part: ")]  # the 20-class parts, on the uint8 codes only
         assert len(parts) == 8 and set(parts["input"]) == {"uint8 codes"} and set(parts["classes"]) == {20}
+    if experiment == "engines":  # every engine's fit and predict, MLlib's and the parts, each timed
+        from harness.engines import TARGETS
+
+        assert {m for _, m, r, _, _ in TARGETS} | {r for _, m, r, _, _ in TARGETS} <= set(rows["measure"])
+        assert rows["measure"].str.startswith("part: ").sum() == 3 and (rows["seconds"] > 0).all()
+        assert not [n for n in meta["notes"] if "differs" in n]  # every engine's fit counted the same rows
     if experiment == "reduction":
         tree = rows[rows["strategy"] == "tree k=2"]
         assert (tree["height"] == tree["ceil_log2_P"]).all()

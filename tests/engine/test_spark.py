@@ -8,12 +8,15 @@ reduction is the binary tree of height ceil(log2 P).
 from __future__ import annotations
 
 import math
+import os
 
 import numpy as np
 import pandas as pd
 import pytest
 
 from nbparallel import AutoClass, BoostedNaiveBayes, NaiveBayes, SelectedNaiveBayes, cross_validate
+from nbparallel.engine.backends.spark import SparkBackend, has_rdd, spark_partitions
+from nbparallel.engine.reduce import reduce_now
 from tests.engine.spark_sessions import mixed_frame, session
 
 
@@ -113,3 +116,19 @@ def test_bad_spark_inputs_are_named(frames):
         model.predict(frame.drop("size"))
     with pytest.raises(ValueError, match="rename them"):
         model.predict(frame.withColumnRenamed("w", "prediction"))
+
+
+@pytest.mark.parametrize("n, split_every", [(1, 2), (2, 2), (7, 2), (7, 3), (8, False)])
+def test_a_pass_merges_along_the_common_tree_on_the_executors_where_there_are_rdds(spark, n, split_every):
+    """A merge that nests its arguments shows the tree's every group and its order: the same as the driver's
+    merge of the same leaves, on classic Spark's executors (RDDs) and on Spark Connect's driver alike."""
+    frame = spark.range(0, 10 * n, numPartitions=n)
+    partitions = spark_partitions(frame)
+    fns = [lambda table, i=i: (i, table.column("id").to_pylist()) for i in range(n)]
+    backend = SparkBackend(spark)
+    summary, record = backend.map_reduce(partitions, fns, lambda *s: tuple(s), split_every)
+    leaves = [(i, list(range(10 * i, 10 * i + 10))) for i in range(n)]
+    assert (summary, record) == reduce_now(leaves, lambda *s: tuple(s), split_every)
+    if n > 1:  # where the root's merge ran: an executor's Python worker, or this process
+        root_pid, _ = backend.map_reduce(partitions, fns, lambda *s: os.getpid(), split_every)
+        assert (root_pid != os.getpid()) == has_rdd(frame)

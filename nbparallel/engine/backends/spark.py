@@ -3,9 +3,11 @@
 A pass is one Spark job, ``DataFrame.mapInArrow``: each executor task joins its partition's Arrow batches
 into one table, applies the pass's function for that partition (all of them travel, pickled, with the job)
 and returns one row, ``(partition, payload)``, the result pickled. ``mapInArrow`` is the one route that works
-under Spark Connect too, where a DataFrame has no RDD. The driver orders the rows by partition and merges
-the summaries along the tree of :func:`nbparallel.engine.reduce.reduce_now`, the tree every backend uses, so
-the model is the same bit for bit as on the other backends.
+under Spark Connect too, where a DataFrame has no RDD. The summaries are merged along the tree of
+:func:`nbparallel.engine.reduce.plan`, the tree every backend uses, so the model is the same bit for bit as on
+the other backends: on the executors where the DataFrame has an RDD (classic Spark: one shuffle per level of
+the tree, each group of neighbours merged by one task, :func:`tree_on_executors`), else on the driver, which
+orders the rows by partition (Spark Connect).
 
 A partition is a :class:`SparkPartition` recipe: ``(frame, index)``, partition ``index`` of a Spark
 DataFrame. This module and :mod:`nbparallel.cluster` are the only ones that import ``pyspark``.
@@ -21,7 +23,7 @@ from dataclasses import dataclass
 from functools import partial
 
 from nbparallel.engine.backends import Backend
-from nbparallel.engine.reduce import reduce_now
+from nbparallel.engine.reduce import fan_in, plan, reduce_now
 
 #: the Spark schema of a pass's rows: the partition's index, and its function's result pickled
 RESULT_SCHEMA = "partition long, payload binary"
@@ -110,20 +112,80 @@ def _cloudpickle():
     return cloudpickle
 
 
-def run_on_partitions(partitions, fns):
-    """``[fn(rows of partition i) for each i]`` in one Spark job over the partitions' DataFrame."""
+def results_frame(partitions, fns):
+    """The lazy Spark DataFrame of ``(partition, payload)`` rows, ``fn(rows of partition i)`` pickled, of the
+    partitions' DataFrame."""
     from pyspark.sql.pandas.types import to_arrow_schema
 
     frame = partitions[0].frame
     if any(p.frame is not frame for p in partitions) or [p.index for p in partitions] != list(range(len(fns))):
         raise ValueError("a Spark pass runs over every partition of one DataFrame, in order")
     task = _PartitionTask(_cloudpickle().dumps(list(fns)), to_arrow_schema(frame.schema))
-    rows = frame.mapInArrow(task, RESULT_SCHEMA).collect()
+    return frame.mapInArrow(task, RESULT_SCHEMA)
+
+
+def has_rdd(frame):
+    """Whether a Spark DataFrame has an RDD: classic Spark's do, Spark Connect's do not."""
+    return not type(frame).__module__.startswith("pyspark.sql.connect")
+
+
+def run_on_partitions(partitions, fns):
+    """``[fn(rows of partition i) for each i]`` in one Spark job over the partitions' DataFrame."""
+    rows = results_frame(partitions, fns).collect()
     by_index = {row["partition"]: pickle.loads(row["payload"]) for row in rows}
     missing = sorted(set(range(len(fns))) - set(by_index))
     if missing:
         raise RuntimeError(f"the Spark job returned no result for partitions {missing[:10]}")
     return [by_index[i] for i in range(len(fns))]
+
+
+class _Leaf:
+    """A result row as a node of the tree: ``(position, leaves under it, summary)``."""
+
+    def __call__(self, row):
+        return row["partition"], 1, pickle.loads(row["payload"])
+
+
+class _GroupOf:
+    """``(position // k, node)``: the group of ``k`` neighbours that a node of a level joins."""
+
+    def __init__(self, k):
+        self.k = k
+
+    def __call__(self, node):
+        return node[0] // self.k, node
+
+
+class _MergedGroup:
+    """A group's nodes merged in position order (one node is carried up as it is): the next level's node."""
+
+    def __init__(self, merge):
+        self.merge = merge
+
+    def __call__(self, group):
+        key, nodes = group
+        nodes = sorted(nodes, key=lambda node: node[0])
+        summaries = [summary for _, _, summary in nodes]
+        return key, sum(leaves for _, leaves, _ in nodes), summaries[0] if len(nodes) == 1 else self.merge(*summaries)
+
+
+def tree_on_executors(results, n_leaves, merge, split_every):
+    """``(summary, record)``: the ``(partition, payload)`` rows of a classic Spark DataFrame merged on the
+    executors along the tree of :func:`~nbparallel.engine.reduce.plan`, one shuffle per level, in one job.
+
+    Spark's ``treeReduce`` is not used: it groups partitions by ``index % n``, not neighbours, and merges its
+    last level on the driver, so float sums would be added in another order than on the other backends.
+    """
+    levels, record = plan(n_leaves, split_every)
+    k = fan_in(split_every, n_leaves)
+    nodes = results.rdd.map(_Leaf())
+    for groups in levels:
+        nodes = nodes.map(_GroupOf(k)).groupByKey(numPartitions=len(groups)).map(_MergedGroup(merge))
+    roots = nodes.collect()
+    if [(key, leaves) for key, leaves, _ in roots] != [(0, n_leaves)]:
+        raise RuntimeError(f"the Spark job's tree of {n_leaves} partitions ended in the nodes "
+                           f"{[(key, leaves) for key, leaves, _ in roots][:10]} (position, leaves)")
+    return roots[0][2], record
 
 
 class SparkBackend(Backend):
@@ -146,13 +208,16 @@ class SparkBackend(Backend):
         return run_on_partitions(partitions, fns) if partitions else []
 
     def map_reduce(self, partitions, fns, merge, split_every, *, name="pass", token=None, verbose=False):
-        """The partitions' summaries, made on the executors, merged on the driver along the common tree."""
+        """The partitions' summaries, made on the executors and merged along the common tree: on the executors
+        where the DataFrame has an RDD (classic Spark), else on the driver (Spark Connect)."""
+        if partitions and has_rdd(partitions[0].frame):
+            return tree_on_executors(results_frame(partitions, fns), len(fns), merge, split_every)
         return reduce_now(self.map(partitions, fns), merge, split_every)
 
     def map_reduce_stateful(self, partitions, states, fns, merge, split_every, *, keep, name="pass", token=None,
                             verbose=False):
         """:meth:`map_reduce` of ``fn(part, state)``; the new states come back to the driver with the
-        summaries and travel with the next pass."""
+        summaries (merged there) and travel with the next pass."""
         leaves = self.map(partitions, [partial(fn, state=state) for fn, state in zip(fns, states)])
         summary, record = reduce_now([leaf[1] for leaf in leaves], merge, split_every)
         return summary, record, [leaf[0] for leaf in leaves] if keep else None
