@@ -22,7 +22,20 @@ COLUMNS = {
     "gaussian": {"measure", "classes", "nbparallel_s", "reference_s", "ratio", "partitions", "relative_error"},
     "latency": {"measure", "kind", "peer", "nbparallel_s", "peer_s", "ratio", "target"},
     "limits": {"data", "pass", "bytes", "seconds", "ns_per_cell", "read_s", "ratio_to_read"},
+    "cv": {"experiment", "method", "rows", "k", "seconds", "speedup_of_one_pass", "one_pass_accuracy"},
+    "cv_family": {"experiment", "method", "rows", "k", "seconds", "mean_accuracy", "speedup_of_one_pass"},
+    "kernel": {"way", "ns_per_cell", "rows"},
+    "langley": {"figure", "training_sets", "engine_best_s", "loop_s_per_fit", "loop_extrapolated_s", "speedup"},
+    "partial_fit_ranges": {"name", "fit", "partial_fit_first_batch_ranges", "partial_fit_numeric_ranges",
+                           "same_counts_as_fit"},
+    "explain": {"numeric", "rows", "predict_proba_s", "explain_s", "ratio", "parts_ratio"},
+    "factorize": {"input", "rows", "distinct", "pandas_over_factorize", "arrow_over_factorize"},
+    "encoding": {"input", "rows", "fit_ns_per_cell", "kernel_ns_per_cell", "ratio"},
+    "startup": {"measure", "step", "seconds"},
 }
+#: experiments whose result has a figure (``EXPERIMENT.png``)
+PLOTTED = {"strong", "weak", "reduction", "model", "peers", "boosting", "inputs", "network", "passes", "gaussian",
+           "latency", "limits"}
 
 
 @pytest.fixture(scope="module")
@@ -51,7 +64,10 @@ def test_quick_run_writes_results(harness, experiment, tmp_path, capsys):
     assert len(rows) > 0
     meta = json.loads((tmp_path / f"{experiment}-quick.json").read_text())
     assert {"cores", "memory_gib", "free_page_reporting", "python", "numpy", "numba", "dask"} <= set(meta["machine"])
-    assert (tmp_path / f"{experiment}-quick.png").stat().st_size > 0
+    figure = [f"{experiment}-quick.png"] if experiment in PLOTTED else []
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted([f"{experiment}-quick.csv",
+                                                                 f"{experiment}-quick.json", *figure])
+    assert all((tmp_path / name).stat().st_size > 0 for name in figure)
     if experiment == "model":
         assert set(rows["kind"]) == {"measured", "simulated"}
     if experiment == "inputs":  # the nbparallel side runs even where no peer is installed
@@ -72,21 +88,12 @@ def test_quick_run_writes_results(harness, experiment, tmp_path, capsys):
 
 #: experiment of ``SCRIPTS`` -> its smoke-run arguments and the files it writes into --results-dir
 SCRIPT_RUNS = {
-    "cv": (["--quick"], []),
-    "cv_family": (["--quick"], []),
-    "encoding": (["--quick"], ["encoding-quick.json"]),
-    "explain": (["--quick"], ["explain-quick.json"]),
-    "factorize": (["--quick"], ["factorize-quick.json"]),
     "fresh_memory": (["--quick"], ["fresh_memory-quick.csv", "fresh_memory-quick.json"]),
     "input_sizes": (["--quick"], ["input_sizes-quick.csv"]),
-    "kernel": (["--quick"], None),
-    "langley": (["--quick"], ["bench_langley-quick.json"]),
     "mdl": (["--quick"], []),
     "memory_encoding": (["uint8", "--quick"], None),
     "memory_limit": (["--quick"], ["memory_limit-quick.json"]),
-    "partial_fit_ranges": (["--quick"], ["partial_fit_ranges-quick.json"]),
     "selection": (["--quick"], []),
-    "startup": (["--quick"], ["startup-quick.json"]),
     "text": (["--quick", "--no-spark"], ["text_quick.csv", "text_quick.json", "text_quick.png"]),
 }
 #: experiments of ``SCRIPTS`` too slow or needing a server for this file: run by hand with ``--quick``
@@ -101,6 +108,35 @@ def test_quick_run_of_a_script_experiment(harness, experiment, tmp_path, capsys)
     assert harness.main([experiment, *arguments]) == 0
     assert capsys.readouterr().out.strip()
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted(written or [])
+
+
+def test_an_experiments_options_are_listed_by_its_help(harness, capsys):
+    with pytest.raises(SystemExit) as exit:
+        harness.main(["cv", "--help"])
+    assert exit.value.code == 0
+    out = capsys.readouterr().out
+    assert "options of cv" in out and "--rows ROWS [ROWS ...]" in out and "--folds FOLDS" in out
+
+
+@pytest.mark.parametrize("arguments", [["cv", "--bogus", "1"], ["cv", "--folds", "ten"], ["kernel", "--folds", "3"],
+                                       ["langley", "--figure", "9z"], ["no_such_experiment"]])
+def test_a_bad_option_exits_with_status_2(harness, arguments, capsys):
+    with pytest.raises(SystemExit) as exit:
+        harness.main(arguments)
+    assert exit.value.code == 2
+    assert "error:" in capsys.readouterr().err
+
+
+def test_a_quick_value_gives_way_to_a_given_one():
+    import sys
+
+    sys.path.insert(0, str(RUN.parent))
+    from harness.context import Parameter
+
+    rows = Parameter(10**7, "rows", quick=2_000)
+    assert [rows.value(None, False), rows.value(None, True), rows.value(500, True)] == [10**7, 2_000, 500]
+    assert Parameter([1, 2], "sizes").argument()["nargs"] == "+"
+    assert Parameter(False, "a flag").argument()["action"] == "store_true"
 
 
 def test_every_experiment_is_covered(harness):
