@@ -45,15 +45,19 @@ EXPERIMENTS = {
     "factorize": ("factorize", "run"),
     "encoding": ("encoding", "run"),
     "startup": ("startup", "run"),
+    "selection": ("selection", "run"),
+    "predict_files": ("predict_files", "run"),
+    "text": ("text", "run"),
+    "memory_encoding": ("memory_encoding", "run"),
+    "input_sizes": ("input_sizes", "run"),
+    "mdl": ("mdl", "run"),
+    "mdl_costs": ("mdl", "costs"),
+    "fresh_memory": ("fresh_memory", "run"),
+    "memory_limit": ("memory_limit", "run"),
+    "object_store": ("object_store", "run"),
+    "out_of_core": ("out_of_core", "run"),
+    "out_of_core_rows": ("out_of_core", "rows"),
 }
-
-#: experiment -> module of ``harness`` whose ``main(argv)`` parses its own options and writes its results
-SCRIPTS = {name: name for name in (
-    "fresh_memory", "input_sizes", "mdl",
-    "memory_encoding", "object_store", "out_of_core", "predict_files", "selection",
-    "memory_limit",
-    "text")}
-
 
 def _upload_harness(client):
     """Make ``harness`` importable on the scheduler and workers: its tasks call its functions."""
@@ -83,7 +87,7 @@ def declared_parameters(name):
 def build_parser(experiment=None):
     """The command line of the harness, with the options of ``experiment`` where one is named."""
     parser = argparse.ArgumentParser(prog="nbparallel bench", description=__doc__.splitlines()[0])
-    parser.add_argument("experiment", choices=[*EXPERIMENTS, *SCRIPTS])
+    parser.add_argument("experiment", choices=EXPERIMENTS)
     parser.add_argument("--quick", action="store_true",
                         help="tiny sizes: a smoke run of seconds, written as EXPERIMENT-quick.*, no PASS/FAIL")
     parser.add_argument("--results-dir", type=Path, default=Path(__file__).resolve().parent / "results",
@@ -98,23 +102,9 @@ def build_parser(experiment=None):
     return parser
 
 
-def run_script(module, arguments):
-    """Run ``harness.<module>.main(arguments)``; its exit status (a verdict raised as SystemExit too)."""
-    try:
-        status = importlib.import_module(f"harness.{module}").main(arguments)
-    except SystemExit as exc:
-        if isinstance(exc.code, str):
-            print(f"bench {module}: error: {exc.code}", file=sys.stderr)
-            return 1
-        return exc.code or 0
-    return status if isinstance(status, int) else 0  # some return what they measured
-
-
 def main(argv=None):
     """Run the experiment the arguments name; returns the exit status."""
     argv = sys.argv[1:] if argv is None else list(argv)
-    if argv and argv[0] in SCRIPTS:
-        return run_script(SCRIPTS[argv[0]], argv[1:])
     args = build_parser(argv[0] if argv else None).parse_args(argv)
     from harness import machine, report
     from harness.context import Context

@@ -107,3 +107,18 @@ def class_shifted_frame(n_rows, n_numeric=8, n_categorical=4, seed=0):
     columns.update({f"c{j}": pd.Categorical(np.array(list("abcde"))[(y + rng.integers(0, 3, n_rows)) % 5])
                     for j in range(n_categorical)})
     return pd.DataFrame(columns), y
+
+
+def selection_data(n_rows, n_predictors, seed=0):
+    """4 informative attributes, 2 noisy copies of each, the rest pure noise; codes 0..7."""
+    rng = np.random.default_rng(seed)
+    informative = rng.integers(0, 8, size=(n_rows, 4))
+    logit = 0.9 * (informative[:, 0] - 3.5) / 3.5 + 0.7 * (informative[:, 1] > 4) - 0.6 * (informative[:, 2] < 2) \
+        + 0.4 * (informative[:, 3] % 2)
+    y = (rng.random(n_rows) < 1 / (1 + np.exp(-2 * logit))).astype(np.int64)
+    copies = [np.where(rng.random(n_rows) < 0.3, rng.integers(0, 8, n_rows), informative[:, j])
+              for j in range(4) for _ in range(2)]
+    noise = rng.integers(0, 8, size=(n_rows, n_predictors - 12))
+    X = np.column_stack([informative, *copies, noise])
+    order = rng.permutation(n_predictors)  # informative columns are not first
+    return X[:, order].astype(np.int64), y, [f"x{j}" for j in range(n_predictors)], order
