@@ -41,13 +41,13 @@ def test_readme_headline_table_is_the_results():
 
 
 def test_every_result_file_is_on_the_benchmarks_page_with_a_command_that_writes_it():
-    from benchmarks.run import EXPERIMENTS, SCRIPTS
+    from benchmarks.run import EXPERIMENTS
 
     page = results_tables.benchmarks_page()
     results = sorted((ROOT / "benchmarks" / "results").glob("*.json"))
     assert results and all(f"results: `benchmarks/results/{p.name}`" in page for p in results)
     commands = {line.split("`")[1].split()[2] for line in page.splitlines() if line.startswith("Command: ")}
-    assert commands <= set(EXPERIMENTS) | set(SCRIPTS)
+    assert commands <= set(EXPERIMENTS)
     assert "| nbparallel cross_validate | 1000000 |" in page  # cv.json's records are a table
 
 

@@ -1,13 +1,7 @@
-"""The benchmark harness of nbparallel: one module per experiment.
+"""The benchmark harness of nbparallel: one module per experiment (or a few alike).
 
-Each experiment is either a function ``run(ctx) -> Result`` (:mod:`.report`),
-which ``benchmarks/run.py`` runs and writes, or a module whose ``main(argv)``
-parses its own options and writes its own results into :data:`RESULTS` (or
-``--results-dir``). Timings go through :func:`.timing.best_of` or
-:func:`.timing.best_interleaved`. The package never imports this code.
+Every experiment is a function ``experiment(ctx) -> Result`` (:mod:`.report`) whose own
+options are declared with :func:`.context.parameters`; ``benchmarks/run.py`` parses them,
+runs it and writes its result. Timings go through :mod:`.timing`, synthetic data comes
+from :mod:`.data`. The package never imports this code.
 """
-
-from pathlib import Path
-
-#: where results are written unless ``--results-dir`` says otherwise
-RESULTS = Path(__file__).resolve().parents[1] / "results"

@@ -4,10 +4,59 @@ from __future__ import annotations
 
 import contextlib
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import dask
+
+
+@dataclass(frozen=True)
+class Parameter:
+    """An option of one experiment, ``--name VALUE`` on its command line.
+
+    Attributes
+    ----------
+    default : object
+        Its value in a full run; its type (or its first item's, for a list) is the option's.
+    help : str
+        What it sets, for ``nbparallel bench EXPERIMENT --help``.
+    quick : object, optional
+        Its value in a ``--quick`` run; None: the default.
+    kind : type, optional
+        The type of its values where the default does not show it (a default of None).
+    choices : tuple, optional
+        The values it may take.
+    """
+
+    default: object
+    help: str
+    quick: object = None
+    kind: type = None
+    choices: tuple = None
+
+    def value(self, given, quick):
+        """The value of a run: ``given`` on the command line, else the quick or the full run's default."""
+        if given is not None:
+            return given
+        return self.quick if quick and self.quick is not None else self.default
+
+    def argument(self):
+        """Keyword arguments of :meth:`argparse.ArgumentParser.add_argument` for this option."""
+        if isinstance(self.default, bool):
+            return {"action": "store_true", "default": None, "help": self.help}
+        many = isinstance(self.default, (list, tuple))
+        kind = self.kind or type(self.default[0] if many else self.default)
+        return {"type": kind, "nargs": "+" if many else None, "default": None, "choices": self.choices,
+                "help": f"{self.help} (default {self.default!r}"
+                        + ("" if self.quick is None else f", --quick {self.quick!r}") + ")"}
+
+
+def parameters(**declared):
+    """Declare the experiment's own :class:`Parameter` s: ``@parameters(rows=Parameter(10**7, "rows"))``."""
+    def declare(experiment):
+        experiment.parameters = declared
+        return experiment
+    return declare
 
 
 @dataclass
@@ -22,11 +71,14 @@ class Context:
         Where the results are written.
     client : distributed.Client or None
         The cluster to run on; None runs on this machine's threads.
+    parameters : dict
+        The values of the experiment's own :class:`Parameter` s, by name.
     """
 
     quick: bool
     results_dir: Path
     client: object = None
+    parameters: dict = field(default_factory=dict)
 
     def max_workers(self):
         """Workers available: the cluster's worker processes, or this machine's cores."""

@@ -1,6 +1,6 @@
 """One-pass exact k-fold cross-validation against scikit-learn's cross_val_score.
 
-Run ``nbparallel bench cv`` (10^7 rows, k = 10) or ``--quick``.
+Run ``nbparallel bench cv`` (10^6 and 10^7 rows, k = 10) or ``--quick``.
 Side by side in one run, interleaved, best of ``--repeat``:
 
 - ``nbparallel.cross_validate(NaiveBayes())``: one schema, one counting and one scoring pass;
@@ -9,12 +9,7 @@ Side by side in one run, interleaved, best of ``--repeat``:
 
 Then, on numeric real datasets, how much the one-pass scores (bins cut from all
 rows) differ from k separate fits (bins cut from each training fold).
-Writes ``benchmarks/results/cv.json`` and ``cv.csv``.
 """
-
-import argparse
-import json
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -22,24 +17,19 @@ from sklearn.datasets import load_breast_cancer, load_digits, load_wine
 from sklearn.model_selection import KFold, cross_val_score
 from sklearn.naive_bayes import CategoricalNB
 
-from harness import RESULTS
+from harness.context import Parameter, parameters
+from harness.data import categorical_with_signal
+from harness.report import Result, Target
 from harness.timing import best_interleaved
 from nbparallel import NaiveBayes, cross_validate
 
 TARGET_SPEEDUP = 5.0
 
 
-def categorical_data(n_rows, n_attrs=8, n_values=10, seed=0):
-    """Codes 1..n_values as uint8; the class depends on three attributes, with noise."""
-    rng = np.random.default_rng(seed)
-    X = rng.integers(1, n_values + 1, size=(n_rows, n_attrs), dtype=np.uint8)
-    score = (X[:, 0] > 5).astype(int) + (X[:, 1] > 7) + (X[:, 2] < 3)
-    y = np.where(rng.random(n_rows) < 0.8, score >= 2, rng.random(n_rows) < 0.5).astype(np.int64)
-    return X, y
-
-
 def speed(n_rows, k, repeat):
-    X, y = categorical_data(n_rows)
+    """The three ways timed side by side: their rows, the folds where the one-pass scores differ from k
+    separate fits', and the passes of ``cross_validate``."""
+    X, y = categorical_with_signal(n_rows)
     folds = KFold(k)
     runs = {
         "nbparallel cross_validate": lambda: cross_validate(
@@ -55,8 +45,8 @@ def speed(n_rows, k, repeat):
         rows.append({"experiment": "speed", "method": name, "rows": n_rows, "k": k, "seconds": best[name],
                      "mean_accuracy": float(np.mean(scores[name])),
                      "speedup_of_one_pass": best[name] / best["nbparallel cross_validate"]})
-    same = bool(np.array_equal(scores["nbparallel cross_validate"], scores["cross_val_score(NaiveBayes)"]))
-    return rows, same, passes
+    differ = int(np.sum(scores["nbparallel cross_validate"] != scores["cross_val_score(NaiveBayes)"]))
+    return rows, differ, passes
 
 
 def numeric_difference(k=10):
@@ -77,42 +67,32 @@ def numeric_difference(k=10):
     return rows
 
 
-def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--rows", type=int, nargs="+", default=[1_000_000, 10_000_000])
-    parser.add_argument("--folds", type=int, default=10)
-    parser.add_argument("--repeat", type=int, default=2)
-    parser.add_argument("--quick", action="store_true", help="small sizes, smoke run")
-    parser.add_argument("--results-dir", type=Path, default=RESULTS, help="where to write the results")
-    args = parser.parse_args(argv)
-    if args.quick:
-        args.rows, args.repeat = [20_000], 1
-    rows, ok = [], True
-    for n in args.rows:
-        speed_rows, same, passes = speed(n, args.folds, args.repeat)
+@parameters(rows=Parameter([1_000_000, 10_000_000], "rows of each speed run", quick=[20_000]),
+            folds=Parameter(10, "k of the k-fold cross-validation"),
+            repeat=Parameter(2, "interleaved timed rounds", quick=1))
+def run(ctx):
+    """The speed runs and the numeric-bins comparison."""
+    k, rows, targets = ctx.parameters["folds"], [], []
+    for n in ctx.parameters["rows"]:
+        speed_rows, differ, passes = speed(n, k, ctx.parameters["repeat"])
         rows += speed_rows
-        print(f"\n{n:,} rows x 8 categorical attributes, k = {args.folds} "
+        print(f"\n{n:,} rows x 8 categorical attributes, k = {k} "
               f"(passes: {', '.join(p['kind'] for p in passes)})")
         for r in speed_rows:
             print(f"  {r['method']:<32} {r['seconds']:8.2f} s   mean accuracy {r['mean_accuracy']:.4f}   "
                   f"one pass is {r['speedup_of_one_pass']:.1f}x faster")
-        print(f"  one-pass scores equal k separate NaiveBayes fits exactly: {same}")
-        ok &= same
+        print(f"  one-pass scores equal k separate NaiveBayes fits exactly: {differ == 0}")
+        targets.append(Target(f"{n:,} rows: folds whose one-pass score differs from k separate fits'", differ, 0,
+                              at_most=True, unit=""))
         if n >= 10_000_000:
             ratio = min(r["speedup_of_one_pass"] for r in speed_rows if r["method"] != "nbparallel cross_validate")
-            verdict = "PASS" if ratio >= TARGET_SPEEDUP else "FAIL"
-            print(f"  {verdict}: at least {ratio:.1f}x faster than cross_val_score (target {TARGET_SPEEDUP}x)")
-            ok &= ratio >= TARGET_SPEEDUP
+            targets.append(Target(f"{n:,} rows: cross_val_score's time / one-pass cross_validate's", ratio,
+                                  TARGET_SPEEDUP, at_most=False))
     print("\nnumeric attributes: bins from all rows (one pass) versus from each training fold (separate fits)")
-    numeric = numeric_difference(args.folds)
+    numeric = numeric_difference(k)
     for r in numeric:
         print(f"  {r['method']:<14} accuracy {r['one_pass_accuracy']:.4f} vs {r['separate_accuracy']:.4f}, "
               f"largest fold difference {r['max_fold_accuracy_difference']:.4f}; log-likelihood "
               f"{r['one_pass_log_likelihood']:.4f} vs {r['separate_log_likelihood']:.4f}")
-    rows += numeric
-    if not args.quick:
-        args.results_dir.mkdir(parents=True, exist_ok=True)
-        pd.DataFrame(rows).to_csv(args.results_dir / "cv.csv", index=False)
-        (args.results_dir / "cv.json").write_text(json.dumps(rows, indent=2))
-        print(f"\nwritten {args.results_dir / 'cv.csv'} and cv.json")
-    raise SystemExit(0 if ok else 1)
+    frame = pd.DataFrame(rows + numeric)
+    return Result("cv", frame, frame, targets=targets)

@@ -1,24 +1,21 @@
 """Data layer cost: end-to-end fit on each input kind against the single-thread kernel on the same codes.
 
-Usage: nbparallel bench encoding [--rows N] [--repeats R]
+Usage: nbparallel bench encoding [--rows N] [--repeats R] [--quick]
 
 For each input (rows x 20 attributes of 10 values, 2 classes) it times
 ``NaiveBayes(n_partitions=2).fit`` (local threaded scheduler, 2 workers) and
 ``count_partition`` on one thread over the data's codes, side by side,
 interleaved, best of R, and prints ns per cell and the ratio fit / kernel
-(target <= 1.5 for integer, float and category inputs). Writes
-benchmarks/results/encoding.json.
+(target <= 1.5 for integer, float and category inputs).
 """
 
-import argparse
-import json
 from concurrent.futures import ThreadPoolExecutor
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-from harness import RESULTS
+from harness.context import Parameter, parameters
+from harness.report import Result, Target
 from harness.timing import best_interleaved, best_of
 from nbparallel import NaiveBayes
 from nbparallel.kernels import count_partition
@@ -68,35 +65,30 @@ def thread_speedup(codes, y, repeats):
     return one / two
 
 
-def main(argv=None):
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--rows", type=int, default=2_000_000)
-    parser.add_argument("--repeats", type=int, default=3)
-    parser.add_argument("--results-dir", type=Path, default=RESULTS, help="where to write the results")
-    parser.add_argument("--quick", action="store_true", help="tiny sizes: a smoke run, written as NAME-quick.*")
-    args = parser.parse_args(argv)
-    if args.quick:
-        args.rows, args.repeats = 2_000, 1
-    n, cells = args.rows, args.rows * N_ATTRIBUTES
+@parameters(rows=Parameter(2_000_000, "rows of each input", quick=2_000),
+            repeats=Parameter(3, "interleaved timed rounds", quick=1))
+def run(ctx):
+    """Fit against the kernel on every input kind."""
+    n, repeats = ctx.parameters["rows"], ctx.parameters["repeats"]
+    cells = n * N_ATTRIBUTES
     rng = np.random.default_rng(0)
     codes = rng.integers(1, N_VALUES + 1, (n, N_ATTRIBUTES)).astype(np.uint8)
     floats = rng.normal(size=(n, N_ATTRIBUTES))
-    rows = []
-    print(f"{n} rows x {N_ATTRIBUTES} attributes; ns per cell, best of {args.repeats}")
-    speedup = thread_speedup(codes, (rng.random(n) < 0.5).astype(np.int64), args.repeats)
+    rows, targets = [], []
+    print(f"{n} rows x {N_ATTRIBUTES} attributes; ns per cell, best of {repeats}")
+    speedup = thread_speedup(codes, (rng.random(n) < 0.5).astype(np.int64), repeats)
     print(f"the kernel alone on 2 threads (two halves) is {speedup:.2f}x faster than on 1 here: "
           "the target assumes about 2x")
     for name, X, y, features, kind in inputs(n):
         count = kernel(codes, floats, y, kind)
         model = NaiveBayes(n_partitions=2, categorical_features=features)
-        best, _ = best_interleaved({"fit": lambda: model.fit(X, y), "kernel": count}, args.repeats)
+        best, _ = best_interleaved({"fit": lambda: model.fit(X, y), "kernel": count}, repeats)
         fit_s, kernel_s = best["fit"], best["kernel"]
         ratio = fit_s / kernel_s
         rows.append({"input": name, "rows": n, "fit_ns_per_cell": 1e9 * fit_s / cells,
                      "kernel_ns_per_cell": 1e9 * kernel_s / cells, "ratio": ratio,
                      "kernel_two_thread_speedup": speedup})
-        print(f"{name:28s} fit {1e9 * fit_s / cells:7.2f}  kernel {1e9 * kernel_s / cells:5.2f}  "
-              f"ratio {ratio:5.2f}  {'PASS' if ratio <= 1.5 else 'FAIL'} (<= 1.5)")
-    out = args.results_dir / f"encoding{'-quick' * args.quick}.json"
-    out.parent.mkdir(exist_ok=True)
-    out.write_text(json.dumps(rows, indent=1))
+        print(f"{name:28s} fit {1e9 * fit_s / cells:7.2f}  kernel {1e9 * kernel_s / cells:5.2f}  ratio {ratio:5.2f}")
+        targets.append(Target(f"{name}: fit / kernel", ratio, 1.5, at_most=True))
+    frame = pd.DataFrame(rows)
+    return Result("encoding", frame, frame, targets=targets)

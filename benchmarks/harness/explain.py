@@ -1,7 +1,7 @@
 """The cost of ``model.explain`` against ``predict_proba`` on the same input (issue 46: at most 2x).
 
 Run: nbparallel bench explain [--quick]
-Writes benchmarks/results/explain.json: best seconds of each, interleaved, and their ratio, for a
+Measures the best seconds of each, interleaved, and their ratio, for a
 mixed categorical/binned model and a Gaussian one, on a DataFrame in memory; and the parts of each on the
 whole input in one thread (best of several, interleaved): the rows' scoring inputs (codes, Gaussian
 log-likelihoods), predict_proba's scoring kernel, explain's scoring pass that finds each row's best two
@@ -10,14 +10,12 @@ the evidence array; and the ratio of explain's parts (scoring inputs, classes pa
 DataFrame) to predict_proba's (scoring inputs, posterior pass).
 """
 
-import argparse
-import json
-from pathlib import Path
-
 import numpy as np
 import pandas as pd
 
-from harness import RESULTS
+from harness.context import Parameter, parameters
+from harness.data import class_shifted_frame
+from harness.report import Result, Target
 from harness.timing import best_interleaved
 from nbparallel import NaiveBayes
 from nbparallel.kernels import scoring
@@ -25,18 +23,8 @@ from nbparallel.kernels.evidence import evidence_rows
 from nbparallel.models.explanation import evidence_columns, evidence_frame
 
 
-def mixed_frame(n_rows, n_numeric=8, n_categorical=4, seed=0):
-    """Rows of three classes: numeric columns shifted by class, categorical columns of 5 values."""
-    rng = np.random.default_rng(seed)
-    y = rng.integers(0, 3, n_rows)
-    columns = {f"x{j}": rng.normal(y * 0.5, 1.0) for j in range(n_numeric)}
-    columns.update({f"c{j}": pd.Categorical(np.array(list("abcde"))[(y + rng.integers(0, 3, n_rows)) % 5])
-                    for j in range(n_categorical)})
-    return pd.DataFrame(columns), y
-
-
 def measure(numeric, n_rows, repeat):
-    X, y = mixed_frame(n_rows)
+    X, y = class_shifted_frame(n_rows)
     model = NaiveBayes(numeric=numeric).fit(X, y)
     best, _ = best_interleaved({"predict_proba": lambda: model.predict_proba(X),
                                 "explain": lambda: model.explain(X)}, repeat)
@@ -69,12 +57,11 @@ def parts(model, X, repeat):
     return best
 
 
-def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--results-dir", type=Path, default=RESULTS)
-    parser.add_argument("--quick", action="store_true", help="tiny sizes: a smoke run, written as NAME-quick.*")
-    args = parser.parse_args(argv)
-    n_rows, repeat = (20_000, 3) if args.quick else (1_000_000, 9)
+@parameters(rows=Parameter(1_000_000, "rows of the frame", quick=20_000),
+            repeat=Parameter(9, "interleaved timed rounds", quick=3))
+def run(ctx):
+    """Explain against predict_proba for a binned and a Gaussian model."""
+    n_rows, repeat = ctx.parameters["rows"], ctx.parameters["repeat"]
     results = {numeric: measure(numeric, n_rows, repeat) for numeric in ("binned", "gaussian")}
     for numeric, r in results.items():
         print(f"{numeric:9s} {r['rows']} rows: predict_proba {r['predict_proba_s']:.4f} s, explain "
@@ -82,6 +69,10 @@ def main(argv=None):
         print("          parts, whole input in one thread: "
               + ", ".join(f"{name} {seconds:.4f} s" for name, seconds in r["parts_s"].items())
               + f"; explain's parts over predict_proba's {r['parts_ratio']:.2f}")
-    out = args.results_dir / f"explain{'-quick' * args.quick}.json"
-    out.write_text(json.dumps(results, indent=2))
-    print(f"written {out}")
+    frame = pd.DataFrame([{"numeric": numeric, **{k: v for k, v in r.items() if k != "parts_s"},
+                           **{f"{part}_s": seconds for part, seconds in r["parts_s"].items()}}
+                          for numeric, r in results.items()])
+    targets = [Target(f"{numeric}: explain / predict_proba", r["ratio"], 2.0, at_most=True)
+               for numeric, r in results.items()]
+    return Result("explain", frame, frame[["numeric", "rows", "predict_proba_s", "explain_s", "ratio",
+                                           "parts_ratio"]], targets=targets)

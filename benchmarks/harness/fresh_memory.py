@@ -18,12 +18,10 @@ Usage::
     nbparallel bench fresh_memory              # 160 MiB, pauses 0-4 s, 3 repeats
     nbparallel bench fresh_memory --quick      # 16 MiB, short pauses, once
 
-Writes ``fresh_memory.csv`` and ``.json`` into ``benchmarks/results/`` (or ``--results-dir``).
 """
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import subprocess
@@ -34,8 +32,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from harness import RESULTS
+from harness.context import Parameter, parameters
 from harness.machine import describe
+from harness.report import Result
 
 
 #: glibc keeping freed memory: blocks under 1 GB from its heap, never trimmed back to the kernel.
@@ -64,42 +63,24 @@ def probe(mib, pauses, repeat):
 
 def run_setting(env, mib, pauses, repeat):
     """:func:`probe` in a fresh process with ``env`` added to this one's environment."""
-    runner = Path(__file__).resolve().parents[1] / "run.py"
-    command = [sys.executable, str(runner), "fresh_memory", "--child", "--mib", str(mib), "--repeat", str(repeat),
-               "--pauses", ",".join(str(p) for p in pauses)]
+    benchmarks = str(Path(__file__).resolve().parents[1])
+    command = [sys.executable, "-c", f"import json, sys; sys.path.insert(0, {benchmarks!r}); "
+               f"from harness.fresh_memory import probe; print(json.dumps(probe({mib}, {pauses!r}, {repeat})))"]
     done = subprocess.run(command, env={**os.environ, **env}, capture_output=True, text=True, check=True)
     return json.loads(done.stdout)
 
 
-def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--mib", type=int, default=160, help="size of the block (default 160)")
-    parser.add_argument("--pauses", default="0,0.5,1,2,4", help="seconds idle before each timing, comma-separated")
-    parser.add_argument("--repeat", type=int, default=3)
-    parser.add_argument("--quick", action="store_true", help="16 MiB, pauses 0 and 0.1 s, once")
-    parser.add_argument("--results-dir", type=Path, default=RESULTS)
-    parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
-    args = parser.parse_args(argv)
-    pauses = [float(p) for p in args.pauses.split(",")]
-    if args.child:
-        print(json.dumps(probe(args.mib, pauses, args.repeat)))
-        return 0
-    if args.quick:
-        args.mib, pauses, args.repeat = 16, [0.0, 0.1], 1
-    rows = [{"setting": name, "mib": args.mib, "pause_s": pause, "seconds": seconds}
-            for name, env in SETTINGS.items() for pause, seconds in run_setting(env, args.mib, pauses, args.repeat)]
+@parameters(mib=Parameter(160, "size of the block in MiB", quick=16),
+            pauses=Parameter([0.0, 0.5, 1.0, 2.0, 4.0], "seconds idle before each timing", quick=[0.0, 0.1]),
+            repeat=Parameter(3, "timings of each pause", quick=1))
+def run(ctx):
+    """Each setting's timings after each pause, and their best, median and worst."""
+    mib, pauses, repeat = ctx.parameters["mib"], ctx.parameters["pauses"], ctx.parameters["repeat"]
+    rows = [{"setting": name, "mib": mib, "pause_s": pause, "seconds": seconds}
+            for name, env in SETTINGS.items() for pause, seconds in run_setting(env, mib, pauses, repeat)]
     frame = pd.DataFrame(rows)
     summary = (frame.groupby(["setting", "pause_s"], sort=False)["seconds"].agg(["min", "median", "max"]) * 1e3)
     summary = summary.round(1).rename(columns=lambda c: f"{c}_ms").reset_index()
-    machine = describe()
-    print(f"## Allocating and filling {args.mib} MiB after freeing as much and idling (best, median and worst "
-          f"of {args.repeat}); free page reporting: {machine['free_page_reporting']}\n")
-    print(summary.to_string(index=False))
-    args.results_dir.mkdir(parents=True, exist_ok=True)
-    stem = "fresh_memory-quick" if args.quick else "fresh_memory"
-    frame.to_csv(args.results_dir / f"{stem}.csv", index=False)
-    (args.results_dir / f"{stem}.json").write_text(json.dumps(
-        {"machine": machine, "mib": args.mib, "pauses_s": pauses, "repeat": args.repeat,
-         "summary": summary.to_dict(orient="records")}, indent=1))
-    print(f"\nwrote {args.results_dir / stem}.csv, .json")
-    return 0
+    print(f"## Allocating and filling {mib} MiB after freeing as much and idling (best, median and worst "
+          f"of {repeat}); free page reporting: {describe()['free_page_reporting']}")
+    return Result("fresh_memory", frame, summary)

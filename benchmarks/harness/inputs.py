@@ -38,6 +38,7 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
 from .report import Result, Target  # noqa: E402
+from .timing import timed  # noqa: E402
 
 N_ATTRIBUTES, N_VALUES, N_FILES, WORKERS = 20, 10, 40, 2
 NAMES = [f"a{j}" for j in range(N_ATTRIBUTES)]
@@ -318,12 +319,6 @@ def _spark_cached(spark):
 # ------------------------------------------------------------------ timing
 
 
-def _timed(fn):
-    start = time.perf_counter()
-    fn()
-    return time.perf_counter() - start
-
-
 def measure_input(name, X, y, codes, tools, ctx, repeat, notes):
     """Time every tool on one input, repeats interleaved; returns records.
 
@@ -339,8 +334,8 @@ def measure_input(name, X, y, codes, tools, ctx, repeat, notes):
         try:
             thunk = make(X, y, probe, files)
             with ctx.workers(workers):
-                _timed(thunk)  # warm-up: compilation, JVM, caches
-                seconds = _timed(thunk)
+                timed(thunk)  # warm-up: compilation, JVM, caches
+                seconds = timed(thunk)[0]
             per_unit = seconds / probe
             size = full if per_unit * full <= tool_budget else max(probe, int(tool_budget / per_unit))
             size = max(probe, min(size, max_size)) if max_size else size
@@ -354,7 +349,7 @@ def measure_input(name, X, y, codes, tools, ctx, repeat, notes):
         for tool, (thunk, size, workers, tool_repeat) in thunks.items():
             if r < tool_repeat:
                 with ctx.workers(workers):
-                    times[tool].append(_timed(thunk))
+                    times[tool].append(timed(thunk)[0])
     records = []
     for tool, (thunk, size, workers, _) in thunks.items():
         rows = n_rows * size // N_FILES if files else size
@@ -385,7 +380,7 @@ def cross_validation(ctx, repeat):
 
     def best(fn):
         fn()
-        return min(_timed(fn) for _ in range(repeat))
+        return min(timed(fn)[0] for _ in range(repeat))
 
     records = []
     with LocalCluster(n_workers=WORKERS, threads_per_worker=1, dashboard_address=":0") as cluster, \

@@ -5,13 +5,16 @@ Timings are best-of-``--repeat`` after a warm-up call, in ns per (row x attribut
 cell, all measured in one run on the same data.
 """
 
-import argparse
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
+import pandas as pd
 from numba import njit
 from sklearn.naive_bayes import CategoricalNB
 
+from harness import data
+from harness.context import Parameter, parameters
+from harness.report import Result, Target
 from harness.timing import best_of
 from nbparallel.kernels import count_partition
 
@@ -42,26 +45,20 @@ def best_seconds(fn, repeat):
     return best_of(fn, repeat)[0]
 
 
-def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--rows", type=int, default=10_000_000)
-    parser.add_argument("--attrs", type=int, default=20)
-    parser.add_argument("--values", type=int, default=10)
-    parser.add_argument("--classes", type=int, default=2)
-    parser.add_argument("--repeat", type=int, default=5)
-    parser.add_argument("--quick", action="store_true", help="tiny sizes, smoke run")
-    args = parser.parse_args(argv)
-    if args.quick:
-        args.rows, args.repeat = 20_000, 2
-    n, f, m, k = args.rows, args.attrs, args.values, args.classes
+@parameters(rows=Parameter(10_000_000, "rows of the codes", quick=20_000),
+            attrs=Parameter(20, "attributes"), values=Parameter(10, "values of each attribute"),
+            classes=Parameter(2, "classes"), repeat=Parameter(5, "timed runs of each", quick=2))
+def run(ctx):
+    """Each way of counting, in ns per cell, and the kernel's targets."""
+    options = ctx.parameters
+    n, f, m, k, repeat = (options[key] for key in ("rows", "attrs", "values", "classes", "repeat"))
     cells = n * f
     sklearn_rows = min(n, 1_000_000)
 
-    rng = np.random.default_rng(0)
-    codes = rng.integers(1, m + 1, size=(n, f), dtype=np.uint8)
-    y = rng.integers(0, k, size=n).astype(np.int64)
+    codes, y = data.categorical(n, f, m, k)
+    rng = np.random.default_rng(1)
     weights = rng.uniform(0.5, 1.5, size=n)
-    offsets = np.arange(f + 1, dtype=np.int64) * (m + 1)
+    offsets = data.offsets(f, m)
     no_values = np.empty((n, 0))
     no_edges = np.empty((0, 0))
     values = rng.uniform(0.0, 1.0, size=(n, f))
@@ -84,25 +81,24 @@ def main(argv=None):
         return sum(p.result() for p in parts)
 
     timings = {
-        "(a) count_partition, 1 thread, unweighted": best_seconds(kernel, args.repeat) / cells,
+        "(a) count_partition, 1 thread, unweighted": best_seconds(kernel, repeat) / cells,
         "(b) count_partition, 1 thread, weighted": best_seconds(
-            lambda: kernel(w=weights), args.repeat) / cells,
+            lambda: kernel(w=weights), repeat) / cells,
         "(c) count_partition, numeric binning in-pass": best_seconds(
             lambda: count_partition(codes[:, :0], values, y, None, offsets, edges, k),
-            args.repeat) / cells,
+            repeat) / cells,
         "(d) plain numba loop": best_seconds(
-            lambda: plain_numba_count(codes, y, offsets, k), args.repeat) / cells,
+            lambda: plain_numba_count(codes, y, offsets, k), repeat) / cells,
         "(e) numpy.bincount (combined index)": best_seconds(
-            lambda: bincount_count(codes, y, offsets, k), args.repeat) / cells,
+            lambda: bincount_count(codes, y, offsets, k), repeat) / cells,
         f"(f) sklearn CategoricalNB.fit on {sklearn_rows:,} rows": best_seconds(
             lambda: CategoricalNB().fit(codes[:sklearn_rows], y[:sklearn_rows]),
-            max(1, args.repeat // 2)) / (sklearn_rows * f),
-        "(g) count_partition, 2 threads (halves)": best_seconds(two_threads, args.repeat) / cells,
+            max(1, repeat // 2)) / (sklearn_rows * f),
+        "(g) count_partition, 2 threads (halves)": best_seconds(two_threads, repeat) / cells,
     }
     pool.shutdown()
 
-    print(f"rows={n:,} attrs={f} values={m} classes={k} repeat={args.repeat}"
-          f"{' (quick)' if args.quick else ''}")
+    print(f"rows={n:,} attrs={f} values={m} classes={k} repeat={repeat}{' (quick)' if ctx.quick else ''}")
     for name, seconds_per_cell in timings.items():
         print(f"  {name:<52s} {seconds_per_cell * 1e9:8.3f} ns/cell")
     kernel_ns = timings["(a) count_partition, 1 thread, unweighted"] * 1e9
@@ -110,11 +106,10 @@ def main(argv=None):
     sklearn_ratio = list(timings.values())[5] * 1e9 / kernel_ns
     speedup = timings["(a) count_partition, 1 thread, unweighted"] / timings[
         "(g) count_partition, 2 threads (halves)"]
-    verdict = lambda ok: "PASS" if ok else "FAIL"  # noqa: E731
-    print(f"kernel ns/cell       {kernel_ns:7.3f}  (target <= {TARGET_NS_PER_CELL})  "
-          f"{verdict(kernel_ns <= TARGET_NS_PER_CELL)}")
-    print(f"bincount / kernel    {bincount_ratio:7.1f}x (target >= {TARGET_BINCOUNT_RATIO:g}x)  "
-          f"{verdict(bincount_ratio >= TARGET_BINCOUNT_RATIO)}")
-    print(f"CategoricalNB/kernel {sklearn_ratio:7.1f}x (target >= {TARGET_SKLEARN_RATIO:g}x)  "
-          f"{verdict(sklearn_ratio >= TARGET_SKLEARN_RATIO)}")
     print(f"2-thread speedup     {speedup:7.2f}x")
+    frame = pd.DataFrame({"way": list(timings), "ns_per_cell": [t * 1e9 for t in timings.values()],
+                          "rows": n, "attributes": f, "values": m, "classes": k})
+    targets = [Target("kernel ns/cell", kernel_ns, TARGET_NS_PER_CELL, at_most=True, unit=" ns"),
+               Target("bincount / kernel", bincount_ratio, TARGET_BINCOUNT_RATIO, at_most=False),
+               Target("CategoricalNB / kernel", sklearn_ratio, TARGET_SKLEARN_RATIO, at_most=False)]
+    return Result("kernel", frame, frame[["way", "ns_per_cell"]], targets=targets)

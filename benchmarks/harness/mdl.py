@@ -17,20 +17,16 @@ Datasets: scikit-learn's bundled iris, wine and breast_cancer, and the UCI files
 examples folder is found (``WEKA_EXAMPLES``, default ``/usr/share/doc/weka/examples`` of Debian's ``weka``
 package). Weka is an optional tool, never a dependency: its jar is ``WEKA_JAR`` (default
 ``/usr/share/java/weka.jar``); without java or the jar the Weka columns are left empty, with a note.
-Writes ``benchmarks/results/mdl.csv`` and ``mdl.json`` (not with ``--quick``). ``--costs`` instead times
-``fit`` with 10, 1024 and 4096 equal-width bins and with ``"mdl"`` on 10^6 rows x 20 float columns
-(interleaved, best of 4), and writes nothing.
+The experiment ``mdl_costs`` times ``fit`` with 10, 1024 and 4096 equal-width bins and with ``"mdl"`` on
+10^6 rows x 20 float columns (interleaved, best of 4).
 """
 
-import argparse
 import csv
-import json
 import os
 import re
 import shutil
 import subprocess
 import tempfile
-import time
 import warnings
 from pathlib import Path
 
@@ -40,7 +36,9 @@ from scipy.io import arff
 from sklearn.datasets import load_breast_cancer, load_iris, load_wine
 from sklearn.model_selection import StratifiedKFold
 
-from harness import RESULTS
+from harness.context import Parameter, parameters
+from harness.report import Result
+from harness.timing import best_interleaved
 from nbparallel import NaiveBayes
 from nbparallel.models.discretisation import mdl_intervals
 
@@ -187,44 +185,38 @@ def same_cuts(cuts_of, X, weka):
     return agree
 
 
-def fit_costs(n_rows=1_000_000, repeat=4):
+@parameters(rows=Parameter(1_000_000, "rows of the float columns", quick=20_000),
+            repeat=Parameter(4, "interleaved timed rounds", quick=1))
+def costs(ctx):
     """Best fit seconds per ``n_bins`` setting on the same random data, interleaved."""
+    n_rows, repeat = ctx.parameters["rows"], ctx.parameters["repeat"]
     rng = np.random.default_rng(0)
     X = rng.normal(size=(n_rows, 20))
     y = (X[:, 0] * 3 + X[:, 1] + rng.normal(size=n_rows) > 0).astype(np.int64)
     settings = [10, 1024, 4096, "mdl"]
-    best = dict.fromkeys(settings, np.inf)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # most columns are noise: ignored, with a warning
         for n_bins in settings:  # compile the kernels first
             NaiveBayes(n_bins=n_bins).fit(X[:1000], y[:1000])
-        for _ in range(repeat):
-            for n_bins in settings:
-                start = time.perf_counter()
-                NaiveBayes(n_bins=n_bins, n_partitions=4).fit(X, y)
-                best[n_bins] = min(best[n_bins], time.perf_counter() - start)
+        best, _ = best_interleaved({n_bins: lambda n_bins=n_bins: NaiveBayes(n_bins=n_bins, n_partitions=4).fit(X, y)
+                                    for n_bins in settings}, repeat, warmup=())
     for n_bins, seconds in best.items():
         print(f"n_bins={n_bins!r:>6}: fit {seconds:.3f} s ({n_rows:,} rows x 20 float columns, 2 classes, "
               f"4 partitions, best of {repeat})")
+    frame = pd.DataFrame({"n_bins": [str(n) for n in best], "fit_s": list(best.values()), "rows": n_rows})
+    return Result("mdl_costs", frame, frame)
 
 
-def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--seeds", type=int, default=5, help="CV shuffles averaged (default 5)")
-    parser.add_argument("--quick", action="store_true", help="iris and one seed, nothing written")
-    parser.add_argument("--costs", action="store_true", help="time fit with fine bins and MDL instead")
-    parser.add_argument("--results-dir", type=Path, default=RESULTS, help="where to write the results")
-    args = parser.parse_args(argv)
-    if args.costs:
-        fit_costs()
-        return
-    seeds = list(range(1, 2 if args.quick else args.seeds + 1))
+@parameters(seeds=Parameter(5, "CV shuffles averaged", quick=1))
+def run(ctx):
+    """Accuracies of ours and Weka's on every dataset found, and whether the cuts agree."""
+    quick = ctx.quick
+    seeds = list(range(1, ctx.parameters["seeds"] + 1))
     no_weka = weka_available()
-    if no_weka:
-        print(f"note: Weka is skipped ({no_weka}); only nbparallel's accuracies are measured")
+    notes = [f"Weka is skipped ({no_weka}); only nbparallel's accuracies are measured"] if no_weka else []
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
-        for name, X, y, path in datasets(args.quick):
+        for name, X, y, path in datasets(quick):
             if path is None:
                 path = Path(tmp) / f"{name}.arff"
                 write_arff(X, y, path)
@@ -248,12 +240,6 @@ def main(argv=None):
             print(", ".join(f"{k} {v:.4f}" if isinstance(v, float) else f"{k} {v}" for k, v in row.items()),
                   flush=True)
     table = pd.DataFrame(rows)
-    print(f"\n10-fold stratified CV accuracy, mean of {len(seeds)} shuffles\n")
-    print(table.to_string(index=False, float_format=lambda v: f"{v:.4f}"))
-    if not args.quick:
-        args.results_dir.mkdir(parents=True, exist_ok=True)
-        table.to_csv(args.results_dir / "mdl.csv", index=False)
-        meta = {"seeds": seeds, "weka": None if no_weka else str(WEKA_JAR), "weka_skipped": no_weka,
-                "nbparallel_models": OURS, "rows": rows}
-        (args.results_dir / "mdl.json").write_text(json.dumps(meta, indent=2))
-        print(f"\nwritten {args.results_dir / 'mdl.csv'} and mdl.json")
+    print(f"\n10-fold stratified CV accuracy, mean of {len(seeds)} shuffles")
+    return Result("mdl", table, table, notes=notes,
+                  parameters={"weka": None if no_weka else str(WEKA_JAR), "nbparallel_models": OURS})

@@ -11,27 +11,25 @@ Usage::
     nbparallel bench memory_limit                       # 10^8 rows, 3 workers of 512 MB
     nbparallel bench memory_limit --quick               # 10^6 rows in 8 files
 
-Writes ``memory_limit.json`` (``memory_limit-quick.json``) into ``benchmarks/results/`` (or ``--results-dir``).
 """
 
 from __future__ import annotations
 
-import argparse
-import json
 import os
 import socket
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from harness import RESULTS
-from harness.machine import describe
+from harness.context import Parameter, parameters
+from harness.report import Result, Target
+from harness.timing import timed
 
 
 def write_parquet(directory, n_rows, n_files):
@@ -75,18 +73,14 @@ def measure(directory, n_files, n_workers, memory_limit, log_dir):
 
     from nbparallel import NaiveBayes
 
-    start = time.perf_counter()
-    local = NaiveBayes(n_partitions=n_files).fit(str(directory), "label")
-    local_s = time.perf_counter() - start
+    local_s, local = timed(lambda: NaiveBayes(n_partitions=n_files).fit(str(directory), "label"))
     address, procs = start_cluster(n_workers, memory_limit, log_dir)
     try:
         with Client(address, timeout=30, set_as_default=False) as client:
             client.wait_for_workers(n_workers, timeout=60)
             before = worker_pids(client)
-            start = time.perf_counter()
             with client.as_current():
-                model = NaiveBayes(n_partitions=n_files).fit(str(directory), "label")
-            limited_s = time.perf_counter() - start
+                limited_s, model = timed(lambda: NaiveBayes(n_partitions=n_files).fit(str(directory), "label"))
             after = worker_pids(client)
     finally:
         for proc in reversed(procs):
@@ -100,26 +94,19 @@ def measure(directory, n_files, n_workers, memory_limit, log_dir):
             + len(set(before) - set(after))}
 
 
-def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--rows", type=int, default=10**8)
-    parser.add_argument("--files", type=int, default=100)
-    parser.add_argument("--workers", type=int, default=3)
-    parser.add_argument("--memory-limit", default="512MB")
-    parser.add_argument("--quick", action="store_true", help="10^6 rows in 8 files")
-    parser.add_argument("--results-dir", type=Path, default=RESULTS)
-    args = parser.parse_args(argv)
-    if args.quick:
-        args.rows, args.files = 10**6, 8
+@parameters(rows=Parameter(10**8, "rows of the Parquet directory", quick=10**6),
+            files=Parameter(100, "files of the directory", quick=8),
+            workers=Parameter(3, "single-threaded workers"),
+            memory_limit=Parameter("512MB", "memory limit of each worker"))
+def run(ctx):
+    """The fit on memory-limited workers against the local one."""
+    args = ctx.parameters
     with tempfile.TemporaryDirectory(prefix="nbparallel-memory-limit-") as tmp:
-        start = time.perf_counter()
-        directory = write_parquet(Path(tmp) / "data", args.rows, args.files)
-        written_s = time.perf_counter() - start
-        result = measure(directory, args.files, args.workers, args.memory_limit, Path(tmp))
+        written_s, directory = timed(lambda: write_parquet(Path(tmp) / "data", args["rows"], args["files"]))
+        result = measure(directory, args["files"], args["workers"], args["memory_limit"], Path(tmp))
     result["write_s"] = round(written_s, 2)
-    print(json.dumps(result, indent=1))
-    args.results_dir.mkdir(parents=True, exist_ok=True)
-    stem = "memory_limit-quick" if args.quick else "memory_limit"
-    (args.results_dir / f"{stem}.json").write_text(json.dumps({"machine": describe(), **result}, indent=1))
-    print(f"wrote {args.results_dir / stem}.json")
-    return 0 if result["identical_counts"] and not result["workers_restarted"] else 1
+    frame = pd.DataFrame([result])
+    targets = [Target("count tables that differ from the local fit's", 0 if result["identical_counts"] else 1, 0,
+                      at_most=True, unit=""),
+               Target("workers restarted", result["workers_restarted"], 0, at_most=True, unit="")]
+    return Result("memory_limit", frame, frame, targets=targets)

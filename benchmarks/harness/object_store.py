@@ -19,9 +19,6 @@ throughput a Python process's: a real store is further away but serves in parall
 
 from __future__ import annotations
 
-import argparse
-import json
-import os
 import socket
 import statistics
 import subprocess
@@ -32,6 +29,11 @@ import urllib.request
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
+
+from harness.context import Parameter, parameters
+from harness.report import Result, Target
+from harness.timing import timed
 
 
 def write_directory(directory, rows, files, attributes, seed=0):
@@ -82,35 +84,30 @@ def start_server():
 
 
 def timed_fit(data, target="class"):
+    """Seconds of one fit from ``data``, and the model."""
     from nbparallel import NaiveBayes
 
-    start = time.perf_counter()
-    model = NaiveBayes().fit(data, target)
-    return time.perf_counter() - start, model
+    return timed(lambda: NaiveBayes().fit(data, target))
 
 
-def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--rows", type=int, default=10_000_000)
-    parser.add_argument("--files", type=int, default=20)
-    parser.add_argument("--attributes", type=int, default=10)
-    parser.add_argument("--repeats", type=int, default=3)
-    parser.add_argument("--quick", action="store_true", help="10^5 rows in 4 files, 2 repeats")
-    parser.add_argument("--data-dir", type=Path, default=None, help="where to write the files (default: a temp dir)")
-    parser.add_argument("--json", type=Path, default=None, help="also write the figures to this JSON file")
-    args = parser.parse_args(argv)
-    if args.quick:
-        args.rows, args.files, args.repeats = 100_000, 4, 2
-
+@parameters(rows=Parameter(10_000_000, "rows of the directory", quick=100_000),
+            files=Parameter(20, "files of the directory", quick=4),
+            attributes=Parameter(10, "string attributes"),
+            repeats=Parameter(3, "alternate fits from each", quick=2),
+            data_dir=Parameter(None, "where to write the files (default: a temp dir)", kind=Path))
+def run(ctx):
+    """Fits from the local directory and from the store, alternately."""
+    args = ctx.parameters
     import boto3
 
     from nbparallel import Files
 
     with tempfile.TemporaryDirectory() as tmp:
-        directory = (args.data_dir or Path(tmp)) / f"rows-{args.rows}"
+        directory = (args['data_dir'] or Path(tmp)) / f"rows-{args['rows']}"
         start = time.perf_counter()
-        n_bytes = write_directory(directory, args.rows, args.files, args.attributes)
-        print(f"wrote {args.rows:,} rows in {args.files} Parquet files ({n_bytes / 2**20:.1f} MiB) to {directory} "
+        n_bytes = write_directory(directory, args["rows"], args["files"], args["attributes"])
+        print(f"wrote {args['rows']:,} rows in {args['files']} Parquet files ({n_bytes / 2**20:.1f} MiB) "
+              f"to {directory} "
               f"in {time.perf_counter() - start:.1f} s", flush=True)
         proc, endpoint = start_server()
         try:
@@ -128,27 +125,26 @@ def main(argv=None):
             first_s3, _ = timed_fit(url)  # and makes the S3 client (credentials, session): once per process
             print(f"first fit from the store (its client made): {first_s3:.2f} s", flush=True)
             local, remote = [], []
-            for _ in range(args.repeats):
+            for _ in range(args["repeats"]):
                 seconds, local_model = timed_fit(Files(str(directory)))
                 local.append(seconds)
                 seconds, remote_model = timed_fit(url)
                 remote.append(seconds)
                 if not remote_model.counts_.equals(local_model.counts_):
-                    raise SystemExit("the model fitted from the store differs from the local one")
+                    raise RuntimeError("the model fitted from the store differs from the local one")
         finally:
             proc.terminate()
             proc.wait(10)
-    figures = {
-        "rows": args.rows, "files": args.files, "attributes": args.attributes + 2, "bytes": n_bytes,
-        "cores": os.cpu_count(), "local_s": local, "s3_s": remote, "s3_first_fit_s": first_s3,
-        "local_median_s": statistics.median(local), "s3_median_s": statistics.median(remote),
-    }
-    figures["ratio"] = figures["s3_median_s"] / figures["local_median_s"]
-    print(f"local disk : {' '.join(f'{s:.2f}' for s in local)} s  (median {figures['local_median_s']:.2f} s, "
-          f"{args.rows / figures['local_median_s'] / 1e6:.2f} M rows/s)")
-    print(f"moto S3    : {' '.join(f'{s:.2f}' for s in remote)} s  (median {figures['s3_median_s']:.2f} s, "
-          f"{args.rows / figures['s3_median_s'] / 1e6:.2f} M rows/s)")
-    print(f"ratio S3 / local = {figures['ratio']:.2f}  (target <= 2); the models are identical")
-    if args.json:
-        args.json.write_text(json.dumps(figures, indent=2) + "\n")
-    return figures
+    local_median, s3_median = statistics.median(local), statistics.median(remote)
+    print(f"local disk : {' '.join(f'{s:.2f}' for s in local)} s  (median {local_median:.2f} s, "
+          f"{args['rows'] / local_median / 1e6:.2f} M rows/s)")
+    print(f"moto S3    : {' '.join(f'{s:.2f}' for s in remote)} s  (median {s3_median:.2f} s, "
+          f"{args['rows'] / s3_median / 1e6:.2f} M rows/s)")
+    print("the models are identical")
+    frame = pd.DataFrame([*({"source": "local disk", "seconds": s} for s in local),
+                          *({"source": "moto S3", "seconds": s} for s in remote)])
+    summary = pd.DataFrame([{"rows": args["rows"], "files": args["files"], "attributes": args["attributes"] + 2,
+                             "bytes": n_bytes, "local_median_s": local_median, "s3_median_s": s3_median,
+                             "s3_first_fit_s": first_s3, "ratio": s3_median / local_median}])
+    return Result("object_store", frame, summary,
+                  targets=[Target("S3 / local disk, median fit", s3_median / local_median, 2.0, at_most=True)])

@@ -14,19 +14,18 @@ Usage::
     nbparallel bench out_of_core            # 10^6 and 10^7 rows
     nbparallel bench out_of_core --quick    # seconds, tiny sizes
 
-With ``--rows N`` (the 10^9-row run; see :func:`main_rows`) it writes a Parquet
+The experiment ``out_of_core_rows`` (the 10^9-row run; see :func:`rows`) writes a Parquet
 directory of N rows x 20 string attributes in chunks, fits it in this machine's
 threads (each fit in a fresh process, so its peak RSS is its own), once in one
 go and once in batches of files with a checkpoint after each batch, stopped
 half way and resumed from the checkpoint, and counts the same files with
 DuckDB where it is installed (``pip install duckdb``; optional)::
 
-    nbparallel bench out_of_core --rows 10000000 100000000 --data-dir /work/ooc
+    nbparallel bench out_of_core_rows --rows 10000000 100000000 --data-dir /work/ooc
 """
 
 from __future__ import annotations
 
-import argparse
 import concurrent.futures
 import os
 import tempfile
@@ -38,10 +37,12 @@ import numpy as np
 import pandas as pd
 import psutil
 
-from harness import RESULTS
+from harness.context import Parameter, parameters
+from harness.report import Result, Target
+from harness.timing import timed
 
-#: the benchmark runner: children run as ``run.py out_of_core --child ...``
-RUNNER = Path(__file__).resolve().parents[1] / "run.py"
+#: the folder of ``harness``, for the fresh processes of :func:`rows`
+BENCHMARKS = Path(__file__).resolve().parents[1]
 N_CLASSES = 3
 
 
@@ -109,69 +110,54 @@ def fit_once(path, n_workers):
         NaiveBayes(n_bins=10).fit(str(min(path.iterdir())), "label")  # compile the kernels
         worker_pids = list(client.run(os.getpid).values())
         with PeakRSS([os.getpid(), *worker_pids]) as rss:
-            start = time.perf_counter()
-            model = NaiveBayes(n_bins=10).fit(str(path), "label")
-            seconds = time.perf_counter() - start
+            seconds, model = timed(lambda: NaiveBayes(n_bins=10).fit(str(path), "label"))
     assert model.counts_.class_totals.sum() > 0
     worker = max(worker_pids, key=rss.peak.get)
     return (seconds, rss.peak[os.getpid()], rss.peak[os.getpid()] - rss.start[os.getpid()],
             rss.peak[worker], rss.peak[worker] - rss.start[worker])
 
 
-def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--rows", type=int, nargs="+", default=None,
-                        help="the out-of-core run at these sizes (e.g. 1000000000): string Parquet "
-                             "directories, checkpoint and resume, peak RSS, DuckDB")
-    parser.add_argument("--data-dir", type=Path, default=None,
-                        help="with --rows: where the directories are written (kept; default a temporary one)")
-    parser.add_argument("--batches", type=int, default=10, help="with --rows: checkpointed batches")
-    parser.add_argument("--no-checkpoint", action="store_true",
-                        help="with --rows: leave out the checkpointed fit and its resume")
-    parser.add_argument("--no-duckdb", action="store_true", help="with --rows: leave out DuckDB")
-    parser.add_argument("--child", nargs="+", help=argparse.SUPPRESS)
-    parser.add_argument("--sizes", type=int, nargs="+", default=[10**6, 10**7])
-    parser.add_argument("--rows-per-file", type=int, default=250_000)
-    parser.add_argument("--workers", type=int, default=2)
-    parser.add_argument("--quick", action="store_true",
-                        help="sizes 10^4 and 10^5 with 5,000-row files")
-    parser.add_argument("--results-dir", type=Path, default=RESULTS, help="where to write the results")
-    args = parser.parse_args(argv)
-    if args.child:
-        return _child(*args.child)
-    if args.rows:
-        return main_rows(args)
-    if args.quick:
-        args.sizes, args.rows_per_file = [10**4, 10**5], 5_000
-
+@parameters(sizes=Parameter([10**6, 10**7], "rows of each dataset", quick=[10**4, 10**5]),
+            rows_per_file=Parameter(250_000, "rows of each file", quick=5_000),
+            workers=Parameter(2, "worker processes of the LocalCluster"))
+def run(ctx):
+    """Each format's fit at each size: seconds and the peak memory of the client and of a worker."""
+    sizes, rows_per_file, n_workers = (ctx.parameters[key] for key in ("sizes", "rows_per_file", "workers"))
     mib = 2**20
     peaks = {}
     with tempfile.TemporaryDirectory(prefix="nbparallel-ooc-") as tmp:
         # Data is written by a child process so the client's memory is the fit's alone.
         with concurrent.futures.ProcessPoolExecutor(1) as pool:
-            dirs = list(pool.map(write_dataset, [Path(tmp) / str(n) for n in args.sizes],
-                                 args.sizes, [args.rows_per_file] * len(args.sizes)))
+            dirs = list(pool.map(write_dataset, [Path(tmp) / str(n) for n in sizes], sizes,
+                                 [rows_per_file] * len(sizes)))
         print(f"{'format':8} {'rows':>11} {'files':>6} {'seconds':>8} {'rows/s':>11} "
               f"{'client MiB (+fit)':>18} {'worker MiB (+fit)':>18}")
-        for n_rows, directory in zip(args.sizes, dirs):
+        records = []
+        for n_rows, directory in zip(sizes, dirs):
             for fmt in ("parquet", "csv"):
                 seconds, client, client_fit, worker, worker_fit = fit_once(
-                    directory / fmt, args.workers)
+                    directory / fmt, n_workers)
                 peaks[fmt, n_rows] = client, worker
                 n_files = len(list((directory / fmt).iterdir()))
+                records.append({"format": fmt, "rows": n_rows, "files": n_files, "seconds": seconds,
+                                "rows_per_s": n_rows / seconds, "client_peak_mib": client / mib,
+                                "client_fit_mib": client_fit / mib, "worker_peak_mib": worker / mib,
+                                "worker_fit_mib": worker_fit / mib})
                 print(f"{fmt:8} {n_rows:>11,} {n_files:>6} {seconds:>8.2f} "
                       f"{n_rows / seconds:>11,.0f} {client / mib:>9.1f} ({client_fit / mib:+6.1f})"
                       f" {worker / mib:>9.1f} ({worker_fit / mib:+6.1f})", flush=True)
-    small, large = min(args.sizes), max(args.sizes)
+    small, large = min(sizes), max(sizes)
+    targets = []
     for fmt in ("parquet", "csv"):
         ratios = [peaks[fmt, large][k] / peaks[fmt, small][k] for k in (0, 1)]
-        print(f"{fmt}: peak memory at {large / small:g}x rows / at 1x: "
-              f"client {ratios[0]:.3f}, worker {ratios[1]:.3f} "
-              f"({'within' if max(abs(r - 1) for r in ratios) <= 0.10 else 'NOT within'} 10%)")
+        print(f"{fmt}: peak memory at {large / small:g}x rows / at 1x: client {ratios[0]:.3f}, worker {ratios[1]:.3f}")
+        targets.append(Target(f"{fmt}: peak memory at {large / small:g}x rows / at 1x, farther of client and worker "
+                              f"from 1", max(abs(r - 1) for r in ratios), 0.10, at_most=True, unit=""))
+    frame = pd.DataFrame(records)
+    return Result("out_of_core", frame, frame, targets=targets)
 
 
-
-# --rows: 10^9 rows of strings out of core ---------------------------------------------------------
+# out_of_core_rows: 10^9 rows of strings out of core ---------------------------------------------------------
 
 N_STRING_ATTRIBUTES = 20
 ROWS_PER_FILE = 2_500_000
@@ -238,7 +224,7 @@ def _batch_directory(checkpoint, b, files):
     return directory
 
 
-def _child(task, directory, *rest):
+def child_measurement(task, directory, *rest):
     """Run one measurement in this fresh process and print it as JSON on the last line."""
     import json
 
@@ -296,8 +282,9 @@ def _run_child(*args):
     import subprocess
     import sys
 
-    done = subprocess.run([sys.executable, str(RUNNER), "out_of_core", "--child", *map(str, args)],
-                          capture_output=True, text=True, check=False)
+    call = (f"import sys; sys.path.insert(0, {str(BENCHMARKS)!r}); from harness.out_of_core import child_measurement; "
+            f"child_measurement(*{[str(a) for a in args]!r})")
+    done = subprocess.run([sys.executable, "-c", call], capture_output=True, text=True, check=False)
     for line in done.stdout.splitlines()[:-1]:
         print(line, flush=True)
     if done.returncode != 0:
@@ -305,18 +292,24 @@ def _run_child(*args):
     return json.loads(done.stdout.splitlines()[-1])
 
 
-def main_rows(args):
+@parameters(rows=Parameter([10**9], "rows of each directory", quick=[100_000]),
+            data_dir=Parameter(None, "where the directories are written (kept; default a temporary one)", kind=Path),
+            batches=Parameter(10, "checkpointed batches"),
+            no_checkpoint=Parameter(False, "leave out the checkpointed fit and its resume"),
+            no_duckdb=Parameter(False, "leave out DuckDB"))
+def rows(ctx):
     """Write, fit (plain, and checkpointed with a resume) and count with DuckDB at each size."""
     import importlib.util
-    import json
 
     from nbparallel import load
 
-    has_duckdb = importlib.util.find_spec("duckdb") is not None and not args.no_duckdb
-    base = args.data_dir or Path(tempfile.mkdtemp(prefix="nbparallel-ooc-"))
+    args = ctx.parameters
+
+    has_duckdb = importlib.util.find_spec("duckdb") is not None and not args["no_duckdb"]
+    base = args["data_dir"] or Path(tempfile.mkdtemp(prefix="nbparallel-ooc-"))
     mib = 2**20
     results = []
-    for n_rows in args.rows:
+    for n_rows in args["rows"]:
         directory = base / f"strings-{n_rows}"
         start = time.perf_counter()
         print(f"{n_rows:,} rows: writing {directory}", flush=True)
@@ -331,13 +324,13 @@ def main_rows(args):
                "write_s": write_s, "fit_s": fit["seconds"], "fit_rows_per_s": n_rows / fit["seconds"],
                "fit_peak_rss": fit["peak_rss"], "fit_rss_before": fit["rss_before"],
                "partitions": fit["partitions"], "height": fit["height"]}
-        if not args.no_checkpoint:
+        if not args["no_checkpoint"]:
             checkpoint = base / f"checkpoint-{n_rows}.json"
             for p in (checkpoint, checkpoint.with_suffix(".done")):
                 p.unlink(missing_ok=True)
-            half = max(min(args.batches, row["files"]) // 2, 1)  # a batch holds one file at least
-            first = _run_child("batches", directory, checkpoint, args.batches, half)  # "interrupted" half way
-            second = _run_child("batches", directory, checkpoint, args.batches, 0)  # resumed from the checkpoint
+            half = max(min(args["batches"], row["files"]) // 2, 1)  # a batch holds one file at least
+            first = _run_child("batches", directory, checkpoint, args["batches"], half)  # "interrupted" half way
+            second = _run_child("batches", directory, checkpoint, args["batches"], 0)  # resumed from the checkpoint
             same = bool((load(checkpoint).counts_.table == load(base / f"model-{n_rows}.json").counts_.table).all())
             print(f"  checkpointed: stopped after {first['done']}/{first['batches']} batches, resumed at "
                   f"{second['resumed_at']}: {first['seconds'] + second['seconds']:.1f} s in all, counts equal "
@@ -353,16 +346,11 @@ def main_rows(args):
                   f"(nbparallel / DuckDB throughput {duck['seconds'] / fit['seconds']:.2f}x)", flush=True)
         results.append(row)
     frame = pd.DataFrame(results)
-    out = args.results_dir
-    out.mkdir(exist_ok=True)
-    stem = "out_of_core_rows-" + "-".join(f"{n:.0e}".replace("+0", "").replace("+", "") for n in args.rows)
-    frame.to_csv(out / f"{stem}.csv", index=False)
-    (out / f"{stem}.json").write_text(json.dumps(
-        {"duckdb": has_duckdb, "cores": os.cpu_count(), "rows_per_file": ROWS_PER_FILE,
-         "rows_per_group": ROWS_PER_GROUP, "attributes": N_STRING_ATTRIBUTES, "results": results},
-        indent=1, default=str))
-    print(frame.assign(fit_peak_rss_mib=frame["fit_peak_rss"] / mib).drop(columns=["fit_peak_rss"]).to_string())
+    targets = []
     if len(frame) > 1:
-        print(f"peak RSS of the fit at {frame['rows'].iloc[-1]:,} rows / at {frame['rows'].iloc[0]:,}: "
-              f"{frame['fit_peak_rss'].iloc[-1] / frame['fit_peak_rss'].iloc[0]:.3f} (target <= 1.2)")
-    return 0
+        targets.append(Target(f"peak RSS of the fit at {frame['rows'].iloc[-1]:,} rows / at {frame['rows'].iloc[0]:,}",
+                              frame["fit_peak_rss"].iloc[-1] / frame["fit_peak_rss"].iloc[0], 1.2, at_most=True))
+    return Result("out_of_core_rows", frame, frame.assign(fit_peak_rss_mib=frame["fit_peak_rss"] / mib).drop(
+        columns=["fit_peak_rss"]), targets=targets,
+        parameters={"duckdb": has_duckdb, "cores": os.cpu_count(), "rows_per_file": ROWS_PER_FILE,
+                    "rows_per_group": ROWS_PER_GROUP, "attributes": N_STRING_ATTRIBUTES})

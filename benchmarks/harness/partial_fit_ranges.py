@@ -1,18 +1,15 @@
 """partial_fit on class-ordered batches: ranges from the first batch versus numeric_ranges.
 
 Run: nbparallel bench partial_fit_ranges
-Writes benchmarks/results/partial_fit_ranges.json.
 """
 
-import argparse
-import json
 import warnings
-from pathlib import Path
 
 import numpy as np
+import pandas as pd
 from sklearn.datasets import load_breast_cancer, load_iris, load_wine
 
-from harness import RESULTS
+from harness.report import Result, Target
 from nbparallel import NaiveBayes
 
 
@@ -36,19 +33,16 @@ def accuracies(loader, n_batches=3):
             "same_counts_as_fit": bool(ranged.counts_.equals(full.counts_))}
 
 
-def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--results-dir", type=Path, default=RESULTS)
-    parser.add_argument("--quick", action="store_true", help="tiny sizes: a smoke run, written as NAME-quick.*")
-    args = parser.parse_args(argv)
+def run(ctx):
+    """Accuracies on iris, wine and breast_cancer (the same with ``--quick``: they take seconds)."""
     results = {name: accuracies(loader) for name, loader in
                (("iris", load_iris), ("wine", load_wine), ("breast_cancer", load_breast_cancer))}
     for name, r in results.items():
         print(f"{name:14s} fit {r['fit']:.4f}  partial_fit (first-batch ranges) "
               f"{r['partial_fit_first_batch_ranges']:.4f} with {r['warnings']} warnings  "
               f"partial_fit (numeric_ranges) {r['partial_fit_numeric_ranges']:.4f}  "
-              f"same counts as fit: {r['same_counts_as_fit']}  "
-              f"{'PASS' if r['same_counts_as_fit'] else 'FAIL'}")
-    out = args.results_dir / f"partial_fit_ranges{'-quick' * args.quick}.json"
-    out.write_text(json.dumps(results, indent=2))
-    print(f"written {out}")
+              f"same counts as fit: {r['same_counts_as_fit']}")
+    frame = pd.DataFrame([{"name": name, **r} for name, r in results.items()])
+    targets = [Target(f"{name}: counts of partial_fit (numeric_ranges) that differ from fit's",
+                      0 if r["same_counts_as_fit"] else 1, 0, at_most=True, unit="") for name, r in results.items()]
+    return Result("partial_fit_ranges", frame, frame, targets=targets)

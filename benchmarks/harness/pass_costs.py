@@ -58,6 +58,7 @@ import numpy as np
 import pandas as pd
 
 from .report import Result, Target
+from .timing import timed
 
 N_ATTRIBUTES, N_VALUES, N_FILES = 20, 10, 20
 NAMES = [f"a{j}" for j in range(N_ATTRIBUTES)]
@@ -146,12 +147,6 @@ def side_by_side(chosen):
         elif name == pair[0]:
             groups.append(pair)
     return groups
-
-
-def _timed(fn):
-    start = time.perf_counter()
-    fn()
-    return time.perf_counter() - start
 
 
 def _chosen(variable, default):
@@ -292,14 +287,14 @@ def measure(thunks, notes, label, max_repeat=MAX_REPEAT):
     times = {}
     for tool, fn in thunks.items():
         try:
-            _timed(fn)  # warm-up (compilation, caches, fresh memory)
-            times[tool] = [_timed(fn)]
+            timed(fn)  # warm-up (compilation, caches, fresh memory)
+            times[tool] = [timed(fn)[0]]
         except Exception as exc:  # noqa: BLE001 - a pass or a peer failing must not stop the benchmark
             notes.append(f"{label}: {tool} failed: {type(exc).__name__}: {str(exc).splitlines()[0][:200]}")
     for _ in range(max_repeat - 1):  # at most max_repeat runs: one above, one more a round
         for tool, runs in times.items():
             if sum(runs) + min(runs) <= RUN_BUDGET_S:
-                runs.append(_timed(thunks[tool]))
+                runs.append(timed(thunks[tool])[0])
     return {tool: (min(runs), len(runs)) for tool, runs in times.items()}
 
 

@@ -28,13 +28,10 @@ Usage::
     nbparallel bench predict_files --spark          # and Spark MLlib beside it
     nbparallel bench predict_files --quick          # tiny sizes
 
-Writes ``predict_files.csv`` and ``.json`` into ``benchmarks/results/`` (or ``--results-dir``).
 """
 
 from __future__ import annotations
 
-import argparse
-import json
 import os
 import shutil
 import subprocess
@@ -46,7 +43,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from harness import RESULTS
+from harness.context import Parameter, parameters
+from harness.report import Result, Target
 from harness.pass_costs import NAMES, make_data, write_files
 
 RSS_TARGET, SPARK_TARGET = 1.3, 50.0
@@ -121,33 +119,30 @@ def spark_beside(model, directory, out, repeat, settle):
         spark.stop()
 
 
-def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--rows", type=float, nargs=2, default=[1e6, 1e7], help="the two sizes")
-    parser.add_argument("--files", type=int, default=20, help="files of each directory (first layout)")
-    parser.add_argument("--spark", action="store_true", help="time Spark MLlib beside nbparallel")
-    parser.add_argument("--repeat", type=int, default=5)
-    parser.add_argument("--settle", type=float, default=2.0,
-                        help="seconds of rest before each timed run of either side")
-    parser.add_argument("--quick", action="store_true")
-    parser.add_argument("--results-dir", type=Path, default=RESULTS)
-    args = parser.parse_args(argv)
+@parameters(rows=Parameter([1_000_000, 10_000_000], "the two sizes", quick=[20_000, 200_000]),
+            files=Parameter(20, "files of each directory (first layout)"),
+            spark=Parameter(False, "time Spark MLlib beside nbparallel"),
+            repeat=Parameter(5, "timed runs of each side with --spark"),
+            settle=Parameter(2.0, "seconds of rest before each timed run of either side"))
+def run(ctx):
+    """Peak memory of predicting each directory, and Spark MLlib beside it."""
+    args = ctx.parameters
     load_at_start = os.getloadavg()  # the machine is shared: its load says how far the seconds are its own
-    small, large = (20_000, 200_000) if args.quick else (int(args.rows[0]), int(args.rows[1]))
+    small, large = args["rows"]
     from nbparallel import NaiveBayes
 
     rows, notes = [], []
     with tempfile.TemporaryDirectory(prefix="nbparallel-predict-files-") as tmp:
         tmp = Path(tmp)
-        base = write_directory(tmp / "small", small, args.files)
+        base = write_directory(tmp / "small", small, args["files"])
         model = NaiveBayes().fit(base, "y")
         model_path = tmp / "model.json"
         model.save(model_path)
-        layouts = {"same files": (args.files, args.files),
-                   "same rows per file": (args.files, args.files * large // small)}
+        layouts = {"same files": (args["files"], args["files"]),
+                   "same rows per file": (args["files"], args["files"] * large // small)}
         for layout, (n_small, n_large) in layouts.items():
             for n_rows, n_files in ((small, n_small), (large, n_large)):
-                directory = base if (n_rows, n_files) == (small, args.files) else write_directory(
+                directory = base if (n_rows, n_files) == (small, args["files"]) else write_directory(
                     tmp / f"d{n_rows}-{n_files}", n_rows, n_files)
                 mib, seconds, n_out = peak_rss_mib(model_path, directory, tmp / "out")
                 rows.append({"layout": layout, "rows": n_rows, "files": n_files, "peak_rss_mib": mib,
@@ -156,34 +151,27 @@ def main(argv=None):
                       file=sys.stderr, flush=True)
                 if directory != base:
                     shutil.rmtree(directory)
-        spark = spark_beside(model, base, tmp / "spark-out", args.repeat, args.settle) if args.spark else None
+        spark = spark_beside(model, base, tmp / "spark-out", args["repeat"], args["settle"]) if args["spark"] else None
     frame = pd.DataFrame(rows)
     targets = []
     for layout, part in frame.groupby("layout", sort=False):
         rss = part.set_index("rows")["peak_rss_mib"]
-        targets.append({"label": f"peak RSS, {large} rows / {small} rows ({layout})",
-                        "value": float(rss[large] / rss[small]), "target": f"<= {RSS_TARGET}"})
+        targets.append(Target(f"peak RSS, {large} rows / {small} rows ({layout})", float(rss[large] / rss[small]),
+                              RSS_TARGET, at_most=True))
     if spark is not None:
-        first = frame[(frame["rows"] == small) & (frame["files"] == args.files)]["seconds"].min()
-        targets.append({"label": f"Spark MLlib transform + write / nbparallel predict to files, {small} rows",
-                        "value": min(spark["spark"]) / min(spark["nbparallel"]), "target": f">= {SPARK_TARGET}",
-                        "nbparallel_s": min(spark["nbparallel"]), "spark_s": min(spark["spark"]),
-                        "nbparallel_runs_s": spark["nbparallel"], "spark_runs_s": spark["spark"],
-                        "median_ratio": float(np.median(spark["spark"]) / np.median(spark["nbparallel"])),
-                        "nbparallel_fresh_process_s": float(first)})
-    elif args.spark:
+        first = frame[(frame["rows"] == small) & (frame["files"] == args["files"])]["seconds"].min()
+        targets.append(Target(f"Spark MLlib transform + write / nbparallel predict to files, {small} rows",
+                              min(spark["spark"]) / min(spark["nbparallel"]), SPARK_TARGET, at_most=False))
+        notes.append(f"median ratio {np.median(spark['spark']) / np.median(spark['nbparallel']):.2f}; "
+                     f"nbparallel predict in a fresh process {first:.2f} s")
+        for name in ("nbparallel", "spark"):
+            runs = spark[name]
+            frame = pd.concat([frame, pd.DataFrame({"layout": f"{name} beside Spark", "rows": small,
+                                                    "seconds": runs})], ignore_index=True)
+            print(f"  {name}: best {min(runs):.3f} s, median {np.median(runs):.3f}, worst {max(runs):.3f} "
+                  f"({len(runs)} runs)")
+    elif args["spark"]:
         notes.append("pyspark not installed: Spark MLlib skipped")
-    for t in targets:
-        print(f"{t['label']}: {t['value']:.2f}x (target {t['target']})")
-        if "spark_runs_s" in t:
-            for name in ("nbparallel", "spark"):
-                runs = t[f"{name}_runs_s"]
-                print(f"  {name}: best {min(runs):.3f} s, median {np.median(runs):.3f}, worst {max(runs):.3f} "
-                      f"({len(runs)} runs)")
-    args.results_dir.mkdir(parents=True, exist_ok=True)
-    frame.to_csv(args.results_dir / "predict_files.csv", index=False)
-    (args.results_dir / "predict_files.json").write_text(json.dumps(
-        {"rows": rows, "targets": targets, "notes": notes, "quick": args.quick, "cpus": os.cpu_count(),
-         "settle_s": args.settle,
-         "load_average_at_start": load_at_start, "load_average": os.getloadavg()}, indent=2))
-    return frame
+    return Result("predict_files", frame, frame, targets=targets, notes=notes,
+                  parameters={"cpus": os.cpu_count(), "load_average_at_start": load_at_start,
+                              "load_average": os.getloadavg()})

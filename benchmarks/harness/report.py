@@ -26,12 +26,15 @@ class Target:
         The target.
     at_most : bool
         True when the value must not exceed the threshold, False when it must reach it.
+    unit : str
+        Written after the value and the threshold: ``x`` for a ratio, `` s`` for seconds, empty for a count.
     """
 
     label: str
     value: float
     threshold: float
     at_most: bool
+    unit: str = "x"
 
     @property
     def passed(self):
@@ -41,8 +44,8 @@ class Target:
     def line(self):
         """``PASS label: value (target <= threshold)``."""
         sign = "<=" if self.at_most else ">="
-        return (f"{'PASS' if self.passed else 'FAIL'}  {self.label}: {self.value:.2f}x "
-                f"(target {sign} {self.threshold:g}x)")
+        return (f"{'PASS' if self.passed else 'FAIL'}  {self.label}: {self.value:.2f}{self.unit} "
+                f"(target {sign} {self.threshold:g}{self.unit})")
 
 
 @dataclass
@@ -56,9 +59,9 @@ class Result:
     rows : pandas.DataFrame
         Raw measurements, one row per measured (or simulated) point.
     summary : pandas.DataFrame
-        The table for the README.
-    plot : callable
-        ``plot(rows) -> matplotlib.figure.Figure``.
+        The table for the README and the docs pages.
+    plot : callable or None
+        ``plot(rows) -> matplotlib.figure.Figure``; None: the experiment has no figure.
     parameters : dict
         Sizes and settings of the run.
     targets : list of Target
@@ -69,7 +72,7 @@ class Result:
     name: str
     rows: pd.DataFrame
     summary: pd.DataFrame
-    plot: object
+    plot: object = None
     parameters: dict = field(default_factory=dict)
     targets: list = field(default_factory=list)
     notes: list = field(default_factory=list)
@@ -90,7 +93,7 @@ def markdown(frame):
 
 
 def write(result, results_dir, machine, quick):
-    """Write ``NAME.csv``, ``NAME.json`` and ``NAME.png`` and print the summary.
+    """Write ``NAME.csv``, ``NAME.json`` and ``NAME.png`` (where it has a plot) and print the summary.
 
     Quick runs are written as ``NAME-quick.*`` so they never replace a full run.
 
@@ -101,7 +104,7 @@ def write(result, results_dir, machine, quick):
     """
     results_dir.mkdir(parents=True, exist_ok=True)
     stem = f"{result.name}-quick" if quick else result.name
-    paths = {ext: results_dir / f"{stem}.{ext}" for ext in ("csv", "json", "png")}
+    paths = {ext: results_dir / f"{stem}.{ext}" for ext in ("csv", "json", "png")[: 3 if result.plot else 2]}
     result.rows.to_csv(paths["csv"], index=False)
     meta = {
         "experiment": result.name,
@@ -115,9 +118,10 @@ def write(result, results_dir, machine, quick):
         "rows": json.loads(result.rows.to_json(orient="records")),
     }
     paths["json"].write_text(json.dumps(meta, indent=1, default=str))
-    figure = result.plot(result.rows)
-    figure.savefig(paths["png"], dpi=110, bbox_inches="tight")
-    plt.close(figure)
+    if result.plot:
+        figure = result.plot(result.rows)
+        figure.savefig(paths["png"], dpi=110, bbox_inches="tight")
+        plt.close(figure)
 
     cluster = machine.get("cluster")
     where = (f"{cluster['workers']} workers at {cluster['scheduler']}" if cluster

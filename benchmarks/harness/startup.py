@@ -10,10 +10,9 @@ kernel (its CPU target is set up on first use, not on import), and, beside them,
 scikit-learn would cost, which the fit no longer does (``nbparallel.models.estimator``). The steps are
 timed twice: with Python's cyclic garbage collector on, as in a program that imports the library, and
 paused, as the command runs its start-up (``nbparallel.cli.commands.start_up_uncollected``). Targets of
-issue 23: ``--help`` under 0.5 s and the 14-row fit under 1.5 s. Writes benchmarks/results/startup.json.
+issue 23: ``--help`` under 0.5 s and the 14-row fit under 1.5 s.
 """
 
-import argparse
 import json
 import shutil
 import subprocess
@@ -21,7 +20,10 @@ import sys
 import tempfile
 from pathlib import Path
 
-from harness import RESULTS
+import pandas as pd
+
+from harness.context import Parameter, parameters
+from harness.report import Result, Target
 from harness.timing import best_interleaved
 
 WEATHER = """outlook,temperature,humidity,windy,play
@@ -61,7 +63,7 @@ STEPS = {
 NOT_IMPORTED = {"scikit-learn (sklearn.base, with scipy.stats)": "import sklearn.base"}
 
 
-def run(command):
+def run_command(command):
     """Run ``command`` (a list) in a fresh process; its output is not shown."""
     subprocess.run(command, check=True, capture_output=True)
 
@@ -76,39 +78,42 @@ def step_cpu_times(steps=STEPS, before="pass"):
     return json.loads(done.stdout.splitlines()[-1])
 
 
-def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--repeats", type=int, default=5)
-    parser.add_argument("--results-dir", type=Path, default=RESULTS, help="where to write the results")
-    parser.add_argument("--quick", action="store_true", help="tiny sizes: a smoke run, written as NAME-quick.*")
-    args = parser.parse_args(argv)
-    if args.quick:
-        args.repeats = 1
-    cli = shutil.which("nbparallel") or sys.exit("the nbparallel command is not installed (pip install -e .)")
+@parameters(repeats=Parameter(5, "fresh processes timed of each", quick=1))
+def run(ctx):
+    """The command's wall times and the CPU time of each step of its start."""
+    repeats = ctx.parameters["repeats"]
+    cli = shutil.which("nbparallel")
+    if cli is None:
+        raise RuntimeError("the nbparallel command is not installed (pip install -e .)")
     with tempfile.TemporaryDirectory() as tmp:
         data = Path(tmp) / "weather.csv"
         data.write_text(WEATHER)
         model = Path(tmp) / "model.json"
         fit = [cli, "fit", str(data), "--target", "play", "-o", str(model)]
         # warmed first: the file cache and numba's kernel cache
-        best, _ = best_interleaved({"help": lambda: run([cli, "--help"]), "fit": lambda: run(fit)}, args.repeats)
+        best, _ = best_interleaved({"help": lambda: run_command([cli, "--help"]), "fit": lambda: run_command(fit)},
+                                   repeats)
         help_s, fit_s = best["help"], best["fit"]
-    steps = [step_cpu_times() for _ in range(args.repeats)]
+    steps = [step_cpu_times() for _ in range(repeats)]
     cpu = {name: min(s[name] for s in steps) for name in STEPS}
-    paused_steps = [step_cpu_times(before="import gc; gc.disable()") for _ in range(args.repeats)]
+    paused_steps = [step_cpu_times(before="import gc; gc.disable()") for _ in range(repeats)]
     paused = {name: min(s[name] for s in paused_steps) for name in STEPS}
-    spared = [step_cpu_times(NOT_IMPORTED, "import numpy, pandas") for _ in range(args.repeats)]
+    spared = [step_cpu_times(NOT_IMPORTED, "import numpy, pandas") for _ in range(repeats)]
     not_imported = {name: min(s[name] for s in spared) for name in NOT_IMPORTED}
-    print(f"nbparallel --help          {help_s:6.2f} s wall  (target 0.5 s)  {'PASS' if help_s < 0.5 else 'FAIL'}")
-    print(f"nbparallel fit (14 rows)   {fit_s:6.2f} s wall  (target 1.5 s)  {'PASS' if fit_s < 1.5 else 'FAIL'}")
-    print("CPU seconds of each step of the fit's start, best of", args.repeats, "(collector on / paused)")
+    print(f"nbparallel --help          {help_s:6.2f} s wall  (target 0.5 s)")
+    print(f"nbparallel fit (14 rows)   {fit_s:6.2f} s wall  (target 1.5 s)")
+    print("CPU seconds of each step of the fit's start, best of", repeats, "(collector on / paused)")
     for name, seconds in cpu.items():
         print(f"  {name:40s} {seconds:6.3f} {paused[name]:6.3f}")
     print(f"  {'sum':40s} {sum(cpu.values()):6.3f} {sum(paused.values()):6.3f}")
     for name, seconds in not_imported.items():
         print(f"  not imported by the fit: {name} {seconds:.3f}")
-    out = args.results_dir / f"startup{'-quick' * args.quick}.json"
-    out.write_text(json.dumps({"repeats": args.repeats, "help_s": help_s, "fit_14_rows_s": fit_s,
-                               "targets": {"help_s": 0.5, "fit_14_rows_s": 1.5}, "cpu_s": cpu,
-                               "cpu_collector_paused_s": paused, "not_imported_cpu_s": not_imported}, indent=2) + "\n")
-    print("wrote", out)
+    frame = pd.DataFrame([{"measure": "wall", "step": "nbparallel --help", "seconds": help_s},
+                          {"measure": "wall", "step": "nbparallel fit (14 rows)", "seconds": fit_s},
+                          *({"measure": "cpu", "step": name, "seconds": cpu[name],
+                             "collector_paused_s": paused[name]} for name in STEPS),
+                          *({"measure": "cpu, not imported by the fit", "step": name, "seconds": seconds}
+                            for name, seconds in not_imported.items())])
+    targets = [Target("nbparallel --help", help_s, 0.5, at_most=True, unit=" s"),
+               Target("nbparallel fit (14 rows)", fit_s, 1.5, at_most=True, unit=" s")]
+    return Result("startup", frame, frame, targets=targets)

@@ -18,9 +18,6 @@ average of the (shared) machine is printed and saved with the figures.
 
 from __future__ import annotations
 
-import argparse
-import csv
-import json
 import os
 import shutil
 import tempfile
@@ -29,28 +26,16 @@ from pathlib import Path
 
 import dask
 import numpy as np
-import scipy.sparse as sp
+import pandas as pd
 from sklearn.naive_bayes import MultinomialNB
 
-from harness import RESULTS
+from harness.context import Parameter, parameters
+from harness.data import zipf_documents
+from harness.report import Result, Target
 from harness.timing import best_interleaved
 from nbparallel import MultinomialNaiveBayes
 
 TARGET_SPEEDUP_VS_SKLEARN = 2.0
-
-
-def zipf_documents(n_docs, n_features, n_classes, seed=0):
-    """A CSR matrix of hashed word counts (sorted, distinct columns per row) and labels."""
-    rng = np.random.default_rng(seed)
-    lengths = rng.integers(20, 51, n_docs)
-    indptr = np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64)
-    p = 1.0 / np.arange(1, n_features + 1) ** 1.1
-    ranks = np.searchsorted(np.cumsum(p / p.sum()), rng.random(indptr[-1]))
-    columns = rng.permutation(n_features)[np.minimum(ranks, n_features - 1)].astype(np.int32)
-    counts = np.minimum(rng.geometric(0.6, indptr[-1]), 5).astype(np.float64)
-    X = sp.csr_matrix((counts, columns, indptr), shape=(n_docs, n_features))
-    X.sum_duplicates()  # canonical CSR: sorted, distinct columns (Spark's SparseVector needs it)
-    return X, rng.integers(0, n_classes, n_docs)
 
 
 def spark_fitter(X, y, directory):
@@ -76,22 +61,17 @@ def spark_fitter(X, y, directory):
     return spark, (lambda: estimator.fit(frame))
 
 
-def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--docs", type=int, default=1_000_000)
-    parser.add_argument("--features-bits", type=int, default=18)
-    parser.add_argument("--classes", type=int, default=20)
-    parser.add_argument("--repeat", type=int, default=5)
-    parser.add_argument("--no-spark", action="store_true", help="leave Spark MLlib out")
-    parser.add_argument("--quick", action="store_true", help="small sizes, smoke run")
-    parser.add_argument("--results-dir", type=Path, default=RESULTS)
-    args = parser.parse_args(argv)
-    if args.quick:
-        args.docs, args.repeat = 20_000, 1
+@parameters(docs=Parameter(1_000_000, "documents", quick=20_000),
+            features_bits=Parameter(18, "log2 of the hashed features"), classes=Parameter(20, "classes"),
+            repeat=Parameter(5, "interleaved timed rounds", quick=1),
+            no_spark=Parameter(False, "leave Spark MLlib out"))
+def run(ctx):
+    """The fit times side by side, and whether nbparallel fits scikit-learn's model."""
+    args = ctx.parameters
     start = time.perf_counter()
-    X, y = zipf_documents(args.docs, 2**args.features_bits, args.classes)
+    X, y = zipf_documents(args["docs"], 2**args["features_bits"], args["classes"])
     print(f"data: {X.shape[0]} documents x {X.shape[1]} features, {X.nnz} non-zeros "
-          f"({X.nnz / X.shape[0]:.1f} per document), {args.classes} classes, "
+          f"({X.nnz / X.shape[0]:.1f} per document), {args['classes']} classes, "
           f"generated in {time.perf_counter() - start:.1f} s")
 
     def nbparallel_fit(workers):
@@ -109,7 +89,7 @@ def main(argv=None):
     print(f"same model as scikit-learn: {same}")
     spark = None
     tmp = tempfile.mkdtemp(prefix="nbparallel-bench-text-")
-    if not args.no_spark:
+    if not args["no_spark"]:
         try:
             start = time.perf_counter()
             spark, fitters["Spark MLlib NaiveBayes local[2]"] = spark_fitter(X, y, Path(tmp))
@@ -119,7 +99,7 @@ def main(argv=None):
     load_before = os.getloadavg()
     print(f"load average before timing: {load_before[0]:.2f} {load_before[1]:.2f} {load_before[2]:.2f}")
     # interleaved, 1 s apart: the previous fit's background threads (Spark's JVM) settle
-    seconds, _ = best_interleaved(fitters, args.repeat, warmup=(), pause=1.0)
+    seconds, _ = best_interleaved(fitters, args["repeat"], warmup=(), pause=1.0)
     load_after = os.getloadavg()
     print(f"load average after timing:  {load_after[0]:.2f} {load_after[1]:.2f} {load_after[2]:.2f}")
     if spark is not None:
@@ -131,37 +111,27 @@ def main(argv=None):
     for name, s in seconds.items():
         rows.append({"system": name, "fit_seconds": s, "speedup_of_nbparallel_2_workers": s / ours_s,
                      "documents": X.shape[0], "features": X.shape[1], "nonzeros": X.nnz,
-                     "classes": args.classes})
+                     "classes": args["classes"]})
         print(f"{name:34s} {s:8.3f} s   nbparallel (2 workers) is {s / ours_s:6.2f}x faster")
     ratio = seconds["scikit-learn MultinomialNB"] / ours_s
-    verdict = "PASS" if ratio >= TARGET_SPEEDUP_VS_SKLEARN and same else "FAIL"
-    print(f"{verdict}: nbparallel on 2 workers is {ratio:.2f}x faster than scikit-learn "
+    print(f"nbparallel on 2 workers is {ratio:.2f}x faster than scikit-learn "
           f"(target >= {TARGET_SPEEDUP_VS_SKLEARN}x), same model: {same}")
-    write_results(args.results_dir, rows, {"quick": args.quick, "verdict": verdict, "same_model": bool(same),
-                                           "target_speedup_vs_sklearn": TARGET_SPEEDUP_VS_SKLEARN,
-                                           "speedup_vs_sklearn": ratio, "repeat": args.repeat,
-                                           "spark": "Spark MLlib NaiveBayes local[2]" in seconds,
-                                           "load_average_before": list(load_before),
-                                           "load_average_after": list(load_after)})
+    frame = pd.DataFrame(rows)
+    targets = [Target("scikit-learn MultinomialNB fit / nbparallel's on 2 workers", ratio, TARGET_SPEEDUP_VS_SKLEARN,
+                      at_most=False),
+               Target("models that differ from scikit-learn's", 0 if same else 1, 0, at_most=True, unit="")]
+    return Result("text", frame, frame, plot=plot, targets=targets,
+                  parameters={"spark": "Spark MLlib NaiveBayes local[2]" in seconds,
+                              "load_average_before": list(load_before), "load_average_after": list(load_after)})
 
 
-def write_results(directory, rows, meta):
-    directory.mkdir(parents=True, exist_ok=True)
-    name = "text_quick" if meta["quick"] else "text"
-    with open(directory / f"{name}.csv", "w", newline="") as f:
-        writer = csv.DictWriter(f, fieldnames=list(rows[0]))
-        writer.writeheader()
-        writer.writerows(rows)
-    (directory / f"{name}.json").write_text(json.dumps({**meta, "results": rows}, indent=2))
-    import matplotlib
-
-    matplotlib.use("Agg")
+def plot(rows):
+    """Fit seconds of each system, a bar each."""
     import matplotlib.pyplot as plt
 
     fig, ax = plt.subplots(figsize=(7, 3))
-    ax.barh([r["system"] for r in rows], [r["fit_seconds"] for r in rows], color="tab:blue")
+    ax.barh(rows["system"], rows["fit_seconds"], color="tab:blue")
     ax.set_xlabel("fit seconds (best of repeats, lower is better)")
-    ax.set_title(f"Multinomial NB fit: {rows[0]['documents']:,} docs x {rows[0]['features']:,} features")
+    ax.set_title(f"Multinomial NB fit: {rows['documents'].iloc[0]:,} docs x {rows['features'].iloc[0]:,} features")
     fig.tight_layout()
-    fig.savefig(directory / f"{name}.png", dpi=120)
-    print(f"results written to {directory}/{name}.csv, .json, .png")
+    return fig

@@ -7,6 +7,13 @@ import time
 import numpy as np
 
 
+def timed(fn):
+    """Wall seconds of one call of ``fn()``, and what it returned."""
+    start = time.perf_counter()
+    value = fn()
+    return time.perf_counter() - start, value
+
+
 def best_of(fn, repeat, warmup=True):
     """Best and median wall time of ``fn()`` over ``repeat`` runs.
 

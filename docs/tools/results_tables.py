@@ -114,14 +114,15 @@ def command_of(stem):
     """The ``nbparallel bench`` experiment that writes the result file ``stem`` (the longest whose name
     begins it: ``out_of_core_rows-1e9`` is written by ``out_of_core``)."""
     sys.path.insert(0, str(ROOT))
-    from benchmarks.run import EXPERIMENTS, SCRIPTS
+    from benchmarks.run import EXPERIMENTS
 
-    names = [n for n in (*EXPERIMENTS, *SCRIPTS) if stem.startswith(n)]
+    names = [n for n in EXPERIMENTS if stem.startswith(n)]
     return max(names, key=len) if names else stem
 
 
 def records_section(path):
-    """Markdown of a result file written by one of the harness's scripts: its records as a table."""
+    """Markdown of a result file in another shape than the experiment runner's (one written before the runner
+    wrote every experiment's): its records as a table."""
     data = json.loads(path.read_text())
     out = [f"## {path.stem}", "", f"Command: `nbparallel bench {command_of(path.stem)}`; "
            f"results: `benchmarks/results/{path.name}`.", ""]

@@ -24,7 +24,35 @@ COLUMNS = {
     "limits": {"data", "pass", "bytes", "seconds", "ns_per_cell", "read_s", "ratio_to_read"},
     "seminaive": {"part", "dataset", "model", "nbparallel", "weka", "measure", "seconds"},
     "engines": {"measure", "seconds", "rows", "ns_per_cell"},
+    "cv": {"experiment", "method", "rows", "k", "seconds", "speedup_of_one_pass", "one_pass_accuracy"},
+    "cv_family": {"experiment", "method", "rows", "k", "seconds", "mean_accuracy", "speedup_of_one_pass"},
+    "kernel": {"way", "ns_per_cell", "rows"},
+    "langley": {"figure", "training_sets", "engine_best_s", "loop_s_per_fit", "loop_extrapolated_s", "speedup"},
+    "partial_fit_ranges": {"name", "fit", "partial_fit_first_batch_ranges", "partial_fit_numeric_ranges",
+                           "same_counts_as_fit"},
+    "explain": {"numeric", "rows", "predict_proba_s", "explain_s", "ratio", "parts_ratio"},
+    "factorize": {"input", "rows", "distinct", "pandas_over_factorize", "arrow_over_factorize"},
+    "encoding": {"input", "rows", "fit_ns_per_cell", "kernel_ns_per_cell", "ratio"},
+    "startup": {"measure", "step", "seconds"},
+    "selection": {"method", "rows", "predictors", "selected", "seconds", "passes", "informative_chosen"},
+    "predict_files": {"layout", "rows", "files", "peak_rss_mib", "seconds", "output_files"},
+    "text": {"system", "fit_seconds", "speedup_of_nbparallel_2_workers", "documents", "features"},
+    "memory_encoding": {"kind", "rows", "input_mb", "peak_rss_growth_mb", "peak_over_input"},
+    "input_sizes": {"table_rows", "input", "tool", "ns_per_cell"},
+    "mdl": {"dataset", "rows", "numeric", "nbparallel_equal_width_10", "nbparallel_mdl", "weka_nb_D"},
+    "mdl_costs": {"n_bins", "fit_s", "rows"},
+    "fresh_memory": {"setting", "mib", "pause_s", "seconds"},
+    "memory_limit": {"rows", "files", "workers", "local_fit_s", "limited_fit_s", "identical_counts",
+                     "workers_restarted"},
+    "object_store": {"source", "seconds"},
+    "out_of_core": {"format", "rows", "files", "seconds", "client_peak_mib", "worker_peak_mib"},
+    "out_of_core_rows": {"rows", "files", "fit_s", "fit_peak_rss", "partitions"},
 }
+#: the extra options of a smoke run (Spark's JVM takes longer than the rest of the run)
+OPTIONS = {"text": ["--no-spark"]}
+#: experiments whose result has a figure (``EXPERIMENT.png``)
+PLOTTED = {"strong", "weak", "reduction", "model", "peers", "boosting", "inputs", "network", "passes", "gaussian",
+           "latency", "limits", "text"}
 
 
 @pytest.fixture(scope="module")
@@ -44,7 +72,7 @@ def test_quick_run_writes_results(harness, experiment, tmp_path, capsys):
         ok, why = available()
         if not ok:
             pytest.skip(f"network namespaces refused on this machine: {why}")
-    assert harness.main([experiment, "--quick", "--results-dir", str(tmp_path)]) == 0
+    assert harness.main([experiment, "--quick", "--results-dir", str(tmp_path), *OPTIONS.get(experiment, [])]) == 0
     out = capsys.readouterr().out
     assert f"## {experiment} (quick)" in out
     assert "PASS " not in out and "FAIL " not in out  # a quick run passes no verdict
@@ -53,7 +81,10 @@ def test_quick_run_writes_results(harness, experiment, tmp_path, capsys):
     assert len(rows) > 0
     meta = json.loads((tmp_path / f"{experiment}-quick.json").read_text())
     assert {"cores", "memory_gib", "free_page_reporting", "python", "numpy", "numba", "dask"} <= set(meta["machine"])
-    assert (tmp_path / f"{experiment}-quick.png").stat().st_size > 0
+    figure = [f"{experiment}-quick.png"] if experiment in PLOTTED else []
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted([f"{experiment}-quick.csv",
+                                                                 f"{experiment}-quick.json", *figure])
+    assert all((tmp_path / name).stat().st_size > 0 for name in figure)
     if experiment == "model":
         assert set(rows["kind"]) == {"measured", "simulated"}
     if experiment == "inputs":  # the nbparallel side runs even where no peer is installed
@@ -73,47 +104,47 @@ def test_quick_run_writes_results(harness, experiment, tmp_path, capsys):
         assert {m for _, m, r, _, _ in TARGETS} | {r for _, m, r, _, _ in TARGETS} <= set(rows["measure"])
         assert rows["measure"].str.startswith("part: ").sum() == 3 and (rows["seconds"] > 0).all()
         assert not [n for n in meta["notes"] if "differs" in n]  # every engine's fit counted the same rows
+    if experiment == "fresh_memory":
+        from harness.fresh_memory import SETTINGS
+
+        assert set(rows["setting"]) == set(SETTINGS) and (rows["seconds"] > 0).all()
+        assert len(meta["summary"]) == 4 and "free page reporting" in out
     if experiment == "reduction":
         tree = rows[rows["strategy"] == "tree k=2"]
         assert (tree["height"] == tree["ceil_log2_P"]).all()
 
 
-#: experiment of ``SCRIPTS`` -> its smoke-run arguments and the files it writes into --results-dir
-SCRIPT_RUNS = {
-    "cv": (["--quick"], []),
-    "cv_family": (["--quick"], []),
-    "encoding": (["--quick"], ["encoding-quick.json"]),
-    "explain": (["--quick"], ["explain-quick.json"]),
-    "factorize": (["--quick"], ["factorize-quick.json"]),
-    "fresh_memory": (["--quick"], ["fresh_memory-quick.csv", "fresh_memory-quick.json"]),
-    "input_sizes": (["--quick"], ["input_sizes-quick.csv"]),
-    "kernel": (["--quick"], None),
-    "langley": (["--quick"], ["bench_langley-quick.json"]),
-    "mdl": (["--quick"], []),
-    "memory_encoding": (["uint8", "--quick"], None),
-    "memory_limit": (["--quick"], ["memory_limit-quick.json"]),
-    "partial_fit_ranges": (["--quick"], ["partial_fit_ranges-quick.json"]),
-    "selection": (["--quick"], []),
-    "startup": (["--quick"], ["startup-quick.json"]),
-    "text": (["--quick", "--no-spark"], ["text_quick.csv", "text_quick.json", "text_quick.png"]),
-}
-#: experiments of ``SCRIPTS`` too slow or needing a server for this file: run by hand with ``--quick``
-SCRIPTS_BY_HAND = {"object_store", "out_of_core", "predict_files"}
+def test_an_experiments_options_are_listed_by_its_help(harness, capsys):
+    with pytest.raises(SystemExit) as exit:
+        harness.main(["cv", "--help"])
+    assert exit.value.code == 0
+    out = capsys.readouterr().out
+    assert "options of cv" in out and "--rows ROWS [ROWS ...]" in out and "--folds FOLDS" in out
 
 
-@pytest.mark.parametrize("experiment", sorted(SCRIPT_RUNS))
-def test_quick_run_of_a_script_experiment(harness, experiment, tmp_path, capsys):
-    arguments, written = SCRIPT_RUNS[experiment]
-    if written is not None:  # None: the experiment prints and writes nothing
-        arguments = [*arguments, "--results-dir", str(tmp_path)]
-    assert harness.main([experiment, *arguments]) == 0
-    assert capsys.readouterr().out.strip()
-    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(written or [])
+@pytest.mark.parametrize("arguments", [["cv", "--bogus", "1"], ["cv", "--folds", "ten"], ["kernel", "--folds", "3"],
+                                       ["langley", "--figure", "9z"], ["no_such_experiment"]])
+def test_a_bad_option_exits_with_status_2(harness, arguments, capsys):
+    with pytest.raises(SystemExit) as exit:
+        harness.main(arguments)
+    assert exit.value.code == 2
+    assert "error:" in capsys.readouterr().err
+
+
+def test_a_quick_value_gives_way_to_a_given_one():
+    import sys
+
+    sys.path.insert(0, str(RUN.parent))
+    from harness.context import Parameter
+
+    rows = Parameter(10**7, "rows", quick=2_000)
+    assert [rows.value(None, False), rows.value(None, True), rows.value(500, True)] == [10**7, 2_000, 500]
+    assert Parameter([1, 2], "sizes").argument()["nargs"] == "+"
+    assert Parameter(False, "a flag").argument()["action"] == "store_true"
 
 
 def test_every_experiment_is_covered(harness):
     assert set(harness.EXPERIMENTS) == set(COLUMNS)
-    assert set(harness.SCRIPTS) == set(SCRIPT_RUNS) | SCRIPTS_BY_HAND
 
 
 def test_cli_bench_runs_the_harness(tmp_path):
@@ -176,20 +207,6 @@ def test_free_page_reporting_is_read_from_the_balloons_feature_bits(tmp_path):
     assert free_page_reporting(devices) is False
 
 
-def test_the_fresh_memory_probe_times_both_settings(tmp_path, capsys):
-    import sys
-
-    sys.path.insert(0, str(RUN.parent))
-    from harness import fresh_memory as module
-
-    assert module.main(["--quick", "--results-dir", str(tmp_path)]) == 0
-    rows = pd.read_csv(tmp_path / "fresh_memory-quick.csv")
-    assert set(rows["setting"]) == set(module.SETTINGS) and (rows["seconds"] > 0).all()
-    meta = json.loads((tmp_path / "fresh_memory-quick.json").read_text())
-    assert "free_page_reporting" in meta["machine"] and len(meta["summary"]) == 4
-    assert "free page reporting" in capsys.readouterr().out
-
-
 def test_the_passes_benchmark_times_each_pass_as_often_as_its_budget_allows(monkeypatch):
     """A fast pass gets MAX_REPEAT timed runs, a slow one as many as fit in the budget (not two against its
     fit's nine), a failing one a note; the warm-up run is never one of them."""
@@ -197,11 +214,11 @@ def test_the_passes_benchmark_times_each_pass_as_often_as_its_budget_allows(monk
     import types
 
     sys.path.insert(0, str(RUN.parent))
-    from harness import pass_costs
+    from harness import pass_costs, timing
 
     monkeypatch.setattr(pass_costs, "RUN_BUDGET_S", 0.7)
     clock = [100.0]  # the benchmark's clock: a run takes what its thunk adds to it, whatever the machine's load
-    monkeypatch.setattr(pass_costs, "time", types.SimpleNamespace(perf_counter=lambda: clock[0]))
+    monkeypatch.setattr(timing, "time", types.SimpleNamespace(perf_counter=lambda: clock[0]))
     calls = {"fast": 0, "slow": 0}
 
     def fast():
