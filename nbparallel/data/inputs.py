@@ -396,6 +396,9 @@ def _memory_dataset(X, y, sample_weight, n_partitions, categorical_features, req
         if sample_weight.shape != (n,):
             raise ValueError(f"sample_weight has shape {sample_weight.shape}, expected ({n},)")
     P = min(n_partitions or default_partitions(n), n)  # no empty partitions
+    if P == 1 and type(X) is np.ndarray:  # one partition, the array itself
+        return Dataset([(X, y, sample_weight)], columns, kinds, n_rows=n, token=str(id(X)),
+                       integer_columns=integers if X.dtype == dtype else frozenset())
     bounds = [0, n] if P == 1 else np.linspace(0, n, P + 1).astype(int)
     take = (lambda a, s, e: a.iloc[s:e]) if isinstance(X, pd.DataFrame) else (lambda a, s, e: a[s:e])
     parts = [
@@ -419,7 +422,10 @@ def _array_columns(dtype, width, categorical_features, numeric_features):
     :func:`~nbparallel.data.numeric_text.numeric_array`). They depend on nothing else, so they are resolved
     once per dtype, width and options (a model scoring small arrays asks for the same ones at every call)
     and kept, unless an option is no plain list of names or indices."""
-    key = (dtype, width, _option_key(categorical_features), _option_key(numeric_features))
+    if isinstance(categorical_features, str) and numeric_features is None:  # the defaults: keys as they are
+        key = (dtype, width, (categorical_features,), (None,))
+    else:
+        key = (dtype, width, _option_key(categorical_features), _option_key(numeric_features))
     found = _ARRAY_COLUMNS.get(key)
     if found is None:
         columns = [str(i) for i in range(width)]

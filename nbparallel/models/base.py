@@ -220,7 +220,8 @@ def _gathered(model, data, task, args, row_shape, dtype, name, *, n_others=0, ch
     if sizes is not None and execution.backend_for(data.partitions).in_process:
         out = np.empty((sum(sizes), *row_shape), dtype=dtype)
         slots = _slots(out, sizes)
-    tasks = [data.map(Tallied(task), model, *args, slot, tables=True) for slot in slots or [None] * n_parts]
+    tasks = (data.map(Tallied(task), model, *args, None, tables=True) if slots is None
+             else [data.map(Tallied(task), model, *args, slot, tables=True) for slot in slots])
     parts = untallied(execution.map_partitions(data.partitions, tasks, name=name, token=data.token,
                                                verbose=bool(model.verbose)), model.fitted_categories)
     if check is not None and out is None:
