@@ -132,6 +132,9 @@ def as_dataset(X, y=None, sample_weight=None, *, n_partitions=None, categorical_
         raise TypeError(f"n_partitions must be a positive int or None, got {n_partitions!r}")
     if n_partitions is not None and n_partitions < 1:
         raise ValueError(f"n_partitions must be >= 1, got {n_partitions}")
+    if type(X) is np.ndarray:  # the commonest input, a small array's scoring among them: no other form to try
+        return _memory_dataset(X, y, sample_weight, n_partitions, categorical_features, require_target,
+                               numeric_features, drop, features)
     if is_path(X):
         from nbparallel.data.files.readers import file_dataset
 
@@ -344,7 +347,7 @@ def _checked_tuple(x, y, w):
 def _memory_dataset(X, y, sample_weight, n_partitions, categorical_features, require_target,
                     numeric_features=None, drop=(), features=None):
     target = None  # the target column's name, when y names one
-    X = named_columns_as_frame(X)
+    X = X if type(X) is np.ndarray else named_columns_as_frame(X)
     if isinstance(X, pd.DataFrame):
         frame = X.set_axis(column_names(X.columns), axis=1)
         columns, target, weight = column_roles(frame.columns, y, sample_weight, require_target, drop, features)
@@ -369,9 +372,10 @@ def _memory_dataset(X, y, sample_weight, n_partitions, categorical_features, req
             raise ValueError("Complex data not supported: X must hold real numbers or categories")
         if X.dtype == np.float16:
             X = X.astype(np.float32)  # exact; the kernels take 32- and 64-bit floats
-        columns = [str(i) for i in range(X.shape[1])]
-        kinds = kinds_for(columns, [X.dtype] * X.shape[1], categorical_features, numeric_features)
-        X = numeric_array(X, kinds)
+        dtype = X.dtype
+        columns, kinds, integers, parsed = _array_columns(dtype, X.shape[1], categorical_features, numeric_features)
+        if parsed:
+            X = numeric_array(X, kinds)
         if X.dtype == object:
             _warn_numbers_as_categories(X, columns, kinds, categorical_features)
     n = X.shape[0]
@@ -392,6 +396,9 @@ def _memory_dataset(X, y, sample_weight, n_partitions, categorical_features, req
         if sample_weight.shape != (n,):
             raise ValueError(f"sample_weight has shape {sample_weight.shape}, expected ({n},)")
     P = min(n_partitions or default_partitions(n), n)  # no empty partitions
+    if P == 1 and type(X) is np.ndarray:  # one partition, the array itself
+        return Dataset([(X, y, sample_weight)], columns, kinds, n_rows=n, token=str(id(X)),
+                       integer_columns=integers if X.dtype == dtype else frozenset())
     bounds = [0, n] if P == 1 else np.linspace(0, n, P + 1).astype(int)
     take = (lambda a, s, e: a.iloc[s:e]) if isinstance(X, pd.DataFrame) else (lambda a, s, e: a[s:e])
     parts = [
@@ -402,6 +409,46 @@ def _memory_dataset(X, y, sample_weight, n_partitions, categorical_features, req
         )
         for s, e in zip(bounds[:-1], bounds[1:])
     ]
-    dtypes = list(X.dtypes) if isinstance(X, pd.DataFrame) else [X.dtype] * X.shape[1]
-    return Dataset(parts, columns, kinds, target=target, n_rows=n, token=str(id(X)),
-                   integer_columns=integer_columns_of(columns, dtypes, kinds))
+    if isinstance(X, pd.DataFrame):
+        integers = integer_columns_of(columns, list(X.dtypes), kinds)
+    elif X.dtype != dtype:  # text parsed to numbers: no integer column
+        integers = frozenset()
+    return Dataset(parts, columns, kinds, target=target, n_rows=n, token=str(id(X)), integer_columns=integers)
+
+
+def _array_columns(dtype, width, categorical_features, numeric_features):
+    """``(columns, kinds, integer columns, parsed)`` of a 2-D array of ``dtype`` with ``width`` columns, as
+    its checks make them (``parsed``: its numeric columns hold text to parse, see
+    :func:`~nbparallel.data.numeric_text.numeric_array`). They depend on nothing else, so they are resolved
+    once per dtype, width and options (a model scoring small arrays asks for the same ones at every call)
+    and kept, unless an option is no plain list of names or indices."""
+    if isinstance(categorical_features, str) and numeric_features is None:  # the defaults: keys as they are
+        key = (dtype, width, (categorical_features,), (None,))
+    else:
+        key = (dtype, width, _option_key(categorical_features), _option_key(numeric_features))
+    found = _ARRAY_COLUMNS.get(key)
+    if found is None:
+        columns = [str(i) for i in range(width)]
+        kinds = kinds_for(columns, [dtype] * width, categorical_features, numeric_features)
+        found = (tuple(columns), tuple(kinds), integer_columns_of(columns, [dtype] * width, kinds),
+                 NUMERIC in kinds and needs_parsing(dtype))
+        if key[2] is not None and key[3] is not None and len(_ARRAY_COLUMNS) < 256:  # (a float64 dtype == None)
+            _ARRAY_COLUMNS[key] = found
+    columns, kinds, integers, parsed = found
+    return list(columns), list(kinds), integers, parsed
+
+
+_ARRAY_COLUMNS = {}  # (dtype, width, option keys) -> (columns, kinds, integer columns, parsed): a few entries
+
+
+def _option_key(option):
+    """A hashable key of ``categorical_features`` or ``numeric_features``: None and strings as they are in a
+    tuple, a list, tuple or array of names or indices as a tuple of (type, value) pairs (1 and "1" differ);
+    None for anything else (not kept)."""
+    if option is None or isinstance(option, str):
+        return (option,)
+    if isinstance(option, (list, tuple, np.ndarray)):
+        items = option.tolist() if isinstance(option, np.ndarray) else list(option)
+        if all(type(v) in (str, int) for v in items):
+            return tuple((type(v), v) for v in items)
+    return None

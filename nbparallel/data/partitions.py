@@ -100,6 +100,8 @@ def input_feature_names(X, columns):
     >>> input_feature_names(np.ones((1, 1)), ["0"]) is None
     True
     """
+    if type(X) is np.ndarray:
+        return None
     if isinstance(X, (str, os.PathLike)):
         return np.asarray(columns, dtype=object)
     if is_arrow_batch(X) or is_records(X) or is_ray_dataset(X):

@@ -38,7 +38,7 @@ from nbparallel.data.schema_json import from_json_value, json_float, json_value
 from nbparallel.data.unseen import record
 from nbparallel.data.vocabularies import refuse_same_print, sort_values
 from nbparallel.kernels.binning import bin_codes
-from nbparallel.kernels.lookup import integer_codes
+from nbparallel.kernels.lookup import integer_codes, run_codes as lookup_run_codes
 from nbparallel.kernels.ranges import column_ranges
 
 
@@ -573,3 +573,67 @@ class Schema:
         """Inverse of :meth:`to_dict`."""
         return cls([Attribute.from_dict(a) for a in d["attributes"]], list(d["columns"]),
                    [from_json_value(c) for c in d["classes"]])
+
+
+#: the most rows of an array that :class:`CountedSplit` codes by the layout it worked out beforehand
+SMALL_ROWS = 4096
+
+_INT64_MIN, _INT64_MAX = int(np.iinfo(np.int64).min), int(np.iinfo(np.int64).max)
+
+
+class CountedSplit:
+    """:meth:`Schema.split` of a fitted schema's counted attributes (``counted``, as
+    :meth:`Schema.counted` gives it), made once per fitted model, with what splitting a small array
+    (at most :data:`SMALL_ROWS` rows) depends on worked out beforehand: a signed-integer array whose
+    counted attributes are all categorical, each vocabulary a run of consecutive integers, is coded in one
+    compiled pass (:func:`~nbparallel.kernels.lookup.run_codes`), and a float array whose counted attributes
+    are all binned gives its values as they are; any other input is split by the schema. The codes and
+    values are those of :meth:`Schema.split`."""
+
+    def __init__(self, counted):
+        self.schema = counted
+        self.runs = _integer_runs(counted)
+        self.binned_positions = ([counted.columns.index(at.name) for at in counted.attributes]
+                                 if counted.n_categorical == 0 else None)
+
+    def split(self, X):
+        """``(codes, values)`` of one partition, as :meth:`Schema.split` gives them; ``values`` is None when
+        ``codes`` covers every counted attribute (an integer array's)."""
+        if type(X) is np.ndarray and X.ndim == 2 and len(X) <= SMALL_ROWS:
+            if (self.runs is not None and X.dtype.kind == "i"
+                    and X.shape[1] == len(self.schema.columns)):  # another width: the schema says what is wrong
+                return self._run_codes(X), None
+            if self.binned_positions is not None and X.dtype in (np.float64, np.float32):
+                return np.empty((len(X), 0), dtype=np.uint8, order="F"), self._binned_values(X)
+        return self.schema.split(X)
+
+    def _run_codes(self, X):
+        """The codes of a small integer array by :attr:`runs`, its unseen values (a 0: integers are never
+        missing) tallied (:func:`~nbparallel.data.unseen.record`)."""
+        codes = lookup_run_codes(X, *self.runs)
+        if np.count_nonzero(codes) == codes.size:
+            record(len(codes), {})
+        else:
+            zeros = len(codes) - np.count_nonzero(codes, axis=0)
+            record(len(codes), dict(zip([at.name for at in self.schema.attributes], zeros.tolist())))
+        return codes
+
+    def _binned_values(self, X):
+        """The binned attributes' values of a small float array: ``X`` itself when they are its every column."""
+        positions = self.binned_positions
+        if not positions:  # no counted attribute: no values
+            return np.empty((len(X), 0))
+        return X if positions == list(range(X.shape[1])) else np.asarray(X[:, positions], dtype=np.float64)
+
+
+def _integer_runs(counted):
+    """``(positions, lo, span, code dtype)`` (as :func:`~nbparallel.kernels.lookup.run_codes` takes them) of the
+    counted attributes when each is categorical with every integer from ``lo`` to ``lo + span`` (within int64)
+    as its vocabulary; else None."""
+    attributes = counted.attributes
+    runs = [integer_range(at.categories) if at.kind == CATEGORICAL else None for at in attributes]
+    if not runs or any(run is None or not _INT64_MIN < run[0] <= run[1] < _INT64_MAX for run in runs):
+        return None
+    positions = np.array([counted.columns.index(at.name) for at in attributes], dtype=np.int64)
+    lo, hi = (np.array(ends, dtype=np.int64) for ends in zip(*runs))
+    return positions, lo, (hi - lo).astype(np.uint64), code_dtype([at.n_values for at in attributes])

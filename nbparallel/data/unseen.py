@@ -104,7 +104,7 @@ def untallied(parts, vocabulary_of):
 def warn_mostly_unseen(tally, vocabulary_of):
     """One UserWarning naming each column whose values are mostly unseen, with its share and a few of the
     fitted values (``vocabulary_of(name)``, a list) to compare with."""
-    shares = tally.mostly_unseen()
+    shares = tally.mostly_unseen() if tally.by_column else None
     if not shares:
         return
     lines = []

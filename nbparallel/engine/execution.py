@@ -137,8 +137,8 @@ def _n_bytes(part):
 
 
 def _runs_locally(partitions, client):
-    if any(dask_backend.is_held(p) for p in partitions):
-        return False
+    if not all(type(p) is tuple for p in partitions) and any(dask_backend.is_held(p) for p in partitions):
+        return False  # (a tuple of values is never held elsewhere)
     threshold = _local_below.get()
     if threshold == 0:
         return False
@@ -164,9 +164,10 @@ def backend_for(partitions=None):
     Ray's tasks for a Ray Dataset's blocks, this process's threads when they stay local (:func:`runs_locally`),
     else Dask (on the active client, or its threaded scheduler). Without ``partitions``, the backend of data
     that does not stay local."""
-    engine = None if partitions is None else spark_backend(partitions) or ray_backend(partitions)
-    if engine is not None:
-        return engine
+    if partitions and type(partitions[0]) is not tuple:  # a tuple of values is no engine's partition
+        engine = spark_backend(partitions) or ray_backend(partitions)
+        if engine is not None:
+            return engine
     client = dask_backend.active_client()
     if partitions is not None and _runs_locally(partitions, client):
         return _LOCAL
@@ -266,8 +267,9 @@ def run_pass(partitions, summarize, merge, *, split_every=2, name="pass", token=
 
 def map_partitions(partitions, fn, *, name="map", token=None, verbose=False):
     """Apply ``fn`` to every partition and return the results in order."""
-    return backend_for(partitions).map(partitions, _per_partition(fn, partitions), name=name,
-                                       token=pass_token(token), verbose=verbose)
+    backend = backend_for(partitions)
+    return backend.map(partitions, _per_partition(fn, partitions), name=name,
+                       token=None if backend is _LOCAL else pass_token(token), verbose=verbose)  # no task keys
 
 
 def _itself(value):

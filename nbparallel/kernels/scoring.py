@@ -496,7 +496,8 @@ def _check_scoring(first, second, table, offsets, log_prior, extra, n_rows, prep
             require_dtype(name, codes, CODE_DTYPES)
         if codes.shape[0] != n_rows:
             raise ValueError(f"{name} has {codes.shape[0]} rows, expected {n_rows}")
-    if prepared is None or any(a is not b for a, b in zip(prepared.source, (table, offsets, log_prior))):
+    if prepared is None or prepared.source[0] is not table or prepared.source[1] is not offsets \
+            or prepared.source[2] is not log_prior:
         prepared = prepare_table(table, offsets, log_prior)
     if len(prepared.offsets) != first.shape[1] + second.shape[1] + 1:
         check_offsets(offsets, first.shape[1] + second.shape[1])

@@ -23,11 +23,11 @@ model that lacks one cannot be made):
 and, as every estimator does (:class:`PartitionedModel`), ``fitted_to_dict`` and
 ``fitted_from_dict`` for its model files.
 
-Every result is written into one array: in place by the partitions' tasks when
-the rows are in this process's memory with known sizes; the scores of rows known
-once read (CSV files, most Dask collections) in place too, by this process's threads
-from each partition's codes, once their tasks have read them; a cluster's results
-joined once.
+Every per-row result (predict, the probabilities and scores, explain) is gathered
+by one function, ``_gathered``: into one array allocated before the pass and
+written in place by the partitions' tasks when their sizes are known and the
+tasks run in this process (a small array is one such partition), else joined
+once the tasks return.
 
 Every scoring method takes its data through :meth:`PartitionedModel.scoring_data`,
 so whatever ``fit`` accepts they accept too, the target given by name or by
@@ -61,10 +61,6 @@ from nbparallel.models.lazy_predictions import is_lazy_collection, lazy_predicti
 from nbparallel.persistence import model_files
 from nbparallel.summaries.evaluation import Evaluation
 from nbparallel.summaries.protocol import merge_summaries
-
-#: the most rows of an array that predict and the probabilities score directly (see
-#: :meth:`PartitionedClassifier._direct`): one partition's rows, whatever the workers
-SMALL_ROWS = 4096
 
 
 class NBParallelMixin:
@@ -191,28 +187,51 @@ def _partition_sizes(data):
     return None
 
 
-def _slots(data, out_shape, dtype):
-    """``(out, slots)``: one preallocated output and each partition's rows of it, when every partition's
-    size is known (:func:`_partition_sizes`) and no cluster runs the tasks (they run in this process); else
-    ``(None, None)``."""
-    sizes = _partition_sizes(data)
-    if not execution.backend_for().in_process or sizes is None:
-        return None, None
-    return _output(sizes, out_shape, dtype)
-
-
-def _output(sizes, out_shape, dtype):
-    """``(out, slots)``: one output of ``sum(sizes)`` rows and each partition's rows of it."""
-    out = np.empty((sum(sizes), *out_shape), dtype=dtype)
-    bounds = np.concatenate([[0], np.cumsum(sizes)]).astype(int)
-    return out, [_Slot(out, int(a), int(b)) for a, b in itertools.pairwise(bounds)]
+def _slots(out, sizes):
+    """Each partition's rows of ``out``, whose rows are theirs in order (``sizes`` rows each)."""
+    bounds = itertools.accumulate(sizes, initial=0)
+    return [_Slot(out, int(a), int(b)) for a, b in itertools.pairwise(bounds)]
 
 
 def _check_scores_memory(n_rows, n_classes, copies, partitions=None):
-    """ValueError naming the probabilities when ``copies`` arrays of their (row x class) float64 do not fit."""
+    """ValueError naming the probabilities when ``copies`` arrays of their (row x class) float64 do not fit;
+    an array of at most ``memory.PREDICT_CHUNK_CELLS`` cells (what one partition's scoring holds anyway) is
+    not asked about."""
+    if int(n_rows) * n_classes <= memory.PREDICT_CHUNK_CELLS:
+        return
     memory.check_memory(memory.CELL_BYTES * int(n_rows) * n_classes * copies,
                         f"the probabilities of {n_rows} rows x {n_classes} classes",
                         "predict the classes only, or predict fewer rows at a time", partitions)
+
+
+def _gathered(model, data, task, args, row_shape, dtype, name, *, n_others=0, check=None):
+    """``[out, *others]``: ``task(model, *args, slot, X, y, w) -> (rows, *others)`` mapped over ``data``'s
+    partitions, every partition's rows in one output ``out`` of ``row_shape`` cells of ``dtype`` a row, and
+    its ``n_others`` other per-row arrays (of int64) joined.
+
+    One partition's rows are the output itself (a small array is one partition). Of several, ``out`` is
+    allocated before the pass when their sizes are known and their tasks run in this process: each task
+    writes its rows into its slot (and gives None as ``rows``); else the rows the tasks return are joined
+    once. ``check(n_rows)``, when given (the rows were not known before the pass), refuses an output that
+    cannot fit before it is joined."""
+    n_parts = len(data.partitions)
+    sizes = None if n_parts < 2 else _partition_sizes(data)
+    out = slots = None
+    if sizes is not None and execution.backend_for(data.partitions).in_process:
+        out = np.empty((sum(sizes), *row_shape), dtype=dtype)
+        slots = _slots(out, sizes)
+    tasks = (data.map(Tallied(task), model, *args, None, tables=True) if slots is None
+             else [data.map(Tallied(task), model, *args, slot, tables=True) for slot in slots])
+    parts = untallied(execution.map_partitions(data.partitions, tasks, name=name, token=data.token,
+                                               verbose=bool(model.verbose)), model.fitted_categories)
+    if check is not None and out is None:
+        check(sum(len(part[0]) for part in parts))
+    if n_parts == 1:
+        return list(parts[0])
+    if out is None:
+        out = np.concatenate([part[0] for part in parts]) if parts else np.empty((0, *row_shape), dtype=dtype)
+    return [out, *(np.concatenate([part[k] for part in parts]) if parts else np.zeros(0, np.int64)
+                   for k in range(1, 1 + n_others))]
 
 
 def _scores_task(model, mode, slot, X, y, w):
@@ -220,17 +239,7 @@ def _scores_task(model, mode, slot, X, y, w):
     ``slot`` of the output (then None) or returned."""
     out = None if slot is None else slot.view()
     result = model.scoring_inputs(X).scores(mode, out)
-    return None if slot is not None else result
-
-
-def _inputs_task(model, X, y, w):
-    """One partition's :class:`ScoringInputs`: its codes (a few bytes a row, where its scores take eight a
-    class), or the joint log-likelihoods of a model without a table."""
-    return model.scoring_inputs(X)
-
-
-def _write_scores(mode, slot, inputs):
-    inputs.scores(mode, slot.view())
+    return (None if slot is not None else result,)
 
 
 def _chunks(model, n_rows):
@@ -248,20 +257,26 @@ def _rows(X, start, stop):
     return X.iloc[start:stop] if isinstance(X, pd.DataFrame) else X[start:stop]
 
 
+def _best_classes(model, X, out):
+    """Class indices of a partition's rows, written into ``out``."""
+    for start, stop in _chunks(model, X.shape[0]):
+        model.scoring_inputs(_rows(X, start, stop)).best(out[start:stop])
+    return out
+
+
 def _predict_task(model, slot, X, y, w):
     """Class indices of a partition's rows, into its ``slot`` (then None) or returned."""
-    n = X.shape[0]
-    out = np.empty(n, dtype=np.int64) if slot is None else slot.view()
-    for start, stop in _chunks(model, n):
-        model.scoring_inputs(_rows(X, start, stop)).best(out[start:stop])
-    return out if slot is None else None
+    if slot is not None:
+        _best_classes(model, X, slot.view())
+        return (None,)
+    return (_best_classes(model, X, np.empty(X.shape[0], dtype=np.int64)),)
 
 
 def _accuracy_task(model, X, y, w):
     """``[weight of the rows predicted right, weight of the rows with a known target]`` of one partition."""
     truth = model.encode_targets(y)
     known = truth >= 0
-    right = _predict_task(model, None, X, None, None)[known] == truth[known]
+    right = _best_classes(model, X, np.empty(X.shape[0], dtype=np.int64))[known] == truth[known]
     weights = np.ones(len(truth)) if w is None else np.asarray(w, dtype=np.float64)
     return np.array([weights[known][right].sum(), weights[known].sum()])
 
@@ -278,8 +293,9 @@ def _evaluation_task(model, X, y, w):
 
 
 def _explain_task(model, for_class, against, slot, X, y, w):
-    """The evidence of one partition's rows and their two classes
-    (:func:`nbparallel.models.explanation.explain_part`), the evidence into its ``slot`` or returned."""
+    """``(evidence, chosen, other)`` of one partition's rows and their two classes
+    (:func:`nbparallel.models.explanation.explain_part`), the evidence into its ``slot`` (then None) or
+    returned."""
     from nbparallel.models.explanation import explain_part
 
     return explain_part(model, X, for_class, against, None if slot is None else slot.view())
@@ -449,31 +465,6 @@ class PartitionedClassifier(Classifier, PartitionedModel):
         """
         return ScoringInputs.of_joint(self.joint_log_likelihood_part(X))
 
-    # ------------------------------------------------------------- small arrays, directly
-
-    def set_params(self, **params):
-        """Set parameters (see :meth:`Estimator.set_params`); the small arrays' checks are made again."""
-        self.__dict__.get("_direct_inputs_", set()).clear()
-        return super().set_params(**params)
-
-    def _direct(self, X):
-        """True when ``X`` is a small numeric array (at most ``SMALL_ROWS`` rows) of a dtype and width this
-        fitted model has already scored by the route of :meth:`scoring_data`: its rows are then scored here,
-        by the same kernels, with no dataset and no task graph (that route's checks of such an array depend
-        only on its dtype and width, which are the same)."""
-        return (type(X) is np.ndarray and X.ndim == 2 and 0 < X.shape[0] <= SMALL_ROWS
-                and (X.dtype, X.shape[1]) in self.__dict__.get("_direct_inputs_", ()))
-
-    def _checked_directly(self, X):
-        """Remember that a small numeric array of ``X``'s dtype and width passed :meth:`scoring_data`'s
-        checks, so that the next such array takes :meth:`_direct`'s path (a fresh fit or
-        :meth:`set_params` forgets it). The set is the fitted model's own (made by its fit: predict leaves
-        ``__dict__`` as it was, as scikit-learn asks)."""
-        checked = self.__dict__.get("_direct_inputs_")
-        if (checked is not None and type(X) is np.ndarray and X.ndim == 2 and X.dtype.kind in "biuf"
-                and X.dtype != np.float16 and 0 < X.shape[0] <= SMALL_ROWS):
-            checked.add((X.dtype, X.shape[1]))
-
     # ------------------------------------------------------------- scoring, once
 
     def _untallied(self, parts):
@@ -483,43 +474,18 @@ class PartitionedClassifier(Classifier, PartitionedModel):
         return untallied(parts, self.fitted_categories)
 
     def _scores(self, X, mode, name):
-        """Scores of every row (``mode`` of :func:`~nbparallel.kernels.scoring.score_rows`), in one array:
-        written in place by the partitions' tasks when their rows are known beforehand, by this process's
-        threads from the partitions' codes when they are known once read, and joined once on a cluster;
-        a small array directly (:meth:`_direct`)."""
+        """Scores of every row (``mode`` of :func:`~nbparallel.kernels.scoring.score_rows`), in one array
+        (:func:`_gathered`), refused before the pass when two copies of it cannot fit."""
         self.check_scorable()
-        if self._direct(X):
-            self._check_input_features(n_features=X.shape[1])
-            return self._untallied([Tallied(_scores_task)(self, mode, None, X, None, None)])[0]
         data = self.scoring_data(X)
-        self._checked_directly(X)
         sizes = _partition_sizes(data)  # files' too, from their footers; a Dask DataFrame's shape is lazy
         n_rows = sum(sizes) if sizes is not None else getattr(X, "shape", (None,))[0]
         n_classes = len(self.classes_)
-        if isinstance(n_rows, (int, np.integer)):
+        known = isinstance(n_rows, (int, np.integer))
+        if known:
             _check_scores_memory(n_rows, n_classes, 2, data.partitions)
-        out, slots = _slots(data, (n_classes,), np.float64)
-        if out is None and not execution.on_cluster():  # rows known once read (CSV files, most Dask frames)
-            inputs = execution.map_partitions(data.partitions, data.map(Tallied(_inputs_task), self, tables=True),
-                                              name=name, token=data.token, verbose=bool(self.verbose))
-            return self._scores_in_place(self._untallied(inputs), mode)
-        tasks = [data.map(Tallied(_scores_task), self, mode, slot, tables=True)
-                 for slot in (slots or [None] * len(data.partitions))]
-        parts = self._untallied(execution.map_partitions(data.partitions, tasks, name=name, token=data.token,
-                                                         verbose=bool(self.verbose)))
-        if out is not None:
-            return out
-        return np.concatenate(parts) if parts else np.empty((0, n_classes))
-
-    def _scores_in_place(self, inputs, mode):
-        """The scores of partitions given as their :class:`ScoringInputs`, written by this process's threads
-        into one output allocated once their rows are known: no partition's scores are made apart and then
-        copied (a copy of the whole output, on one thread, with its memory's page faults)."""
-        sizes = [len(part.first) for part in inputs]
-        _check_scores_memory(sum(sizes), len(self.classes_), 1)
-        out, slots = _output(sizes, (len(self.classes_),), np.float64)
-        execution.map_locally([functools.partial(_write_scores, mode, slot) for slot in slots], inputs)
-        return out
+        check = None if known else functools.partial(_check_scores_memory, n_classes=n_classes, copies=1)
+        return _gathered(self, data, _scores_task, (mode,), (n_classes,), np.float64, name, check=check)[0]
 
     def predict_joint_log_proba(self, X):
         """log P(x, c) for every row and class, shape (n_rows, n_classes)."""
@@ -544,19 +510,8 @@ class PartitionedClassifier(Classifier, PartitionedModel):
         self.check_scorable()
         if is_lazy_collection(X):
             return lazy_predictions(self, X, proba=False)
-        if self._direct(X):
-            self._check_input_features(n_features=X.shape[1])
-            return self.classes_[self._untallied([Tallied(_predict_task)(self, None, X, None, None)])[0]]
         data = self.scoring_data(X)
-        self._checked_directly(X)
-        out, slots = _slots(data, (), np.int64)
-        tasks = [data.map(Tallied(_predict_task), self, slot, tables=True)
-                 for slot in (slots or [None] * len(data.partitions))]
-        parts = self._untallied(execution.map_partitions(data.partitions, tasks, name="nbparallel-predict",
-                                                         token=data.token, verbose=bool(self.verbose)))
-        if out is None:
-            out = np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64)
-        return self.classes_[out]
+        return self.classes_[_gathered(self, data, _predict_task, (), (), np.int64, "nbparallel-predict")[0]]
 
     def explain(self, X, for_class=None, against=None):
         """The evidence of each row's prediction: the two classes weighed, one column per attribute, in input
@@ -583,16 +538,9 @@ class PartitionedClassifier(Classifier, PartitionedModel):
                             "models do")
         c, other = explanation.explained_classes(self, for_class, against)
         data = self.scoring_data(X)
-        columns = explanation.evidence_columns(self)
-        out, slots = _slots(data, (len(columns),), np.float64)
-        tasks = [data.map(Tallied(_explain_task), self, c, other, slot, tables=True)
-                 for slot in (slots or [None] * len(data.partitions))]
-        parts = self._untallied(execution.map_partitions(data.partitions, tasks, name="nbparallel-explain",
-                                                         token=data.token, verbose=bool(self.verbose)))
-        if out is None:
-            out = np.concatenate([part[0] for part in parts]) if parts else np.empty((0, len(columns)))
-        chosen, other = (np.concatenate([part[k] for part in parts]) if parts else np.zeros(0, np.int64)
-                         for k in (1, 2))
+        n_columns = len(explanation.evidence_columns(self))
+        out, chosen, other = _gathered(self, data, _explain_task, (c, other), (n_columns,), np.float64,
+                                       "nbparallel-explain", n_others=2)
         index = X.index if isinstance(X, pd.DataFrame) and len(X.index) == len(out) else None
         return explanation.evidence_frame(self, out, chosen, other, index)
 

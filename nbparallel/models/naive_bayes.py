@@ -9,17 +9,15 @@ import numpy as np
 import pandas as pd
 
 from nbparallel.data.columns import BINNED, CATEGORICAL, GAUSSIAN, NUMERIC
-from nbparallel.data.encoding import MAX_CATEGORIES, code_dtype, integer_range, integer_vocabulary
+from nbparallel.data.encoding import MAX_CATEGORIES, integer_vocabulary
 from nbparallel.data.inputs import as_dataset
 from nbparallel.data.partitions import input_feature_names
 from nbparallel.data.user_warnings import warn
-from nbparallel.data.schema import Schema
-from nbparallel.data.unseen import record
+from nbparallel.data.schema import CountedSplit, Schema
 from nbparallel.data.vocabularies import class_array, sort_values
-from nbparallel.kernels.lookup import run_codes
 from nbparallel.kernels.scoring import JOINT, prepare_table
 from nbparallel.models import attribute_kinds
-from nbparallel.models.base import SMALL_ROWS, PartitionedClassifier, ScoringInputs
+from nbparallel.models.base import PartitionedClassifier, ScoringInputs
 from nbparallel.models.counting_model import Counted, CountingClassifier
 from nbparallel.models.discretisation import FINE_BINS, MDL
 from nbparallel.models.estimator import check_is_fitted
@@ -41,9 +39,6 @@ ALPHA_LOWER_BOUND = 1e-10
 
 #: ``integer_categories``: the integers seen, or every integer from 0 to the largest seen (CategoricalNB's)
 OBSERVED, RANGE = "observed", "range"
-
-
-INT64_MIN, INT64_MAX = int(np.iinfo(np.int64).min), int(np.iinfo(np.int64).max)
 
 
 def check_class_weights(class_weights):
@@ -343,7 +338,6 @@ class NaiveBayes(CountingClassifier):
 
     def keep_input_features(self, X, data, *, fitted):
         """The input's columns (and names), and its target column's name when it was given by name."""
-        self._direct_inputs_ = set()  # a small array's partition is the array: see PartitionedClassifier._direct
         self._set_input_features(n_features=len(data.columns), feature_names=input_feature_names(X, data.columns))
         if data.target_column is not None:
             self.target_column_ = data.target_column
@@ -533,10 +527,7 @@ class NaiveBayes(CountingClassifier):
         self._log_table, self._log_offsets = attribute_kinds.Counted.log_table(self.counted_fits_, n_classes)
         binned = [fit for at, fit in zip(schema.counted().attributes, self.counted_fits_) if at.kind == NUMERIC]
         self._final_bins = attribute_kinds.BinnedNumeric.final_bins(binned)
-        self._integer_runs = _integer_runs(schema.counted())
-        counted = schema.counted()
-        self._binned_positions = ([counted.columns.index(at.name) for at in counted.attributes]
-                                  if counted.n_categorical == 0 else None)
+        self._counted_split = CountedSplit(schema.counted())
         self._prepared_table = prepare_table(self._log_table, self._log_offsets, self.class_log_prior_)
 
     @cached_property
@@ -585,43 +576,8 @@ class NaiveBayes(CountingClassifier):
         counting gets them (a uint8 input array itself, a ``Categorical``'s codes through a lookup table of
         its categories, strings hashed once per partition and their dictionary mapped to the vocabulary),
         its numeric values binned under the final bins, and its Gaussian attributes' log-likelihoods."""
-        codes = self._small_integer_codes(X)
-        if codes is not None:
-            return self.inputs_of_split(codes, None, X)
-        values = self._small_float_values(X)
-        if values is not None:
-            return self.inputs_of_split(np.empty((len(X), 0), dtype=np.uint8, order="F"), values, X)
-        codes, values = self.schema_.counted().split(X)
+        codes, values = self._counted_split.split(X)
         return self.inputs_of_split(codes, values, X)
-
-    def _small_float_values(self, X):
-        """The binned attributes' values of a small float array (at most ``SMALL_ROWS`` rows) whose counted
-        attributes are all binned (or none): ``X`` itself when they are its every column, else those columns (what
-        :meth:`Schema.split` gives, without its per-call layout of the schema); else None."""
-        positions = getattr(self, "_binned_positions", None)
-        if (positions is None or type(X) is not np.ndarray or X.dtype not in (np.float64, np.float32)
-                or X.ndim != 2 or len(X) > SMALL_ROWS):
-            return None
-        if not positions:  # no counted attribute: no values
-            return np.empty((len(X), 0))
-        return X if positions == list(range(X.shape[1])) else np.asarray(X[:, positions], dtype=np.float64)
-
-    def _small_integer_codes(self, X):
-        """The codes of a small signed-integer array (at most ``SMALL_ROWS`` rows) whose counted attributes are
-        all categorical with runs of consecutive integers as vocabularies, in one compiled pass
-        (:func:`~nbparallel.kernels.lookup.run_codes`: the codes :meth:`Schema.split` gives, without its
-        per-call look at each vocabulary); else None."""
-        runs = getattr(self, "_integer_runs", None)
-        if (runs is None or type(X) is not np.ndarray or X.dtype.kind != "i" or X.ndim != 2 or len(X) > SMALL_ROWS
-                or X.shape[1] != len(self.schema_.columns)):  # another width: the schema's route says what is wrong
-            return None
-        codes = run_codes(X, *runs)
-        if np.count_nonzero(codes) == codes.size:
-            record(len(codes), {})
-        else:  # integers are never missing: a 0 is unseen
-            zeros = len(codes) - np.count_nonzero(codes, axis=0)
-            record(len(codes), dict(zip(self.counted_attribute_names(), zeros.tolist())))
-        return codes
 
     def inputs_of_split(self, codes, values, X=None):
         """The :class:`~nbparallel.models.base.ScoringInputs` of rows already split by
@@ -774,19 +730,6 @@ def _recategorized(attributes, categories_of):
         if at.counted:
             sizes.append(at.n_values)
     return out, row_maps, sizes
-
-
-def _integer_runs(counted):
-    """``(positions, lo, span, code dtype)`` (as :func:`~nbparallel.kernels.lookup.run_codes` takes them) of the
-    counted attributes when each is categorical with every integer from ``lo`` to ``lo + span`` (within int64)
-    as its vocabulary (see :meth:`NaiveBayes._small_integer_codes`); else None."""
-    attributes = counted.attributes
-    runs = [integer_range(at.categories) if at.kind == CATEGORICAL else None for at in attributes]
-    if not runs or any(run is None or not INT64_MIN < run[0] <= run[1] < INT64_MAX for run in runs):
-        return None
-    positions = np.array([counted.columns.index(at.name) for at in attributes], dtype=np.int64)
-    lo, hi = (np.array(ends, dtype=np.int64) for ends in zip(*runs))
-    return positions, lo, (hi - lo).astype(np.uint64), code_dtype([at.n_values for at in attributes])
 
 
 def _names(attributes):

@@ -110,13 +110,16 @@ def test_score_evaluate_and_predict_to_warn_once_per_call(tmp_path):
     assert _shares(caught) == {"colour": 0.9}
 
 
-def test_small_integer_arrays_scored_directly_warn_too():
-    """The direct route of small arrays (no dataset) counts unseen integers as the partitioned route does."""
+def test_small_integer_arrays_coded_by_their_runs_warn_too():
+    """A small integer array, coded by the fitted vocabularies' runs (CountedSplit), counts unseen integers as
+    the schema's split of a larger array does."""
+    from nbparallel.data.schema import SMALL_ROWS
+
     y = np.tile(["a", "b"], 30)
     model = NaiveBayes(categorical_features="all").fit(np.tile([[1], [2], [3]], (20, 1)), y)
     X = np.array([[7], [8], [9], [1]])
-    first, second = _caught(lambda: model.predict(X)), _caught(lambda: model.predict(X))  # the second: direct
-    assert _shares(first) == _shares(second) == {"0": 0.75}
+    small, large = _caught(lambda: model.predict(X)), _caught(lambda: model.predict(np.tile(X, (SMALL_ROWS, 1))))
+    assert _shares(small) == _shares(large) == {"0": 0.75}
 
 
 def test_the_cli_predict_warns(tmp_path):

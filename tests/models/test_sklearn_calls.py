@@ -32,7 +32,7 @@ def test_partial_fit_and_fit_take_sample_weight_by_name_and_position_as_scikit_l
 def state(model):
     """Every attribute of a model, the arrays as lists and the rest as their text (what a change would show)."""
     return {name: np.asarray(value).tolist() if isinstance(value, np.ndarray) else repr(value)
-            for name, value in vars(model).items() if not name.startswith("_direct")}
+            for name, value in vars(model).items()}
 
 
 def test_a_refused_partial_fit_leaves_the_model_as_it_was(tmp_path):

@@ -1,12 +1,14 @@
-"""Small arrays scored directly (PartitionedClassifier._direct): once an array of a dtype and width has passed
-the route of scoring_data, the next small one skips the dataset and the task graph and gives the same answers
-bit for bit, and the same errors, as that route."""
+"""Small arrays take the one scoring route: a one-partition dataset whose array checks are resolved once per
+dtype, width and options (nbparallel.data.inputs), coded by the fitted schema's CountedSplit. Its answers and
+errors are those of the same rows scored in many partitions or in a larger array, bit for bit, and scoring
+leaves nothing on the model."""
 
 import numpy as np
 import pytest
 
 from nbparallel import MultinomialNaiveBayes, NaiveBayes
-from nbparallel.models import base
+from nbparallel.data.inputs import as_dataset
+from nbparallel.data.schema import SMALL_ROWS, CountedSplit
 
 RNG = np.random.default_rng(7)
 Y = RNG.integers(0, 3, 300)
@@ -15,42 +17,36 @@ FLOATS = CODES + RNG.random(CODES.shape)
 MIXED = np.column_stack([CODES[:, :2], FLOATS[:, 2:]]).astype(np.float64)
 
 KINDS = {
-    "categorical": (lambda: NaiveBayes(categorical_features="all"), CODES),
-    "binned": (lambda: NaiveBayes(n_bins=4), FLOATS),
-    "gaussian": (lambda: NaiveBayes(numeric="gaussian"), FLOATS),
-    "mixed": (lambda: NaiveBayes(categorical_features=["0", "1"], numeric={"2": "gaussian", "3": "gaussian"}),
-              MIXED),
-    "text": (lambda: MultinomialNaiveBayes(), CODES),
+    "categorical": (lambda **p: NaiveBayes(categorical_features="all", **p), CODES),
+    "binned": (lambda **p: NaiveBayes(n_bins=4, **p), FLOATS),
+    "gaussian": (lambda **p: NaiveBayes(numeric="gaussian", **p), FLOATS),
+    "mixed": (lambda **p: NaiveBayes(categorical_features=["0", "1"], numeric={"2": "gaussian", "3": "gaussian"},
+                                     **p), MIXED),
+    "text": (lambda **p: MultinomialNaiveBayes(**p), CODES),
 }
 METHODS = ("predict", "predict_proba", "predict_log_proba", "predict_joint_log_proba")
 
 
-def fitted(kind):
+def fitted(kind, **params):
     make, X = KINDS[kind]
-    return make().fit(X, Y), X
-
-
-def routed_calls(monkeypatch):
-    """Count the calls that take the route of scoring_data."""
-    calls = []
-    original = base.PartitionedModel.scoring_data
-    monkeypatch.setattr(base.PartitionedModel, "scoring_data", lambda self, *a, **k: calls.append(1) or
-                        original(self, *a, **k))
-    return calls
+    return make(**params).fit(X, Y), X
 
 
 @pytest.mark.parametrize("kind", KINDS)
 @pytest.mark.parametrize("rows", [1, 100])
-def test_direct_answers_equal_the_routes_bit_for_bit(kind, rows, monkeypatch):
+def test_small_arrays_score_as_many_partitions_and_larger_arrays_bit_for_bit(kind, rows):
     model, X = fitted(kind)
+    split = type(model)(**{**model.get_params(), "n_partitions": 3})  # the same model, scoring in 3 partitions
+    split.__dict__.update({k: v for k, v in vars(model).items() if k.endswith("_") or k.startswith("_")})
     X = X[:rows] if kind != "categorical" else np.where(X[:rows] == 5, 99, X[:rows])  # 99: unknown category
-    routed = {m: getattr(model, m)(X) for m in METHODS}  # the first array of its dtype and width: the route
-    calls = routed_calls(monkeypatch)
+    large = np.tile(X, (SMALL_ROWS // rows + 1, 1))  # beyond the small rows: the schema's split
+    before = dict(vars(model))
     for m in METHODS:
-        again = getattr(model, m)(X.copy())
-        assert again.dtype == routed[m].dtype and np.array_equal(again, routed[m]), m
-    if kind != "text":  # the text models keep their route
-        assert not calls
+        once, again = getattr(model, m)(X), getattr(model, m)(X.copy())
+        assert once.dtype == again.dtype and np.array_equal(once, again), m
+        assert np.array_equal(once, getattr(split, m)(X)), m
+        assert np.array_equal(once, getattr(model, m)(large)[:rows]), m
+    assert vars(model).keys() == before.keys()  # scoring leaves no state on the model
 
 
 def outcome(method, X):
@@ -62,47 +58,39 @@ def outcome(method, X):
 
 
 @pytest.mark.parametrize("kind", ["categorical", "gaussian", "mixed"])
-def test_direct_path_raises_as_the_route_for_bad_arrays(kind):
+def test_bad_small_arrays_raise_the_same_after_good_ones(kind):
     model, X = fitted(kind)
     fresh, _ = fitted(kind)
-    model.predict(X[:3])
+    model.predict(X[:3])  # its dtype and width resolved
     bad = [X[:2, :-1], X[:2, 0], np.full((2, X.shape[1]), "a", dtype=object), X[:2].astype(np.complex128),
            X[:0], np.c_[X[:2], X[:2, :1]]]
     errors = 0
     for b in bad:
-        direct, routed = outcome(model.predict_proba, b), outcome(fresh.predict_proba, b)
-        if isinstance(routed, tuple):
+        after, first = outcome(model.predict_proba, b), outcome(fresh.predict_proba, b)
+        if isinstance(first, tuple):
             errors += 1
-            assert direct == routed
+            assert after == first
         else:
-            assert np.array_equal(direct, routed)
+            assert np.array_equal(after, first)
     assert errors >= 4
 
 
-def test_refit_partial_fit_and_set_params_forget_the_checked_arrays(monkeypatch):
-    model, X = fitted("binned")
-    model.predict(X[:5])
-    calls = routed_calls(monkeypatch)
-    model.predict(X[:5])
-    assert not calls
-    for change in (lambda: model.set_params(n_bins=3), lambda: model.fit(X, Y),
-                   lambda: model.partial_fit(X[:50], Y[:50])):
-        change()
-        model.predict(X[:5])
-        assert calls, "the first array after a change takes the route"
-        calls.clear()
-    assert np.array_equal(model.predict_proba(X[:5]), NaiveBayes(n_bins=3).fit(X, Y).partial_fit(
-        X[:50], Y[:50]).predict_proba(X[:5]))
+def test_array_checks_are_kept_per_dtype_width_and_options():
+    X = CODES[:4]
 
+    def kinds(X=X, **options):
+        return as_dataset(X, require_target=False, **options).kinds
 
-def test_arrays_beyond_the_small_rows_and_other_dtypes_take_the_route(monkeypatch):
-    model, X = fitted("gaussian")
-    model.predict(X[:5])
-    calls = routed_calls(monkeypatch)
-    model.predict(np.repeat(X, base.SMALL_ROWS // len(X) + 1, axis=0))
-    model.predict(X[:5].astype(np.float32))
-    model.predict(X[:5].tolist())
-    assert len(calls) == 3
+    numeric, categorical = "numeric", "categorical"
+    assert kinds() == [numeric] * 5 and kinds(categorical_features="all") == [categorical] * 5
+    assert kinds(categorical_features=("1",)) == [numeric, categorical, numeric, numeric, numeric]
+    assert kinds(categorical_features=[1, 3]) == [numeric, categorical, numeric, categorical, numeric]  # indices
+    assert kinds(categorical_features="all", numeric_features=["0"]) == [numeric] + [categorical] * 4
+    assert kinds(X.astype(np.float32)) == [numeric] * 5 and kinds(X[:, :2], categorical_features="all") == [
+        categorical] * 2
+    for _ in range(2):  # the same error again: nothing kept of it
+        with pytest.raises(ValueError, match="categorical_features"):
+            as_dataset(X, require_target=False, categorical_features=["9"])
 
 
 @pytest.mark.parametrize("dtype", [np.int64, np.int32, np.int8])
@@ -112,19 +100,21 @@ def test_small_integer_codes_are_the_schemas_codes(dtype):
     odd = np.array([[-5, 0, 5, 99, 127], [info.min, info.max, info.min + 1, info.max - 1, -1]],
                    dtype=dtype)  # below, at and above the runs, unseen, the dtype's extremes
     X = np.vstack([X[:50].astype(dtype), odd])
-    codes = model._small_integer_codes(X)
-    expected, _ = model.schema_.counted().split(X)
-    assert codes is not None and codes.dtype == expected.dtype and np.array_equal(codes, expected)
-    assert model._small_integer_codes(X[:, :-1]) is None  # another width: the schema's route
-    big = np.tile(X, (base.SMALL_ROWS // len(X) + 1, 1))  # beyond the small rows: the schema's codes
-    assert model._small_integer_codes(big) is None
+    counted = model.schema_.counted()
+    splitter = CountedSplit(counted)
+    assert splitter.runs is not None
+    codes, values = splitter.split(X)
+    expected, _ = counted.split(X)
+    assert values is None and codes.dtype == expected.dtype and np.array_equal(codes, expected)
+    big = np.tile(X, (SMALL_ROWS // len(X) + 1, 1))  # beyond the small rows: the schema's codes
+    assert np.array_equal(splitter.split(big)[0], counted.split(big)[0])
     assert np.array_equal(model.predict_proba(big)[:len(X)], model.predict_proba(X))
 
 
 def test_integer_codes_need_integer_runs():
     words = NaiveBayes().fit(np.array([["a"], ["b"]], dtype=object), [0, 1])
     gaps = NaiveBayes(categorical_features="all").fit(np.array([[1], [500]]), [0, 1])  # vocabulary [1, 500]
-    assert words._small_integer_codes(np.array([[1]])) is None and gaps._small_integer_codes(np.array([[1]])) is None
+    assert CountedSplit(words.schema_.counted()).runs is None and CountedSplit(gaps.schema_.counted()).runs is None
     assert np.array_equal(gaps.predict_proba(np.array([[500], [3], [1]])),
                           np.vstack([gaps.predict_proba(np.array([[v]])) for v in (500, 3, 1)]))
 
@@ -166,15 +156,17 @@ def test_gaussian_constants_are_made_once_from_parameters_that_cannot_change():
 def test_small_float_values_are_the_schemas_values(dtype):
     for model in (fitted("binned")[0], NaiveBayes(n_bins=4, numeric={"1": "gaussian"}).fit(FLOATS, Y)):
         X = np.vstack([FLOATS[:20], [[np.nan, -1e9, 1e9, 0.0, 2.5]]]).astype(dtype)
-        codes, values = model.schema_.counted().split(X)
-        got = model._small_float_values(X)
+        counted = model.schema_.counted()
+        codes, values = counted.split(X)
+        got_codes, got = CountedSplit(counted).split(X)
         assert got.dtype == values.dtype and np.array_equal(got, values, equal_nan=True)
+        assert np.array_equal(got_codes, codes)
         assert np.array_equal(model.predict_proba(X), model.predict_proba(np.tile(X, (300, 1)))[:len(X)])
-    assert fitted("categorical")[0]._small_float_values(FLOATS[:3]) is None
-    gaussian = fitted("gaussian")[0]  # no counted attribute: no values
-    values = gaussian._small_float_values(FLOATS[:3])
+    assert CountedSplit(fitted("categorical")[0].schema_.counted()).binned_positions is None
+    gaussian = fitted("gaussian")[0].schema_.counted()  # no counted attribute: no values
+    _, values = CountedSplit(gaussian).split(FLOATS[:3])
     assert values.dtype == np.float64 and values.shape == (3, 0)
-    assert gaussian.schema_.counted().split(FLOATS[:3])[1].shape == (3, 0)
+    assert gaussian.split(FLOATS[:3])[1].shape == (3, 0)
 
 
 def test_run_codes_are_a_plain_reference_and_refuse_columns_outside():
