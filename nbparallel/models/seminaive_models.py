@@ -193,7 +193,6 @@ class PairCountingClassifier(CountingClassifier):
 
     def keep_input_features(self, X, data, *, fitted):
         """The input's columns (and names), and its target column's name when it was given by name."""
-        self._direct_inputs_ = set()  # a small array's partition is the array: see PartitionedClassifier._direct
         self._set_input_features(n_features=len(data.columns), feature_names=input_feature_names(X, data.columns))
         if data.target_column is not None:
             self.target_column_ = data.target_column
