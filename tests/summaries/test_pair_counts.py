@@ -104,7 +104,7 @@ def test_a_partition_counts_its_single_attributes_as_naive_bayes_does():
     y = rng.choice(["u", "v"], 400)
     w = rng.integers(0, 3, 400).astype(float)
     model = NaiveBayes(n_bins=4).fit(X, y, sample_weight=w)
-    summary = count_pair_rows(CountSpec.of(model.schema_), X, y, w)
+    summary = count_pair_rows(CountSpec.of(model.schema_), None, X, y, w)
     assert summary.counts.equals(model.counts_)
     codes = model.schema_.encode(X)[0]
     binned = np.clip(np.searchsorted(model.schema_.count_edges()[0, :3], X["n"], side="left"), 0, 3) + 1
