@@ -94,6 +94,13 @@ def _numbers_as_categories_message(name, dtype, what, token):
             "categorical_features to say it is categorical")
 
 
+def is_sparse_matrix(X):
+    """Whether ``X`` is a ``scipy.sparse`` matrix or array, or a pydata ``sparse`` array, judged by its type
+    (an attribute test would match a Spark DataFrame, whose unknown attributes are columns)."""
+    module = type(X).__module__
+    return module.startswith("scipy.sparse") or (module.split(".")[0] == "sparse" and hasattr(X, "tocsr"))
+
+
 def as_dataset(X, y=None, sample_weight=None, *, n_partitions=None, categorical_features="auto",
                require_target=True, numeric_features=None, drop=(), features=None):
     """Turn any supported input into a :class:`Dataset`.

@@ -10,7 +10,7 @@ import pandas as pd
 
 from nbparallel.data.columns import BINNED, CATEGORICAL, GAUSSIAN, NUMERIC
 from nbparallel.data.encoding import MAX_CATEGORIES, integer_vocabulary
-from nbparallel.data.inputs import as_dataset
+from nbparallel.data.inputs import as_dataset, is_sparse_matrix
 from nbparallel.data.partitions import input_feature_names
 from nbparallel.data.user_warnings import warn
 from nbparallel.data.schema import CountedSplit, Schema
@@ -749,7 +749,7 @@ def _read_gaussian_columns(d, schema):
 
 
 def _reject_sparse(X):
-    if hasattr(X, "tocsr") or type(X).__module__.startswith("scipy.sparse"):
+    if is_sparse_matrix(X):
         raise TypeError("sparse input is not supported: pass a dense array or a DataFrame")
     if isinstance(X, pd.DataFrame) and any(isinstance(d, pd.SparseDtype) for d in X.dtypes):
         raise TypeError("sparse DataFrame columns are not supported: densify them first")

@@ -18,7 +18,7 @@ import numpy as np
 
 from nbparallel.data.columns import CATEGORICAL, NUMERIC
 from nbparallel.data.encoding import integer_vocabulary
-from nbparallel.data.inputs import as_dataset
+from nbparallel.data.inputs import as_dataset, is_sparse_matrix
 from nbparallel.data.partitions import input_feature_names
 from nbparallel.data.schema import Schema
 from nbparallel.data.vocabularies import class_array, sort_values
@@ -95,7 +95,7 @@ class PairCountingClassifier(CountingClassifier):
     def dataset(self, X, y=None, sample_weight=None, *, require_target=True, drop=(), features=None):
         """The input as partitions (:class:`nbparallel.data.dataset.Dataset`), with this model's partitioning
         and column kinds."""
-        if hasattr(X, "tocsr") or type(X).__module__.startswith("scipy.sparse"):
+        if is_sparse_matrix(X):
             raise TypeError(f"{type(self).__name__} takes no sparse input: pass a dense array or a DataFrame")
         return as_dataset(X, y, sample_weight, n_partitions=self.n_partitions,
                           categorical_features=self.categorical_features, require_target=require_target,
