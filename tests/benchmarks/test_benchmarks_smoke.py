@@ -52,7 +52,7 @@ COLUMNS = {
 OPTIONS = {"text": ["--no-spark"]}
 #: experiments whose result has a figure (``EXPERIMENT.png``)
 PLOTTED = {"strong", "weak", "reduction", "model", "peers", "boosting", "inputs", "network", "passes", "gaussian",
-           "latency", "limits", "text"}
+           "latency", "limits", "text", "seminaive", "engines"}
 
 
 @pytest.fixture(scope="module")
