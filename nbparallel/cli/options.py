@@ -117,7 +117,8 @@ def cluster(args):
     :func:`nbparallel.engine.execution.threads`, or one per core).
 
     Yields the started :class:`~nbparallel.cli.engines.Engine` of ``--spark``, ``--ray`` or a config of kind
-    ``spark`` or ``ray``, through which the command reads its data; else None.
+    ``spark`` or ``ray``, through which the command reads its data; else None (a Dask cluster is made the
+    current client, through which every pass runs).
     """
     from nbparallel.cli.engines import engine_settings, started_engine
 
@@ -139,7 +140,7 @@ def cluster(args):
 
     with client_for(scheduler=args.scheduler, cluster=args.cluster) as client:
         with client.as_current():
-            yield client
+            yield None
 
 
 def check_output(path):
