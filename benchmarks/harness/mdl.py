@@ -22,9 +22,7 @@ The experiment ``mdl_costs`` times ``fit`` with 10, 1024 and 4096 equal-width bi
 """
 
 import csv
-import os
 import re
-import shutil
 import subprocess
 import tempfile
 import warnings
@@ -39,11 +37,10 @@ from sklearn.model_selection import StratifiedKFold
 from harness.context import Parameter, parameters
 from harness.report import Result
 from harness.timing import best_interleaved
+from harness.weka import WEKA_EXAMPLES, WEKA_JAR, weka_missing
 from nbparallel import NaiveBayes
 from nbparallel.models.discretisation import mdl_intervals
 
-WEKA_JAR = Path(os.environ.get("WEKA_JAR", "/usr/share/java/weka.jar"))
-WEKA_EXAMPLES = Path(os.environ.get("WEKA_EXAMPLES", "/usr/share/doc/weka/examples"))
 WEKA_FILES = ("diabetes", "glass", "ionosphere", "segment-challenge", "credit-g", "labor")
 OURS = {
     "equal_width_10": {"n_bins": 10},
@@ -106,15 +103,6 @@ def our_accuracy(params, X, y, seeds):
                 model = NaiveBayes(**params).fit(X.iloc[train], y[train])
                 scores.append(np.mean(model.predict(X.iloc[test]) == y[test]))
     return float(np.mean(scores))
-
-
-def weka_available():
-    """Why Weka cannot run here, or None when it can."""
-    if shutil.which("java") is None:
-        return "no java on PATH"
-    if not WEKA_JAR.is_file():
-        return f"no Weka jar at {WEKA_JAR} (set WEKA_JAR)"
-    return None
 
 
 def weka_accuracy(path, seeds, discretise):
@@ -212,7 +200,7 @@ def run(ctx):
     """Accuracies of ours and Weka's on every dataset found, and whether the cuts agree."""
     quick = ctx.quick
     seeds = list(range(1, ctx.parameters["seeds"] + 1))
-    no_weka = weka_available()
+    no_weka = weka_missing()
     notes = [f"Weka is skipped ({no_weka}); only nbparallel's accuracies are measured"] if no_weka else []
     rows = []
     with tempfile.TemporaryDirectory() as tmp:

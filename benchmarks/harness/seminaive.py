@@ -24,12 +24,9 @@ left empty, with a note, and its targets are not measured. ``--quick``: iris onl
 from __future__ import annotations
 
 import csv
-import os
 import re
-import shutil
 import subprocess
 import tempfile
-import time
 import warnings
 from pathlib import Path
 
@@ -48,9 +45,8 @@ from nbparallel.summaries.pair_counts import PairCounts
 from .data import categorical
 from .report import Result, Target
 from .timing import best_interleaved
+from .weka import WEKA_EXAMPLES, WEKA_JAR, weka_missing
 
-WEKA_JAR = Path(os.environ.get("WEKA_JAR", "/usr/share/java/weka.jar"))
-WEKA_EXAMPLES = Path(os.environ.get("WEKA_EXAMPLES", "/usr/share/doc/weka/examples"))
 DATASETS = ("breast-cancer", "credit-g", "diabetes", "glass", "ionosphere", "iris", "labor", "segment-challenge",
             "soybean", "vote")
 #: our models (all with n_bins="mdl"): naive Bayes with its default smoothing and with Laplace's (Weka's counts
@@ -65,15 +61,6 @@ WEKA = {"naive Bayes": ["weka.classifiers.bayes.NaiveBayes"],
 N_ROWS, N_ATTRIBUTES, N_VALUES, THREADS = 10**6, 20, 10, 2
 #: targets: accuracy points from Weka's at most, and the speed ratios at least
 POINTS, REFERENCE_RATIO, WEKA_FIT_RATIO, WEKA_SCORE_RATIO = 1.0, 3.0, 20.0, 10.0
-
-
-def weka_missing():
-    """Why Weka cannot run here, or None when it can."""
-    if shutil.which("java") is None:
-        return "no java on PATH"
-    if not WEKA_JAR.is_file():
-        return f"no Weka jar at {WEKA_JAR} (set WEKA_JAR)"
-    return None
 
 
 # ---------------------------------------------------------------- accuracy
