@@ -12,7 +12,7 @@ first, before any kernel is defined).
 
 from nbparallel.kernels import cache  # noqa: F401 - before any kernel is defined: see its docstring
 from nbparallel.kernels.binning import bin_codes, bin_values
-from nbparallel.kernels.counting import CodeCounter, count_integers, count_partition
+from nbparallel.kernels.counting import CodeCounter, count_integers, count_integers_and_ranges, count_partition
 from nbparallel.kernels.lookup import integer_codes, lookup_codes
 from nbparallel.kernels.ranges import column_ranges, columns_values, seen_values
 from nbparallel.kernels.scoring import best_classes, joint_log_likelihood
@@ -20,5 +20,6 @@ from nbparallel.kernels.sparse import count_csr
 
 __all__ = [
     "CodeCounter", "best_classes", "bin_codes", "bin_values", "column_ranges", "columns_values", "count_csr",
-    "count_integers", "count_partition", "integer_codes", "joint_log_likelihood", "lookup_codes", "seen_values",
+    "count_integers", "count_integers_and_ranges", "count_partition", "integer_codes", "joint_log_likelihood",
+    "lookup_codes", "seen_values",
 ]

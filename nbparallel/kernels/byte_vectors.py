@@ -114,3 +114,26 @@ def count_equal(typingctx, counters, vector, value, ones):
 
     return u8x64(counters, vector, value, ones), codegen
 
+
+
+def _lane_select(predicate):
+    """An intrinsic of two :class:`U8Vector` choosing, in each lane, the first where ``predicate`` (an
+    unsigned comparison) holds of it and the second, else the second."""
+
+    def lanes(typingctx, first, second):
+        if not (isinstance(first, U8Vector) and isinstance(second, U8Vector)):
+            return None
+
+        def codegen(context, builder, sig, args):
+            return builder.select(builder.icmp_unsigned(predicate, args[0], args[1]), args[0], args[1])
+
+        return u8x64(first, second), codegen
+
+    return intrinsic(lanes)
+
+
+smallest = _lane_select("<")
+"""The smaller byte of two vectors in each lane (one ``vpminub``)."""
+
+largest = _lane_select(">")
+"""The larger byte of two vectors in each lane (one ``vpmaxub``)."""

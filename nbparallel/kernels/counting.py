@@ -29,7 +29,7 @@ from nbparallel.kernels.checks import (
     require_rows,
 )
 from nbparallel.kernels.lane_counting import MIN_ROWS as LANE_MIN_ROWS
-from nbparallel.kernels.lane_counting import count_lanes, lane_window
+from nbparallel.kernels.lane_counting import count_bytes, count_lanes, lane_window
 
 
 @njit(nogil=True, cache=True, inline="always")
@@ -378,6 +378,42 @@ def count_integers(X, y, lo, offsets, n_classes):
                      pair=len(X) >= PAIR_MIN_ROWS)
     table = np.ascontiguousarray(counts[:n_classes].T, dtype=np.float64)
     return table, table[: offsets[1]].sum(axis=0) if X.shape[1] else np.bincount(y, minlength=n_classes) * 1.0
+
+
+def count_integers_and_ranges(X, y, n_classes):
+    """:func:`count_integers` of uint8 codes with each column's range found in the same pass (no pass for
+    the ranges first), where lanes count them.
+
+    Parameters
+    ----------
+    X : ndarray, shape (n_rows, f)
+    y : ndarray of int, shape (n_rows,)
+        Class codes in ``[0, n_classes)``.
+    n_classes : int
+
+    Returns
+    -------
+    lo, hi, table, class_totals : or None
+        Each column's smallest and largest value, and :func:`count_integers` of ``X`` with ``lo`` and the
+        offsets of the ranges ``lo .. hi``. None where lanes do not count ``X`` (see :func:`lane_countable`;
+        columns, or a first block of rows, of values spanning more than the widest window), or ``X`` has no
+        column.
+    """
+    require_array("y", y, 1)
+    check_n_classes(n_classes)
+    if not isinstance(X, np.ndarray) or X.ndim != 2 or not X.shape[1] or not lane_countable(X, None):
+        return None
+    require_rows("y", y, X.shape[0])
+    by_byte = count_bytes(X, y, int(n_classes))
+    if by_byte is None:
+        return None
+    seen = by_byte.any(axis=0)  # (f, 256)
+    lo, hi = seen.argmax(axis=1), 255 - seen[:, ::-1].argmax(axis=1)
+    offsets = np.concatenate([[0], np.cumsum(hi - lo + 2)]).astype(np.int64)
+    table = np.zeros((int(offsets[-1]), int(n_classes)))
+    for j in range(X.shape[1]):
+        table[offsets[j] + 1 : offsets[j + 1]] = by_byte[:n_classes, j, lo[j] : hi[j] + 1].T
+    return lo.astype(np.int64), hi.astype(np.int64), table, table[: offsets[1]].sum(axis=0)
 
 
 class CodeCounter:

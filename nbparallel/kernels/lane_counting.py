@@ -8,12 +8,16 @@ attribute, and comparing the vector with each value of the window ``low .. low +
 that value's byte counter in the lanes that hold it (:func:`nbparallel.kernels.byte_vectors.count_equal`).
 The byte counters are added into 32-bit ones before they can reach 256, and those into the table once, at
 the end. Every count is an integer: the table is the scalar kernel's, exactly, for any rows.
+
+:func:`count_bytes` needs no window beforehand (nor a pass for the columns' ranges to make one): each
+block's smallest and largest byte, read while the block comes into the cache, widen the window as the
+rows need, the counters of the narrower one added into the table first.
 """
 
 import numpy as np
 from numba import njit
 
-from nbparallel.kernels.byte_vectors import LANES, copy_32, count_equal, load, store
+from nbparallel.kernels.byte_vectors import LANES, copy_32, count_equal, largest, load, smallest, store
 
 BLOCK_BYTES = 1 << 17
 """Bytes of codes split by class at a time (their buffers stay in the core's cache while they are counted)."""
@@ -42,18 +46,26 @@ def lane_window(sizes, shift):
     """The window of byte values ``(low, n_values, pad)`` that lane counting compares codes with, or None.
 
     Attribute ``a``'s code ``c`` counts in its row ``c + shift[a]``, one of ``0 .. sizes[a] - 1``; the window
-    holds every such code that a byte can be, ``n_values`` a multiple of :data:`VALUES_PER_LOAD` of at most
-    :data:`MAX_VALUES`, and ``pad`` is a byte outside it (written after a class's last row). None when the
-    window would be wider.
+    holds every such code that a byte can be (:func:`window_of`). None when the window would be wider than
+    :data:`MAX_VALUES`.
     """
     sizes, shift = np.asarray(sizes, np.int64), np.asarray(shift, np.int64)
     lowest = max(0, int((-shift).min()))
     highest = min(255, int((sizes - 1 - shift).max()))
     if highest < lowest:
         return None
+    low, n_values, pad = window_of(lowest, highest)
+    return (low, n_values, pad) if n_values else None
+
+
+@njit(nogil=True, cache=True)
+def window_of(lowest, highest):
+    """``(low, n_values, pad)``: the window of byte values from ``lowest`` to ``highest``, ``n_values`` a
+    multiple of :data:`VALUES_PER_LOAD`, and ``pad`` a byte outside it (written after a class's last row);
+    ``n_values`` is 0 when the window would be wider than :data:`MAX_VALUES`."""
     n_values = -(-(highest - lowest + 1) // VALUES_PER_LOAD) * VALUES_PER_LOAD
     if n_values > MAX_VALUES:
-        return None
+        return 0, 0, 0
     low = min(lowest, 256 - n_values)
     pad = low + n_values if low + n_values <= 255 else low - 1
     return low, n_values, pad
@@ -163,31 +175,30 @@ def _widen(counters, wide, start, stop):
 
 
 @njit(nogil=True, cache=True)
-def _lane_count_kernel(flat, n_cols, y, n_classes, low, n_values, pad, kernel_offsets, counts, ones):
-    n_rows = flat.size // n_cols
-    n_blocks = n_classes + 1  # the last: rows with a missing target
-    step = block_rows(n_cols)
-    capacity = (step + LANES) * n_cols + LANES
-    buffers = np.empty(n_blocks * capacity, np.uint8)
+def _byte_range(flat, start, stop, scratch):
+    """The smallest and largest byte of ``flat[start:stop]``, 64 lanes at a time (``scratch``: 64 bytes)."""
+    lowest, highest = 255, 0
+    end = start + (stop - start) // LANES * LANES
+    if end > start:
+        lows = highs = load(flat, start)
+        for q in range(start + LANES, end, LANES):
+            x = load(flat, q)
+            lows, highs = smallest(lows, x), largest(highs, x)
+        store(scratch, 0, lows)
+        for b in scratch:
+            lowest = min(lowest, np.int64(b))
+        store(scratch, 0, highs)
+        for b in scratch:
+            highest = max(highest, np.int64(b))
+    for q in range(end, stop):
+        lowest, highest = min(lowest, np.int64(flat[q])), max(highest, np.int64(flat[q]))
+    return lowest, highest
+
+
+@njit(nogil=True, cache=True)
+def _add_wide(wide, n_blocks, n_cols, low, n_values, kernel_offsets, counts):
+    """Add the 32-bit counters of the window from ``low`` into ``counts`` and zero them."""
     per_class = n_cols * n_values * LANES
-    counters = np.zeros(n_blocks * per_class, np.uint8)
-    wide = np.zeros(n_blocks * per_class, np.uint32)
-    groups_counted = np.zeros(n_blocks, np.int64)
-    fill = np.zeros(n_blocks, np.int64)
-    for start in range(0, n_rows, step):
-        fill[:] = 0
-        _split_block(flat, n_cols, y, start, min(start + step, n_rows), n_classes, capacity, buffers, fill)
-        for k in range(n_blocks):
-            if fill[k] == 0:
-                continue
-            n_groups = -(-fill[k] // LANES)
-            buffers[k * capacity + fill[k] * n_cols : k * capacity + n_groups * LANES * n_cols] = pad
-            if groups_counted[k] + n_groups > _MAX_GROUPS:
-                _widen(counters, wide, k * per_class, (k + 1) * per_class)
-                groups_counted[k] = 0
-            groups_counted[k] += n_groups
-            _count_buffer(buffers, k * capacity, n_groups, n_cols, low, n_values, counters[k * per_class :], ones)
-    _widen(counters, wide, 0, n_blocks * per_class)
     n_table_rows = counts.size // n_blocks
     for k in range(n_blocks):
         for p in range(n_cols):
@@ -199,6 +210,72 @@ def _lane_count_kernel(flat, n_cols, y, n_classes, low, n_values, pad, kernel_of
                     if n:
                         attribute = (p * LANES + lane) % n_cols
                         counts[np.uint64(k * n_table_rows) + kernel_offsets[attribute] + code] += n
+                        wide[slot + lane] = 0
+
+
+@njit(nogil=True, cache=True)
+def _count_block_scalar(flat, n_cols, y, start, stop, sink, kernel_offsets, counts):
+    """Count rows ``start .. stop - 1`` one code at a time (a block whose bytes leave the window)."""
+    n_table_rows = counts.size // (sink + 1)
+    for i in range(start, stop):
+        base = np.uint64(_block_of(y, i, sink) * n_table_rows)
+        for j in range(n_cols):
+            counts[base + kernel_offsets[j] + np.uint64(flat[i * n_cols + j])] += 1
+
+
+@njit(nogil=True, cache=True)
+def _lane_count_kernel(flat, n_cols, y, n_classes, window, adapt, kernel_offsets, counts, ones):
+    """Count every row by lanes in ``window`` (``low, n_values, pad``); with ``adapt``, the window is found
+    from the bytes of each block before it is counted, widened as blocks need, a block outside any window
+    of :data:`MAX_VALUES` counted one code at a time. Returns False (nothing counted) when ``adapt`` and
+    the first block needs that."""
+    low, n_values, pad = window[0], window[1], window[2]
+    n_rows = flat.size // n_cols
+    n_blocks = n_classes + 1  # the last: rows with a missing target
+    step = block_rows(n_cols)
+    capacity = (step + LANES) * n_cols + LANES
+    buffers = np.empty(n_blocks * capacity, np.uint8)
+    widest = MAX_VALUES if adapt else n_values
+    counters = np.zeros(n_blocks * n_cols * widest * LANES, np.uint8)
+    wide = np.zeros(n_blocks * n_cols * widest * LANES, np.uint32)
+    groups_counted = np.zeros(n_blocks, np.int64)
+    fill = np.zeros(n_blocks, np.int64)
+    seen_low, seen_high = 255, 0
+    scratch = np.empty(LANES, np.uint8)
+    for start in range(0, n_rows, step):
+        stop = min(start + step, n_rows)
+        if adapt:
+            lowest, highest = _byte_range(flat, start * n_cols, stop * n_cols, scratch)
+            if lowest < low or highest >= low + n_values or n_values == 0:
+                seen_low, seen_high = min(seen_low, lowest), max(seen_high, highest)
+                wider = window_of(seen_low, seen_high)
+                if wider[1] == 0:
+                    if start == 0:
+                        return False
+                    _count_block_scalar(flat, n_cols, y, start, stop, n_classes, kernel_offsets, counts)
+                    continue
+                if n_values:
+                    _widen(counters, wide, 0, counters.size)
+                    _add_wide(wide, n_blocks, n_cols, low, n_values, kernel_offsets, counts)
+                    groups_counted[:] = 0
+                low, n_values, pad = wider
+        per_class = n_cols * n_values * LANES
+        fill[:] = 0
+        _split_block(flat, n_cols, y, start, stop, n_classes, capacity, buffers, fill)
+        for k in range(n_blocks):
+            if fill[k] == 0:
+                continue
+            n_groups = -(-fill[k] // LANES)
+            buffers[k * capacity + fill[k] * n_cols : k * capacity + n_groups * LANES * n_cols] = pad
+            if groups_counted[k] + n_groups > _MAX_GROUPS:
+                _widen(counters, wide, k * per_class, (k + 1) * per_class)
+                groups_counted[k] = 0
+            groups_counted[k] += n_groups
+            _count_buffer(buffers, k * capacity, n_groups, n_cols, low, n_values, counters[k * per_class :], ones)
+    if n_values:
+        _widen(counters, wide, 0, counters.size)
+        _add_wide(wide, n_blocks, n_cols, low, n_values, kernel_offsets, counts)
+    return True
 
 
 def count_lanes(codes, y, kernel_offsets, window, n_classes, counts):
@@ -217,6 +294,32 @@ def count_lanes(codes, y, kernel_offsets, window, n_classes, counts):
     n_classes : int
     counts : ndarray of int32, int64 or float64, shape ((n_classes + 1) * table rows,)
     """
-    low, n_values, pad = window
-    _lane_count_kernel(codes.reshape(-1), codes.shape[1], y, n_classes, low, n_values, pad, kernel_offsets,
-                       counts, np.ones(LANES, np.uint8))  # from here: a vector LLVM cannot know is constant
+    _lane_count_kernel(codes.reshape(-1), codes.shape[1], y, n_classes, np.asarray(window, np.int64), False,
+                       kernel_offsets, counts, np.ones(LANES, np.uint8))  # a vector LLVM cannot know is constant
+
+
+def count_bytes(codes, y, n_classes):
+    """Unweighted counts of ``codes`` by byte value, with no pass for the columns' ranges first: the window
+    of values is found from each block's bytes as the rows are counted.
+
+    Parameters
+    ----------
+    codes : ndarray of uint8, shape (n_rows, n_cols), C-contiguous
+    y : ndarray of int, shape (n_rows,)
+        Class codes ``0 .. n_classes - 1``; a negative one counts in the last block.
+    n_classes : int
+
+    Returns
+    -------
+    counts : ndarray of int64, shape (n_classes + 1, n_cols, 256), or None
+        Row ``[k, a, b]`` counts the rows of class ``k`` whose attribute ``a`` is byte ``b``. None (nothing
+        counted) when the first block's bytes span more than :data:`MAX_VALUES` values.
+    """
+    n_rows, n_cols = codes.shape
+    counts = np.zeros((n_classes + 1) * n_cols * 256, np.int64)
+    if n_cols and n_rows:
+        kernel_offsets = np.arange(n_cols, dtype=np.uint64) * np.uint64(256)
+        if not _lane_count_kernel(codes.reshape(-1), n_cols, y, n_classes, np.zeros(3, np.int64), True,
+                                  kernel_offsets, counts, np.ones(LANES, np.uint8)):
+            return None
+    return counts.reshape(n_classes + 1, n_cols, 256)

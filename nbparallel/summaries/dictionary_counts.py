@@ -58,7 +58,7 @@ from nbparallel.data.schema_pass import ColumnScan, schema_of_scan
 from nbparallel.data.vocabularies import EqualValuesOfTypes, check_equal_values, union_of_values
 from nbparallel.engine import execution
 from nbparallel.kernels.binning import bin_values
-from nbparallel.kernels.counting import CodeCounter, count_integers
+from nbparallel.kernels.counting import CodeCounter, count_integers, count_integers_and_ranges
 from nbparallel.kernels.folds import class_fold_codes
 from nbparallel.kernels.lookup import lookup_codes
 from nbparallel.kernels.ranges import column_ranges
@@ -422,12 +422,18 @@ def _integer_vocabularies(lo, hi):
 def _count_integer_array(X, classes_of_rows, n_classes, numeric):
     """``(counts, vocabularies, kept)`` of a 2-D integer array counted by value as it is, or None
     (see :func:`_integer_array_span`)."""
-    span = _integer_array_span(X, numeric)
-    if span is None:
-        return None
-    vocabularies = _integer_vocabularies(*span)
-    offsets = _offsets(vocabularies)
-    table, totals = count_integers(X, classes_of_rows, span[0], offsets, n_classes)
+    counted = count_integers_and_ranges(X, classes_of_rows, n_classes)  # uint8 spans are never wide
+    if counted is not None:
+        lo, hi, table, totals = counted
+        vocabularies = _integer_vocabularies(lo, hi)
+        offsets = _offsets(vocabularies)
+    else:
+        span = _integer_array_span(X, numeric)
+        if span is None:
+            return None
+        vocabularies = _integer_vocabularies(*span)
+        offsets = _offsets(vocabularies)
+        table, totals = count_integers(X, classes_of_rows, span[0], offsets, n_classes)
     counted = CountTable(table, offsets, totals, np.zeros(n_classes))
     return counted, vocabularies, [np.zeros(len(v), bool) for v in vocabularies]
 

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from nbparallel.kernels import count_integers, count_partition
+from nbparallel.kernels import column_ranges, count_integers, count_integers_and_ranges, count_partition
 from nbparallel.kernels.lane_counting import LANES, MAX_VALUES, MIN_ROWS, block_rows, count_lanes, lane_window
 
 FLUSH_ROWS = 255 * LANES  # rows of one class that fill its byte counters
@@ -143,3 +143,55 @@ def test_count_integers_same_table_for_any_partitioning():
     for a in range(7):
         np.add.at(expected, (offsets[a] + 1 + X[:, a].astype(np.int64) - 5, y), 1)
     np.testing.assert_array_equal(whole, expected)
+
+
+def ranges_then_count(X, y, n_classes):
+    """``(lo, hi, table, class_totals)`` the plain way: column_ranges, then count_integers."""
+    lo, hi = column_ranges(X)
+    offsets = np.concatenate([[0], np.cumsum(hi - lo + 2)]).astype(np.int64)
+    return (lo, hi) + count_integers(X, y, lo, offsets, n_classes)
+
+
+def assert_same_counts(got, expected):
+    assert got is not None
+    for g, e in zip(got, expected):
+        np.testing.assert_array_equal(g, e)
+
+
+@pytest.mark.parametrize("n_cols", [1, 3, 20, 33, 64, 65])
+@pytest.mark.parametrize("low, span", [(0, 1), (1, 10), (0, MAX_VALUES), (224, MAX_VALUES), (250, 6)])
+def test_count_integers_and_ranges_equals_ranges_then_count(n_cols, low, span):
+    """Ranges found while counting: the same ranges and table as a range pass and count_integers."""
+    rng = np.random.default_rng(n_cols * 1000 + low + span)
+    n_rows = MIN_ROWS + block_rows(n_cols) + 77
+    X = (low + rng.integers(0, span, (n_rows, n_cols))).astype(np.uint8)
+    y = rng.integers(0, 3, n_rows)
+    assert_same_counts(count_integers_and_ranges(X, y, 3), ranges_then_count(X, y, 3))
+
+
+def test_count_integers_and_ranges_widens_the_window_for_later_blocks():
+    """Later blocks holding values the first did not: lower, higher, and beyond any window (counted one code
+    at a time), each column with a range of its own."""
+    rng = np.random.default_rng(11)
+    step = block_rows(4)
+    X = rng.integers(10, 14, (6 * step + 5, 4)).astype(np.uint8)
+    X[2 * step + 3, 1] = 4  # lower: the window widens down
+    X[3 * step + 9, 2] = 30  # higher
+    X[4 * step + 1, 0], X[4 * step + 2, 3] = 0, 255  # no window of MAX_VALUES holds this block
+    y = rng.integers(0, 2, len(X))
+    got = count_integers_and_ranges(X, y, 2)
+    assert_same_counts(got, ranges_then_count(X, y, 2))
+    assert got[0].tolist() == [0, 4, 10, 10] and got[1].tolist() == [13, 13, 30, 255]
+
+
+def test_count_integers_and_ranges_declines_what_lanes_do_not_count():
+    """None: a first block of values wider than any window, too few rows, other dtypes and layouts."""
+    rng = np.random.default_rng(5)
+    X = rng.integers(0, 256, (MIN_ROWS, 3)).astype(np.uint8)
+    y = rng.integers(0, 2, MIN_ROWS)
+    assert count_integers_and_ranges(X, y, 2) is None
+    narrow = X % 8
+    assert count_integers_and_ranges(narrow[: MIN_ROWS - 1], y[: MIN_ROWS - 1], 2) is None
+    assert count_integers_and_ranges(narrow.astype(np.int16), y, 2) is None
+    assert count_integers_and_ranges(np.asfortranarray(narrow), y, 2) is None
+    assert count_integers_and_ranges(narrow, y, 2) is not None
