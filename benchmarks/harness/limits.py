@@ -19,7 +19,7 @@ best of the rounds. Three kinds of limit:
   ``pyarrow.parquet.read_table``, CSV by ``pyarrow.dataset``), once as strings and once as dictionaries, plus the
   in-memory fit of the table it read (``NaiveBayes().fit(table, "y")``, which converts it to pandas as a fit of
   any Arrow table does): ``ratio_to_limit`` is the fit's time over the faster of the two.
-- Composite passes, each beside the sum of its parts (rows ``PASS / part: ...``), the library's own steps:
+- Composite passes, each beside the sum of its parts (rows ``<pass> / part: ...``), the library's own steps:
 
   - 10-fold ``cross_validate`` (every score): the counting pass of the fold tables (a public fit of the labels
     ``class + 2 * fold``, the columns the CV's one pass counts), deriving the 10 fold models
@@ -35,7 +35,7 @@ best of the rounds. Three kinds of limit:
     M step (``nbparallel.models.autoclass.log_parameters``).
 
   The kernels' parts are those of :func:`.pass_costs.part_thunks`, on the partitions of the uint8 codes' fit;
-  ``ratio_to_limit`` is the pass's time over the sum of its parts. Rows ``PASS / recorded: ...`` are the
+  ``ratio_to_limit`` is the pass's time over the sum of its parts. Rows ``<pass> / recorded: ...`` are the
   library's own record of the last run's passes (``passes`` of the CV's result, ``passes_`` of a fit), where
   the time goes.
 
@@ -285,7 +285,7 @@ def run(ctx):
                          "fit, >= 1/8 for predict, predict_proba and evaluate",
                          "ratio_to_limit: a directory's fit over the faster of pyarrow's read of the same columns "
                          "(strings or dictionaries) plus the in-memory fit of the table it read (target <= 1.2); a "
-                         "composite pass over the sum of its parts, the rows 'PASS / part: ...' (target <= 1.1)",
+                         "composite pass over the sum of its parts, the rows '<pass> / part: ...' (target <= 1.1)",
                          f"boosting round and EM iteration: the fit of {1 + ROUNDS} rounds (iterations) minus the "
                          f"fit of 1, over {ROUNDS}; 'recorded' rows: the library's own record of the last run's "
                          "passes"])
