@@ -22,8 +22,9 @@ from nbparallel.kernels.byte_vectors import LANES, copy_32, count_equal, largest
 BLOCK_BYTES = 1 << 17
 """Bytes of codes split by class at a time (their buffers stay in the core's cache while they are counted)."""
 
-VALUES_PER_LOAD = 4
-"""Values compared with each vector loaded, their counters held in registers."""
+WINDOW_STEP = 2
+"""The window's width is a multiple of it: each vector loaded is compared with four values, their counters
+held in registers, and a width of ``4k + 2`` with the last two by a loop of their own."""
 
 MAX_VALUES = 32
 """Widest value window counted by lanes: each value costs a comparison per 64 codes, and above it the
@@ -61,9 +62,9 @@ def lane_window(sizes, shift):
 @njit(nogil=True, cache=True)
 def window_of(lowest, highest):
     """``(low, n_values, pad)``: the window of byte values from ``lowest`` to ``highest``, ``n_values`` a
-    multiple of :data:`VALUES_PER_LOAD`, and ``pad`` a byte outside it (written after a class's last row);
+    multiple of :data:`WINDOW_STEP`, and ``pad`` a byte outside it (written after a class's last row);
     ``n_values`` is 0 when the window would be wider than :data:`MAX_VALUES`."""
-    n_values = -(-(highest - lowest + 1) // VALUES_PER_LOAD) * VALUES_PER_LOAD
+    n_values = -(-(highest - lowest + 1) // WINDOW_STEP) * WINDOW_STEP
     if n_values > MAX_VALUES:
         return 0, 0, 0
     low = min(lowest, 256 - n_values)
@@ -141,29 +142,48 @@ def _split_block(flat, n_cols, y, start, stop, sink, capacity, buffers, fill):
         fill[k] += 1
 
 
+@njit(nogil=True, cache=True, inline="always")
+def _count_four(buffers, at, n_groups, group_bytes, counters, slot, value, ones):
+    c0, c1 = load(counters, slot), load(counters, slot + LANES)
+    c2, c3 = load(counters, slot + 2 * LANES), load(counters, slot + 3 * LANES)
+    for g in range(n_groups):
+        x = load(buffers, at + g * group_bytes)
+        c0 = count_equal(c0, x, value, ones)
+        c1 = count_equal(c1, x, value + 1, ones)
+        c2 = count_equal(c2, x, value + 2, ones)
+        c3 = count_equal(c3, x, value + 3, ones)
+    store(counters, slot, c0)
+    store(counters, slot + LANES, c1)
+    store(counters, slot + 2 * LANES, c2)
+    store(counters, slot + 3 * LANES, c3)
+
+
+@njit(nogil=True, cache=True, inline="always")
+def _count_two(buffers, at, n_groups, group_bytes, counters, slot, value, ones):
+    c0, c1 = load(counters, slot), load(counters, slot + LANES)
+    for g in range(n_groups):
+        x = load(buffers, at + g * group_bytes)
+        c0 = count_equal(c0, x, value, ones)
+        c1 = count_equal(c1, x, value + 1, ones)
+    store(counters, slot, c0)
+    store(counters, slot + LANES, c1)
+
+
 @njit(nogil=True, cache=True)
 def _count_buffer(buffers, start, n_groups, n_cols, low, n_values, counters, ones_given):
     """Add the groups of 64 rows of one class's buffer into its byte counters (``n_cols`` positions of
-    ``n_values`` vectors); ``ones_given`` holds 64 ones (see :func:`~nbparallel.kernels.byte_vectors.count_equal`)."""
+    ``n_values`` vectors); ``ones_given`` holds 64 ones (see :func:`~nbparallel.kernels.byte_vectors.count_equal`).
+    Each vector loaded is compared with four values, the last two with two (``n_values`` is even)."""
     group_bytes = LANES * n_cols
     ones = load(ones_given, 0)
     for p in range(n_cols):
         at = start + p * LANES
-        for v in range(0, n_values, VALUES_PER_LOAD):
-            slot = (p * n_values + v) * LANES
-            c0, c1 = load(counters, slot), load(counters, slot + LANES)
-            c2, c3 = load(counters, slot + 2 * LANES), load(counters, slot + 3 * LANES)
-            value = low + v
-            for g in range(n_groups):
-                x = load(buffers, at + g * group_bytes)
-                c0 = count_equal(c0, x, value, ones)
-                c1 = count_equal(c1, x, value + 1, ones)
-                c2 = count_equal(c2, x, value + 2, ones)
-                c3 = count_equal(c3, x, value + 3, ones)
-            store(counters, slot, c0)
-            store(counters, slot + LANES, c1)
-            store(counters, slot + 2 * LANES, c2)
-            store(counters, slot + 3 * LANES, c3)
+        fours = n_values // 4 * 4
+        for v in range(0, fours, 4):
+            _count_four(buffers, at, n_groups, group_bytes, counters, (p * n_values + v) * LANES, low + v, ones)
+        if fours < n_values:
+            _count_two(buffers, at, n_groups, group_bytes, counters, (p * n_values + fours) * LANES, low + fours,
+                       ones)
 
 
 @njit(nogil=True, cache=True)
