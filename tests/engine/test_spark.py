@@ -98,10 +98,13 @@ def test_cross_validation_boosting_and_selection_equal_the_in_memory_ones(frames
 
 
 def test_autoclass_clusters_a_spark_dataframe(frames):
-    """EM's expected counts are float sums: equal to the in-memory fit's to rounding (partitions differ)."""
+    """EM's expected counts are float sums: equal to the in-memory fit's to rounding (partitions differ). Two
+    restarts of a few iterations: every iteration is a pass of its own (a Spark job)."""
     frame, rows = frames[3]
-    model = AutoClass(n_clusters=2, random_state=0).fit(frame.select(*ATTRIBUTES))
-    reference = AutoClass(n_clusters=2, random_state=0).fit(rows[ATTRIBUTES])
+    options = {"n_clusters": 2, "n_restarts": 2, "max_iter": 5, "random_state": 0}
+    model = AutoClass(**options).fit(frame.select(*ATTRIBUTES))
+    reference = AutoClass(**options).fit(rows[ATTRIBUTES])
+    assert model.n_iter_ == reference.n_iter_ > 1
     np.testing.assert_allclose(model.cluster_log_prior_, reference.cluster_log_prior_, rtol=1e-9)
 
 
