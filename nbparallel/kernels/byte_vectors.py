@@ -115,7 +115,6 @@ def count_equal(typingctx, counters, vector, value, ones):
     return u8x64(counters, vector, value, ones), codegen
 
 
-
 def _lane_select(predicate):
     """An intrinsic of two :class:`U8Vector` choosing, in each lane, the first where ``predicate`` (an
     unsigned comparison) holds of it and the second, else the second."""

@@ -267,13 +267,13 @@ def _lane_count_kernel(flat, n_cols, y, n_classes, window, adapt, kernel_offsets
         if adapt:
             lowest, highest = _byte_range(flat, start * n_cols, stop * n_cols, scratch)
             if lowest < low or highest >= low + n_values or n_values == 0:
-                seen_low, seen_high = min(seen_low, lowest), max(seen_high, highest)
-                wider = window_of(seen_low, seen_high)
-                if wider[1] == 0:
+                wider = window_of(min(seen_low, lowest), max(seen_high, highest))
+                if wider[1] == 0:  # the window stays as it is, for the blocks after this one
                     if start == 0:
                         return False
                     _count_block_scalar(flat, n_cols, y, start, stop, n_classes, kernel_offsets, counts)
                     continue
+                seen_low, seen_high = min(seen_low, lowest), max(seen_high, highest)
                 if n_values:
                     _widen(counters, wide, 0, counters.size)
                     _add_wide(wide, n_blocks, n_cols, low, n_values, kernel_offsets, counts)

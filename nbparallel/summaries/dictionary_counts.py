@@ -422,19 +422,17 @@ def _integer_vocabularies(lo, hi):
 def _count_integer_array(X, classes_of_rows, n_classes, numeric):
     """``(counts, vocabularies, kept)`` of a 2-D integer array counted by value as it is, or None
     (see :func:`_integer_array_span`)."""
-    counted = count_integers_and_ranges(X, classes_of_rows, n_classes)  # uint8 spans are never wide
-    if counted is not None:
-        lo, hi, table, totals = counted
-        vocabularies = _integer_vocabularies(lo, hi)
-        offsets = _offsets(vocabularies)
-    else:
+    by_value = count_integers_and_ranges(X, classes_of_rows, n_classes)  # uint8 spans are never wide
+    if by_value is None:
         span = _integer_array_span(X, numeric)
         if span is None:
             return None
         vocabularies = _integer_vocabularies(*span)
-        offsets = _offsets(vocabularies)
-        table, totals = count_integers(X, classes_of_rows, span[0], offsets, n_classes)
-    counted = CountTable(table, offsets, totals, np.zeros(n_classes))
+        table, totals = count_integers(X, classes_of_rows, span[0], _offsets(vocabularies), n_classes)
+    else:
+        lo, hi, table, totals = by_value
+        vocabularies = _integer_vocabularies(lo, hi)
+    counted = CountTable(table, _offsets(vocabularies), totals, np.zeros(n_classes))
     return counted, vocabularies, [np.zeros(len(v), bool) for v in vocabularies]
 
 
