@@ -117,7 +117,8 @@ def weka_correct(model, folds):
         out = subprocess.run(args, capture_output=True, text=True, check=True).stdout
         out = out[out.index("=== Error on test data ==="):]
         n = int(re.search(r"Total Number of Instances\s+(\d+)", out).group(1))
-        assert n == len(labels), (test, n, len(labels))
+        if n != len(labels):
+            raise RuntimeError(f"Weka scored {n} rows of {test}, which holds {len(labels)}")
         correct += int(re.search(r"Correctly Classified Instances\s+(\d+)", out).group(1))
     return correct
 
