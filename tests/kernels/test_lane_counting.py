@@ -195,3 +195,27 @@ def test_count_integers_and_ranges_declines_what_lanes_do_not_count():
     assert count_integers_and_ranges(narrow.astype(np.int16), y, 2) is None
     assert count_integers_and_ranges(np.asfortranarray(narrow), y, 2) is None
     assert count_integers_and_ranges(narrow, y, 2) is not None
+
+
+def test_count_integers_and_ranges_checks_the_classes():
+    X = np.zeros((MIN_ROWS, 2), np.uint8)
+    with pytest.raises(ValueError, match="y has"):
+        count_integers_and_ranges(X, np.zeros(MIN_ROWS - 1, np.int64), 2)
+    with pytest.raises(ValueError, match="1-D"):
+        count_integers_and_ranges(X, np.zeros((MIN_ROWS, 1), np.int64), 2)
+
+
+@pytest.mark.parametrize("n_partitions", [1, 3, 8])
+def test_fit_of_uint8_codes_counted_by_lanes_is_the_same_for_any_partitioning(n_partitions):
+    """Partitions of many rows, each counted by lanes with its ranges found in the pass, one of them holding
+    values outside the others' window: the counts of the same rows as int16, which lanes do not count."""
+    from nbparallel import NaiveBayes
+
+    rng = np.random.default_rng(21)
+    X = rng.integers(3, 9, (8 * MIN_ROWS + 11, 4)).astype(np.uint8)
+    X[5 * MIN_ROWS + 7, 2], X[6 * MIN_ROWS, 0] = 0, 200  # lower, and beyond any window with the others
+    y = rng.integers(0, 2, len(X))
+    model = NaiveBayes(categorical_features="all", n_partitions=n_partitions).fit(X, y)
+    reference = NaiveBayes(categorical_features="all", n_partitions=1).fit(X.astype(np.int16), y)  # no lanes
+    assert model.counts_.equals(reference.counts_)
+    np.testing.assert_array_equal(model.counts_.class_totals, ranges_then_count(X, y, 2)[3])
